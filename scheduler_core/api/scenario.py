@@ -1,0 +1,42 @@
+"""A scenario: everything a run starts from, as the loader produced it from manifests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler_core.api.types import (
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    WorkloadSelector,
+)
+from scheduler_core.config.types import KubeSchedulerConfiguration
+
+
+@dataclass
+class TimelineAction:
+    """One action at a virtual time (seconds), e.g. ("addTaint", {"node": "n1", "taint": {...}}).
+
+    `params` holds already-validated values: API objects (Pod, Node, Taint) where the action
+    carries one, plain strings/dicts otherwise. See docs/timeline.md for the YAML format.
+    """
+
+    time: float
+    action: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Scenario:
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)  # document order; bound ones have node_name
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    namespaces: list[Namespace] = field(default_factory=list)
+    workloads: list[WorkloadSelector] = field(default_factory=list)
+    config: KubeSchedulerConfiguration = field(default_factory=KubeSchedulerConfiguration)
+    timeline: list[TimelineAction] = field(default_factory=list)
+    source: str = "<input>"

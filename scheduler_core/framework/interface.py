@@ -1,0 +1,184 @@
+"""Plugin interfaces for every extension point (upstream `framework/interface.go`).
+
+A plugin is a class with a `name` and a constructor `(args, handle)`; it takes part in each
+extension point whose base class it inherits. Verdicts are `Status | None` (None = Success).
+The framework runtime (`scheduler_core.framework.runtime`) calls them in upstream's order:
+
+    PreEnqueue -> QueueSort -> PreFilter -> Filter -> PostFilter -> PreScore -> Score
+    (-> NormalizeScore) -> Reserve -> Permit -> PreBind -> Bind -> PostBind (Unreserve on failure)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from random import Random
+from typing import TYPE_CHECKING, Any, Protocol
+
+from scheduler_core.api.types import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.status import Status
+from scheduler_core.framework.types import (
+    ClusterEvent,
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    PreFilterResult,
+    QueuedPodInfo,
+)
+
+if TYPE_CHECKING:
+    from scheduler_core.framework.node_to_status import NodeToStatus
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1
+
+# A queueing hint function: (pod, old_obj, new_obj) -> QueueingHint.QUEUE or .SKIP.
+QueueingHintFn = Callable[[Pod, Any, Any], int]
+
+
+@dataclass
+class ClusterEventWithHint:
+    event: ClusterEvent
+    queueing_hint_fn: QueueingHintFn | None = None  # None: always Queue
+
+
+class PluginArgsError(ValueError):
+    """Invalid pluginConfig args; the message names the field and why."""
+
+
+class SharedLister(Protocol):
+    """The per-cycle snapshot plugins read (upstream SharedLister / NodeInfoLister)."""
+
+    def list(self) -> list[NodeInfo]: ...  # every node, in node-tree order
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]: ...
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]: ...
+    def get(self, node_name: str) -> NodeInfo | None: ...
+
+
+class ClusterLister(Protocol):
+    """Read access to API objects other than nodes and pods' placements."""
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]: ...
+    def pdbs(self) -> list[Any]: ...  # list[PodDisruptionBudget]
+    def workload_selectors(self, namespace: str) -> list[Any]: ...  # list[WorkloadSelector]
+    def get_pod(self, namespace: str, name: str) -> Pod | None: ...
+
+
+class Handle(Protocol):
+    """What plugins may use from the framework (upstream framework.Handle)."""
+
+    snapshot: SharedLister
+    cluster: ClusterLister
+    rng: Random
+
+    def now(self) -> float: ...
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
+
+
+class Plugin:
+    name: str = ""
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
+        self.args = args or {}
+        self.handle = handle
+
+
+class EnqueueExtensions:
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        raise NotImplementedError
+
+
+class PreEnqueuePlugin(Plugin):
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        raise NotImplementedError
+
+
+class QueueSortPlugin(Plugin):
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        raise NotImplementedError
+
+
+class PreFilterExtensions(Protocol):
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: NodeInfo) -> Status | None: ...
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: NodeInfo) -> Status | None: ...
+
+
+class PreFilterPlugin(Plugin):
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        raise NotImplementedError
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return None
+
+
+class FilterPlugin(Plugin):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        raise NotImplementedError
+
+
+@dataclass
+class PostFilterResult:
+    nominated_node_name: str = ""
+
+
+class PostFilterPlugin(Plugin):
+    def post_filter(self, state: CycleState, pod: Pod,
+                    filtered_node_status_map: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
+        raise NotImplementedError
+
+
+class PreScorePlugin(Plugin):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        raise NotImplementedError
+
+
+class ScoreExtensions(Protocol):
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None: ...
+
+
+class ScorePlugin(Plugin):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        raise NotImplementedError
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        return None
+
+
+class ReservePlugin(Plugin):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        raise NotImplementedError
+
+
+class PermitPlugin(Plugin):
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        """Returns (status, timeout seconds); a Wait status parks the pod until allowed,
+        rejected or timed out on the virtual clock."""
+        raise NotImplementedError
+
+
+class PreBindPlugin(Plugin):
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Skip when the plugin has nothing to do (upstream v1.34+)."""
+        return None
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+
+class BindPlugin(Plugin):
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        raise NotImplementedError
+
+
+class PostBindPlugin(Plugin):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        raise NotImplementedError
