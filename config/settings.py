@@ -1,0 +1,146 @@
+"""Django settings, read from the environment.
+
+DJANGO_ENV=production (the Dockerfile and docker-compose.yml set it) turns on the production
+checks: the process refuses to start while DEBUG is on or SECRET_KEY is the development key.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_list, production_problems
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DJANGO_ENV = os.environ.get("DJANGO_ENV", "development").strip().lower()
+if DJANGO_ENV not in {"development", "production"}:
+    raise ImproperlyConfigured(f"DJANGO_ENV must be development or production, not {DJANGO_ENV!r}")
+PRODUCTION = DJANGO_ENV == "production"
+
+DEVELOPMENT_SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
+DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+if PRODUCTION:
+    _problems = production_problems(debug=DEBUG, secret_key=SECRET_KEY, default_secret_key=DEVELOPMENT_SECRET_KEY)
+    if _problems:
+        raise ImproperlyConfigured("Refusing to start in production: " + "; ".join(_problems) + ".")
+
+INSTALLED_APPS = [
+    "daphne",  # first: makes `manage.py runserver` serve ASGI (websockets) too
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "playground",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: SQLite by default; DATABASE_URL (e.g. postgres://user:pass@host:5432/name) selects
+# another. The SQLite test database is a file, not memory, so that the Celery worker and the
+# ASGI server started by the browser tests can open it too (they get it through DATABASE_URL).
+_database_url = os.environ.get("DATABASE_URL", "").strip()
+if _database_url:
+    _database = dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+else:
+    _database = {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (web, worker) write to one file: WAL, waiting on locks instead of failing.
+    _database["CONN_MAX_AGE"] = 0
+    _database["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    _database["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"playground-test-{os.getpid()}.sqlite3")}
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis: Celery's broker and the Channels layer. The launcher (./dev run) starts an embedded
+# redis-server and sets REDIS_URL unless REDIS_URL is already set.
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # redis-py 8 defaults socket_timeout to 5 s, which breaks channels-redis's blocking reads.
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+    },
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+if PRODUCTION:
+    # Hashed, compressed files from `collectstatic` (the Dockerfile runs it), served by whitenoise.
+    # In development config/asgi.py serves them from the source folders instead.
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

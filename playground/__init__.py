@@ -1,0 +1,1 @@
+"""The web playground: pages, websocket consumers and Celery tasks around scheduler_core."""

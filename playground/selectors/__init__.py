@@ -1,0 +1,1 @@
+"""Selectors: the functions that fetch things for views and services."""

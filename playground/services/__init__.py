@@ -1,0 +1,1 @@
+"""Services: the functions that change things (HackSoftware Django-Styleguide)."""

@@ -1,0 +1,31 @@
+"""The diagnostics ping: proves web, Celery worker, Redis and websockets work together."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from playground.models import DiagnosticPing
+from playground.services.fragments import push_template
+
+DIAGNOSTICS_GROUP = "diagnostics"
+
+
+def request_ping() -> DiagnosticPing:
+    """Record a ping and have a Celery worker answer it once the row is committed."""
+    from playground.tasks import answer_ping_task  # tasks import this module
+
+    ping = DiagnosticPing.objects.create()
+    transaction.on_commit(lambda: answer_ping_task.delay(ping.pk))
+    return ping
+
+
+def answer_ping(*, ping_id: int, worker: str) -> DiagnosticPing:
+    """Mark the ping answered (in the worker) and push the result to every diagnostics page."""
+    ping = DiagnosticPing.objects.get(pk=ping_id)
+    if ping.answered_at is None:  # a redelivered task answers once
+        ping.answered_at = timezone.now()
+        ping.answered_by = worker
+        ping.save(update_fields=["answered_at", "answered_by"])
+    push_template(DIAGNOSTICS_GROUP, "playground/partials/ping_result_oob.html", {"ping": ping})
+    return ping

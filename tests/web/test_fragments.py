@@ -1,0 +1,44 @@
+"""Fragments pushed through the real Redis channel layer reach a websocket consumer."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from playground.services.diagnostics import DIAGNOSTICS_GROUP
+from playground.services.fragments import push_fragment
+
+# Consumers close stale DB connections on each message, so the database must be reachable.
+pytestmark = [pytest.mark.usefixtures("channel_layer"), pytest.mark.django_db]
+
+
+def test_pushed_fragment_reaches_the_diagnostics_socket() -> None:
+    async def scenario() -> tuple[str, str]:
+        communicator = WebsocketCommunicator(
+            application, "/ws/diagnostics/", headers=[(b"host", b"localhost"), (b"origin", b"http://localhost")]
+        )
+        connected, _ = await communicator.connect(timeout=5)
+        assert connected
+        status = await communicator.receive_from(timeout=5)
+        await sync_to_async(push_fragment)(DIAGNOSTICS_GROUP, '<p id="probe">hello</p>')
+        pushed = await communicator.receive_from(timeout=5)
+        await communicator.disconnect()
+        return status, pushed
+
+    status, pushed = async_to_sync(scenario)()
+    assert 'id="socket-status"' in status and "connected" in status
+    assert pushed == '<p id="probe">hello</p>'
+
+
+def test_socket_from_a_foreign_origin_is_refused() -> None:
+    async def scenario() -> bool:
+        communicator = WebsocketCommunicator(
+            application, "/ws/diagnostics/", headers=[(b"host", b"localhost"), (b"origin", b"http://evil.example")]
+        )
+        connected, _ = await communicator.connect(timeout=5)
+        await communicator.disconnect()
+        return connected
+
+    assert async_to_sync(scenario)() is False
