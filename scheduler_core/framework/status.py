@@ -38,13 +38,14 @@ _CODE_LABELS = {
 class Status:
     """A non-success verdict: a code, human-readable reasons and the plugin that gave it."""
 
-    __slots__ = ("code", "reasons", "plugin", "err")
+    __slots__ = ("code", "reasons", "plugin", "err", "cause")
 
     def __init__(self, code: Code, *reasons: str, plugin: str = "", err: str = "") -> None:
         self.code = code
         self.reasons: list[str] = list(reasons)
         self.plugin = plugin
         self.err = err
+        self.cause: object | None = None  # the error behind the status (upstream WithError)
 
     @classmethod
     def error(cls, err: str, plugin: str = "") -> Status:

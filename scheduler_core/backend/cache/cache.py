@@ -1,0 +1,237 @@
+"""The scheduler cache (upstream backend/cache/cache.go): nodes with the pods on them,
+including pods the scheduler has *assumed* onto a node before their binding is confirmed.
+
+Assuming lets the next scheduling cycle see the resources as taken while binding is still in
+flight; if binding fails the pod is forgotten. Assumed pods whose binding finished but never got
+confirmed expire after `ttl` seconds (0, upstream's default, means never).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scheduler_core.api.types import Node, Pod
+from scheduler_core.backend.cache.node_tree import NodeTree
+from scheduler_core.backend.cache.snapshot import Snapshot
+from scheduler_core.framework.types import ImageStateSummary, NodeInfo, PodInfo
+
+
+def normalized_image_name(name: str) -> str:
+    """Append ":latest" to an untagged image name, as ImageLocality and the cache compare them."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+@dataclass
+class _PodState:
+    pod: Pod
+    deadline: float | None = None
+    binding_finished: bool = False
+
+
+class CacheError(RuntimeError):
+    pass
+
+
+class Cache:
+    def __init__(self, ttl: float = 0.0) -> None:
+        self.ttl = ttl
+        self.nodes: dict[str, NodeInfo] = {}
+        self.node_tree = NodeTree()
+        self.pod_states: dict[str, _PodState] = {}
+        self.assumed_pods: set[str] = set()
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self._image_nodes: dict[str, set[str]] = {}
+        self._dirty: set[str] = set()
+        self._node_set_changed = True
+
+    # ---- nodes -------------------------------------------------------------------------
+    def add_node(self, node: Node) -> NodeInfo:
+        ni = self.nodes.get(node.name)
+        if ni is None:
+            ni = NodeInfo()
+            self.nodes[node.name] = ni
+        else:
+            self._remove_node_image_states(ni.node)
+        self.node_tree.add_node(node)
+        self._add_node_image_states(node, ni)
+        ni.set_node(node)
+        self._dirty.add(node.name)
+        self._node_set_changed = True
+        return ni
+
+    def update_node(self, old: Node | None, new: Node) -> NodeInfo:
+        ni = self.nodes.get(new.name)
+        if ni is None:
+            return self.add_node(new)
+        self._remove_node_image_states(ni.node)
+        self.node_tree.update_node(old, new)
+        self._add_node_image_states(new, ni)
+        ni.set_node(new)
+        self._dirty.add(new.name)
+        self._node_set_changed = True  # zone may have changed
+        return ni
+
+    def remove_node(self, node: Node) -> None:
+        ni = self.nodes.pop(node.name, None)
+        if ni is None:
+            raise CacheError(f"node {node.name} is not found")
+        self.node_tree.remove_node(node)
+        self._remove_node_image_states(node)
+        self._dirty.discard(node.name)
+        self._node_set_changed = True
+
+    def _add_node_image_states(self, node: Node, ni: NodeInfo) -> None:
+        summaries: dict[str, ImageStateSummary] = {}
+        for image in node.images:
+            for name in image.names:
+                st = self.image_states.get(name)
+                if st is None:
+                    st = ImageStateSummary(size=image.size_bytes, num_nodes=0)
+                    self.image_states[name] = st
+                    self._image_nodes[name] = set()
+                if node.name not in self._image_nodes[name]:
+                    self._image_nodes[name].add(node.name)
+                    st.num_nodes = len(self._image_nodes[name])
+                summaries.setdefault(name, st)
+        ni.image_states = summaries
+
+    def _remove_node_image_states(self, node: Node | None) -> None:
+        if node is None:
+            return
+        for image in node.images:
+            for name in image.names:
+                nodes = self._image_nodes.get(name)
+                if nodes is None:
+                    continue
+                nodes.discard(node.name)
+                if not nodes:
+                    del self._image_nodes[name]
+                    del self.image_states[name]
+                else:
+                    self.image_states[name].num_nodes = len(nodes)
+
+    # ---- pods --------------------------------------------------------------------------
+    def _add_pod_to_node(self, pod: Pod, pod_info: PodInfo | None = None) -> None:
+        ni = self.nodes.get(pod.node_name)
+        if ni is None:
+            raise CacheError(f"pod {pod.key} is on node {pod.node_name}, which is not in the cache")
+        ni.add_pod_info(pod_info or PodInfo(pod))
+        self._dirty.add(pod.node_name)
+
+    def _remove_pod_from_node(self, pod: Pod) -> None:
+        ni = self.nodes.get(pod.node_name)
+        if ni is not None and ni.remove_pod(pod):
+            self._dirty.add(pod.node_name)
+
+    def assume_pod(self, pod: Pod, pod_info: PodInfo | None = None) -> None:
+        """The pod (with node_name set) now occupies its node as far as scheduling goes."""
+        key = pod.key
+        if key in self.pod_states:
+            raise CacheError(f"pod {key} is in the cache, so can't be assumed")
+        self._add_pod_to_node(pod, pod_info)
+        self.pod_states[key] = _PodState(pod)
+        self.assumed_pods.add(key)
+
+    def finish_binding(self, pod: Pod, now: float) -> None:
+        st = self.pod_states.get(pod.key)
+        if st is not None and pod.key in self.assumed_pods:
+            st.binding_finished = True
+            st.deadline = now + self.ttl if self.ttl > 0 else None
+
+    def forget_pod(self, pod: Pod) -> None:
+        key = pod.key
+        st = self.pod_states.get(key)
+        if st is None or key not in self.assumed_pods:
+            raise CacheError(f"pod {key} wasn't assumed so cannot be forgotten")
+        self._remove_pod_from_node(st.pod)
+        del self.pod_states[key]
+        self.assumed_pods.discard(key)
+
+    def add_pod(self, pod: Pod) -> None:
+        """A bound pod observed (informer add): confirms an assumed pod or adds a new one."""
+        key = pod.key
+        st = self.pod_states.get(key)
+        if st is not None and key in self.assumed_pods:
+            if st.pod.node_name != pod.node_name:
+                self._remove_pod_from_node(st.pod)
+                self._add_pod_to_node(pod)
+            else:
+                # Same node: keep the aggregates, refresh the object.
+                ni = self.nodes[pod.node_name]
+                for pi in ni.pods:
+                    if pi.pod.key == key:
+                        pi.update(pod)
+                        break
+            st.pod = pod
+            st.deadline = None
+            self.assumed_pods.discard(key)
+            return
+        if st is not None:
+            raise CacheError(f"pod {key} was already in added state")
+        self._add_pod_to_node(pod)
+        self.pod_states[key] = _PodState(pod)
+
+    def update_pod(self, old: Pod, new: Pod) -> None:
+        key = old.key
+        if key not in self.pod_states or key in self.assumed_pods:
+            raise CacheError(f"pod {key} is not added to scheduler cache, so cannot be updated")
+        self._remove_pod_from_node(old)
+        self._add_pod_to_node(new)
+        self.pod_states[key].pod = new
+
+    def remove_pod(self, pod: Pod) -> None:
+        key = pod.key
+        st = self.pod_states.pop(key, None)
+        if st is None:
+            raise CacheError(f"pod {key} is not found in scheduler cache, so cannot be removed from it")
+        self._remove_pod_from_node(st.pod)
+        self.assumed_pods.discard(key)
+
+    def is_assumed_pod(self, pod: Pod) -> bool:
+        return pod.key in self.assumed_pods
+
+    def get_pod(self, pod: Pod) -> Pod | None:
+        st = self.pod_states.get(pod.key)
+        return st.pod if st else None
+
+    def cleanup_assumed_pods(self, now: float) -> list[Pod]:
+        """Expire assumed pods whose binding finished and whose deadline passed."""
+        expired = []
+        for key in sorted(self.assumed_pods):
+            st = self.pod_states[key]
+            if st.binding_finished and st.deadline is not None and now >= st.deadline:
+                expired.append(st.pod)
+        for pod in expired:
+            self.remove_pod(pod)
+        return expired
+
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+    # ---- snapshot ----------------------------------------------------------------------
+    def update_snapshot(self, snap: Snapshot) -> None:
+        """Bring `snap` up to date, copying only the NodeInfos that changed since last time."""
+        if not self._dirty and not self._node_set_changed:
+            return
+        for name in self._dirty:
+            ni = self.nodes.get(name)
+            if ni is not None:
+                snap.node_info_map[name] = ni.snapshot()
+        if self._node_set_changed:
+            for name in list(snap.node_info_map):
+                if name not in self.nodes:
+                    del snap.node_info_map[name]
+            snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()]
+        else:
+            snap.node_info_list = [
+                snap.node_info_map[ni.name] if ni.name in self._dirty else ni for ni in snap.node_info_list
+            ]
+        snap.have_pods_with_affinity = [ni for ni in snap.node_info_list if ni.pods_with_affinity]
+        snap.have_pods_with_required_anti_affinity = [
+            ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity
+        ]
+        snap.generation += 1
+        self._dirty.clear()
+        self._node_set_changed = False

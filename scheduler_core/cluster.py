@@ -1,0 +1,92 @@
+"""The simulated API server: the objects that exist, and what happened to each pod.
+
+Upstream the scheduler watches an API server through informers; here `ClusterState` is that
+store, and the `Scheduler` applies changes to it and then calls its own event handlers, the way
+an informer would deliver them. It also answers the ClusterLister questions plugins ask
+(namespace labels, PDBs, Services/ReplicaSets selecting a pod).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler_core.api.scenario import Scenario
+from scheduler_core.api.types import (
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    WorkloadSelector,
+)
+
+
+@dataclass
+class PodRecord:
+    """A pod's fate, as `simulate` reports it."""
+
+    status: str = "Pending"  # Pending | Bound | Deleted
+    node: str | None = None
+    deleted_by: str | None = None
+    deleted_at: float | None = None
+    message: str | None = None  # last FailedScheduling message
+    bound_at: float | None = None
+
+
+@dataclass
+class K8sEvent:
+    time: float
+    type: str  # Normal | Warning
+    reason: str
+    object: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": self.time, "type": self.type, "reason": self.reason, "object": self.object,
+                "message": self.message}
+
+
+@dataclass
+class ClusterState:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    pods: dict[str, Pod] = field(default_factory=dict)  # key -> current object
+    all_pods: list[str] = field(default_factory=list)  # every pod key ever created, in order
+    records: dict[str, PodRecord] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    pdb_list: list[PodDisruptionBudget] = field(default_factory=list)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    workloads: list[WorkloadSelector] = field(default_factory=list)
+    events: list[K8sEvent] = field(default_factory=list)
+
+    @classmethod
+    def from_scenario(cls, sc: Scenario) -> ClusterState:
+        cs = cls()
+        cs.priority_classes = {pc.name: pc for pc in sc.priority_classes}
+        cs.pdb_list = list(sc.pdbs)
+        cs.namespaces = {ns.name: ns for ns in sc.namespaces}
+        cs.workloads = list(sc.workloads)
+        return cs
+
+    # ---- ClusterLister ----------------------------------------------------------------
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        ns = self.namespaces.get(namespace)
+        labels = dict(ns.labels) if ns else {}
+        # The apiserver labels every namespace with its own name.
+        labels.setdefault("kubernetes.io/metadata.name", namespace)
+        return labels
+
+    def pdbs(self) -> list[PodDisruptionBudget]:
+        return self.pdb_list
+
+    def workload_selectors(self, namespace: str) -> list[WorkloadSelector]:
+        return [w for w in self.workloads if w.namespace == namespace]
+
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        return self.pods.get(f"{namespace}/{name}")
+
+    # ---- bookkeeping ------------------------------------------------------------------
+    def record_event(self, time: float, type_: str, reason: str, obj: str, message: str) -> K8sEvent:
+        ev = K8sEvent(time, type_, reason, obj, message)
+        self.events.append(ev)
+        return ev

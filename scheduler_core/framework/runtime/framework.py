@@ -1,0 +1,543 @@
+"""The framework runtime: one profile's plugins wired into every extension point
+(upstream framework/runtime/framework.go).
+
+`Framework` builds each extension point's plugin list from the profile (default plugins merged
+with the user's, multiPoint expanded exactly as upstream does), and runs them in upstream's
+order with upstream's rules: Skip results remove a plugin from the rest of the cycle, the first
+rejecting Filter stops the node's evaluation, scores are normalised then weighted, and so on.
+It is also the Handle plugins receive; scheduler-wide services (snapshot, cluster objects,
+nominator, clock, RNG, binding) come from the `Scheduler` it belongs to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scheduler_core.api.types import Pod
+from scheduler_core.config.defaults import merged_plugins
+from scheduler_core.config.types import EXTENSION_POINTS, PluginSet, Profile
+from scheduler_core.framework import interface as fi
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
+
+if TYPE_CHECKING:
+    from scheduler_core.scheduler import Scheduler
+
+_POINT_TYPES: dict[str, type] = {
+    "preEnqueue": fi.PreEnqueuePlugin,
+    "queueSort": fi.QueueSortPlugin,
+    "preFilter": fi.PreFilterPlugin,
+    "filter": fi.FilterPlugin,
+    "postFilter": fi.PostFilterPlugin,
+    "preScore": fi.PreScorePlugin,
+    "score": fi.ScorePlugin,
+    "reserve": fi.ReservePlugin,
+    "permit": fi.PermitPlugin,
+    "preBind": fi.PreBindPlugin,
+    "bind": fi.BindPlugin,
+    "postBind": fi.PostBindPlugin,
+}
+
+
+class FrameworkError(ValueError):
+    """A profile that upstream would refuse to start with."""
+
+
+class NodePluginScores:
+    """One node's weighted score per plugin and total (upstream fwk.NodePluginScores)."""
+
+    __slots__ = ("name", "scores", "total_score", "randomizer")
+
+    def __init__(self, name: str, scores: list[tuple[str, int]], total_score: int) -> None:
+        self.name = name
+        self.scores = scores
+        self.total_score = total_score
+        self.randomizer = 0
+
+
+class Framework:
+    """A profile's plugin pipeline and the plugins' Handle."""
+
+    def __init__(self, profile: Profile, sched: Scheduler, registry: dict[str, type]) -> None:
+        self.sched = sched
+        self.profile_name = profile.scheduler_name
+        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        plugins = merged_plugins(profile.plugins)
+        configs = profile.plugin_config
+
+        # Instantiate every plugin named anywhere, in registry-independent but stable order.
+        needed: list[str] = []
+        for point in ("multiPoint", *EXTENSION_POINTS):
+            for ref in plugins.get(point).enabled:
+                if ref.name not in needed:
+                    needed.append(ref.name)
+        self.plugins_map: dict[str, fi.Plugin] = {}
+        for name in needed:
+            cls = registry.get(name)
+            if cls is None:
+                raise FrameworkError(f"profile {self.profile_name!r}: plugin {name!r} does not exist")
+            try:
+                self.plugins_map[name] = cls(configs.get(name), self)
+            except fi.PluginArgsError:
+                raise
+            except Exception as e:  # plugin constructors validate their args
+                raise FrameworkError(f"profile {self.profile_name!r}: initializing plugin {name!r}: {e}") from e
+
+        self.points: dict[str, list[fi.Plugin]] = {p: [] for p in EXTENSION_POINTS}
+        for point in EXTENSION_POINTS:
+            self.points[point] = self._update_plugin_list(point, plugins.get(point))
+        multi = plugins.get("multiPoint")
+        if multi.enabled:
+            for point in EXTENSION_POINTS:
+                self.points[point] = self._expand_multi_point(point, plugins.get(point), multi)
+
+        if len(self.points["queueSort"]) != 1:
+            raise FrameworkError(
+                f"only one queue sort plugin required for profile with scheduler name "
+                f"{self.profile_name!r}, but got {len(self.points['queueSort'])}")
+        if not self.points["bind"]:
+            raise FrameworkError(
+                f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}")
+
+        self.score_weights: dict[str, int] = {}
+        for ref in [*plugins.get("score").enabled, *multi.enabled]:
+            pl = self.plugins_map.get(ref.name)
+            if not isinstance(pl, fi.ScorePlugin) or ref.name in self.score_weights:
+                continue
+            self.score_weights[ref.name] = ref.weight or 1
+        for pl in self.points["score"]:
+            if self.score_weights.get(pl.name, 0) == 0:
+                raise FrameworkError(f"score plugin {pl.name!r} is not configured with weight")
+
+        self.pre_enqueue_plugins: list[fi.PreEnqueuePlugin] = self.points["preEnqueue"]  # type: ignore
+        self.queue_sort: fi.QueueSortPlugin = self.points["queueSort"][0]  # type: ignore
+        self.pre_filter_plugins: list[fi.PreFilterPlugin] = self.points["preFilter"]  # type: ignore
+        self.filter_plugins: list[fi.FilterPlugin] = self.points["filter"]  # type: ignore
+        self.post_filter_plugins: list[fi.PostFilterPlugin] = self.points["postFilter"]  # type: ignore
+        self.pre_score_plugins: list[fi.PreScorePlugin] = self.points["preScore"]  # type: ignore
+        self.score_plugins: list[fi.ScorePlugin] = self.points["score"]  # type: ignore
+        self.reserve_plugins: list[fi.ReservePlugin] = self.points["reserve"]  # type: ignore
+        self.permit_plugins: list[fi.PermitPlugin] = self.points["permit"]  # type: ignore
+        self.pre_bind_plugins: list[fi.PreBindPlugin] = self.points["preBind"]  # type: ignore
+        self.bind_plugins: list[fi.BindPlugin] = self.points["bind"]  # type: ignore
+        self.post_bind_plugins: list[fi.PostBindPlugin] = self.points["postBind"]  # type: ignore
+
+    # ---- construction helpers -----------------------------------------------------------
+    def _update_plugin_list(self, point: str, pset: PluginSet) -> list[fi.Plugin]:
+        out: list[fi.Plugin] = []
+        seen: set[str] = set()
+        for ref in pset.enabled:
+            pl = self.plugins_map[ref.name]
+            if not isinstance(pl, _POINT_TYPES[point]):
+                raise FrameworkError(f"plugin {ref.name!r} does not extend {point} plugin")
+            if ref.name in seen:
+                raise FrameworkError(f"plugin {ref.name!r} already registered as {point!r}")
+            seen.add(ref.name)
+            out.append(pl)
+        return out
+
+    def _expand_multi_point(self, point: str, pset: PluginSet, multi: PluginSet) -> list[fi.Plugin]:
+        """upstream expandMultiPointPlugins: explicitly configured plugins that are also in
+        multiPoint go first (in their explicit order), then multiPoint ones, then the rest."""
+        enabled = [r.name for r in pset.enabled]
+        disabled = {r.name for r in pset.disabled}
+        if "*" in disabled:
+            return self.points[point]
+        multi_enabled: list[str] = []
+        overrides: list[str] = []
+        for ref in multi.enabled:
+            pl = self.plugins_map[ref.name]
+            if not isinstance(pl, _POINT_TYPES[point]) or ref.name in disabled:
+                continue
+            if ref.name in enabled:
+                if ref.name not in overrides:
+                    overrides.append(ref.name)
+                continue
+            if ref.name in multi_enabled:
+                raise FrameworkError(f"plugin {ref.name!r} already registered as {point!r}")
+            multi_enabled.append(ref.name)
+        names = [n for n in enabled if n in overrides]
+        names += multi_enabled
+        names += [n for n in enabled if n not in overrides]
+        return [self.plugins_map[n] for n in names]
+
+    # ---- Handle (what plugins may use) ---------------------------------------------------
+    @property
+    def snapshot(self):
+        return self.sched.snapshot
+
+    @property
+    def cluster(self):
+        return self.sched.cluster
+
+    @property
+    def rng(self):
+        return self.sched.rng
+
+    @property
+    def extenders(self):
+        return self.sched.extenders
+
+    @property
+    def events_enabled(self) -> bool:
+        return self.sched.sink.enabled
+
+    def emit(self, type_: str, **fields: Any) -> None:
+        if self.sched.sink.enabled:
+            self.sched.sink.emit(type_, **fields)
+
+    def now(self) -> float:
+        return self.sched.clock.now()
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return self.sched.queue.nominator.nominated_pods_for_node(node_name)
+
+    def preempt_victim(self, victim: Pod, preemptor: Pod, node_name: str) -> Status | None:
+        return self.sched.preempt_victim(victim, preemptor, node_name)
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        self.sched.set_nominated_node_name(pod, "")
+
+    def bind(self, pod: Pod, node_name: str) -> Status | None:
+        return self.sched.bind_pod(pod, node_name)
+
+    # ---- queries ---------------------------------------------------------------------------
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self.queue_sort.less(a, b)
+
+    def enqueue_extensions(self) -> list[tuple[str, list[fi.ClusterEventWithHint]]]:
+        """(plugin name, events) for every plugin at a point that can reject a pod; plugins
+        without EnqueueExtensions register for every event, as upstream's default does."""
+        from scheduler_core.framework.events import unroll_wildcard_resource
+
+        out = []
+        for name, pl in self.plugins_map.items():
+            if not isinstance(pl, (fi.PreEnqueuePlugin, fi.PreFilterPlugin, fi.FilterPlugin,
+                                   fi.ReservePlugin, fi.PermitPlugin)):
+                continue
+            if isinstance(pl, fi.EnqueueExtensions):
+                out.append((name, pl.events_to_register()))
+            else:
+                out.append((name, unroll_wildcard_resource()))
+        return out
+
+    # ---- PreFilter / Filter -------------------------------------------------------------------
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        nodes = self.snapshot.list()
+        skip: set[str] = set()
+        result: PreFilterResult | None = None
+        plugins_with_nodes: set[str] = set()
+        return_status: Status | None = None
+        emit = self.sched.sink.enabled
+        try:
+            for pl in self.pre_filter_plugins:
+                r, s = pl.pre_filter(state, pod, nodes)
+                if emit:
+                    self.sched.sink.emit(
+                        "prefilter", cycle=self.sched.queue.scheduling_cycle, pod=pod.key, plugin=pl.name,
+                        code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
+                        node_names=(sorted(r.node_names) if r is not None and r.node_names is not None else None))
+                if s is not None and s.code == Code.SKIP:
+                    skip.add(pl.name)
+                    continue
+                if s is not None and s.code != Code.SUCCESS:
+                    s.plugin = pl.name
+                    if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return None, s, set()
+                    if s.code == Code.UNSCHEDULABLE:
+                        return_status = s
+                        continue
+                    return None, Status.error(f"running PreFilter plugin {pl.name!r}: {s.message()}",
+                                              plugin=pl.name), set()
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.add(pl.name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    names = sorted(plugins_with_nodes)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                    return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+            return result, return_status, plugins_with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            s = ext.add_pod(state, pod_to_schedule, pod_info_to_add, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                return Status.error(f"running AddPod on PreFilter plugin {pl.name!r}: {s.message()}")
+        return None
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            s = ext.remove_pod(state, pod_to_schedule, pod_info_to_remove, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                return Status.error(f"running RemovePod on PreFilter plugin {pl.name!r}: {s.message()}")
+        return None
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if skip and pl.name in skip:
+                continue
+            s = pl.filter(state, pod, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                if not s.is_rejected():
+                    s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
+                s.plugin = pl.name
+                return s
+        return None
+
+    def run_filter_plugins_verbose(self, state: CycleState, pod: Pod,
+                                   node_info: NodeInfo) -> tuple[Status | None, dict[str, Any]]:
+        """Like run_filter_plugins, also returning each plugin's verdict for the UI
+        ("not evaluated" after the first rejection, as upstream stops there)."""
+        verdicts: dict[str, Any] = {}
+        result: Status | None = None
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if pl.name in skip:
+                verdicts[pl.name] = {"code": "Skip"}
+                continue
+            if result is not None:
+                verdicts[pl.name] = {"code": "NotEvaluated"}
+                continue
+            s = pl.filter(state, pod, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                if not s.is_rejected():
+                    s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
+                s.plugin = pl.name
+                result = s
+                verdicts[pl.name] = {"code": s.code.label, "reasons": list(s.reasons)}
+            else:
+                verdicts[pl.name] = {"code": "Success"}
+        return result, verdicts
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        """Filter twice when higher-or-equal priority pods are nominated to the node: once with
+        them added (they must still fit), once without (the pod must fit on its own)."""
+        state_out, node_out, added = self._add_ge_nominated_pods(state, pod, node_info)
+        if isinstance(added, Status):
+            return added
+        status = self.run_filter_plugins(state_out, pod, node_out)
+        if status is not None and not status.is_rejected():
+            return status
+        if not added or status is not None:
+            return status
+        return self.run_filter_plugins(state, pod, node_info)
+
+    def _add_ge_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo):
+        nominated = self.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return state, node_info, False
+        node_out = None
+        state_out = None
+        added = False
+        for pi in nominated:
+            if pi.pod.priority >= pod.priority and pi.pod.uid != pod.uid:
+                if node_out is None:
+                    node_out = node_info.snapshot()
+                    state_out = state.clone()
+                node_out.add_pod_info(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_out)
+                if s is not None and s.code != Code.SUCCESS:
+                    return state, node_info, s
+                added = True
+        if not added:
+            return state, node_info, False
+        return state_out, node_out, True
+
+    # ---- PostFilter ---------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod,
+                                node_to_status: NodeToStatus) -> tuple[fi.PostFilterResult | None, Status]:
+        result = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.post_filter_plugins:
+            r, s = pl.post_filter(state, pod, node_to_status)
+            if self.sched.sink.enabled:
+                self.sched.sink.emit(
+                    "postfilter", cycle=self.sched.queue.scheduling_cycle, pod=pod.key, plugin=pl.name,
+                    code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
+                    nominated_node=(r.nominated_node_name if r else ""))
+            if s is None or s.code == Code.SUCCESS:
+                return r, s or Status(Code.SUCCESS)
+            if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                s.plugin = pl.name
+                return r, s
+            if not s.is_rejected():
+                return None, Status.error(s.message(), plugin=pl.name)
+            if r is not None and r.nominated_node_name:
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = pl.name
+        return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    # ---- Score ---------------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        skip: set[str] = set()
+        try:
+            for pl in self.pre_score_plugins:
+                s = pl.pre_score(state, pod, nodes)
+                if s is not None and s.code == Code.SKIP:
+                    skip.add(pl.name)
+                    continue
+                if s is not None and s.code != Code.SUCCESS:
+                    return Status.error(f"running PreScore plugin {pl.name!r}: {s.message()}")
+            return None
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                          ) -> tuple[list[NodePluginScores] | None, Status | None, dict[str, Any] | None]:
+        """Raw scores per plugin, normalised, then weighted and summed per node. The third value
+        is the per-plugin breakdown for the UI (only built when someone listens)."""
+        plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
+        per_plugin: dict[str, list[NodeScore]] = {}
+        for pl in plugins:
+            lst = []
+            score = pl.score
+            for ni in nodes:
+                s, st = score(state, pod, ni)
+                if st is not None and st.code != Code.SUCCESS:
+                    return None, Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
+                                              f"{st.message()}"), None
+                lst.append(NodeScore(ni.name, s))
+            per_plugin[pl.name] = lst
+        breakdown = None
+        if self.sched.sink.enabled:
+            breakdown = {pl.name: {ns.name: {"raw": ns.score} for ns in per_plugin[pl.name]} for pl in plugins}
+        for pl in plugins:
+            ext = pl.score_extensions()
+            if ext is None:
+                continue
+            st = ext.normalize_score(state, pod, per_plugin[pl.name])
+            if st is not None and st.code != Code.SUCCESS:
+                return None, Status.error(f"running Normalize on Score plugins: plugin {pl.name!r} failed "
+                                          f"with: {st.message()}"), None
+        out: list[NodePluginScores] = []
+        weights = [(pl.name, self.score_weights[pl.name], per_plugin[pl.name]) for pl in plugins]
+        for i, ni in enumerate(nodes):
+            total = 0
+            scores = []
+            for name, w, lst in weights:
+                sc = lst[i].score
+                if sc > fi.MAX_NODE_SCORE or sc < fi.MIN_NODE_SCORE:
+                    return None, Status.error(
+                        f"applying score defaultWeights on Score plugins: plugin {name!r} returns an invalid "
+                        f"score {sc}, it should in the range of [{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] "
+                        f"after normalizing"), None
+                ws = sc * w
+                scores.append((name, ws))
+                total += ws
+                if breakdown is not None:
+                    breakdown[name][ni.name].update(normalized=sc, weighted=ws)
+            out.append(NodePluginScores(ni.name, scores, total))
+        return out, None, breakdown
+
+    # ---- Reserve / Permit / Bind -----------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        for pl in self.reserve_plugins:
+            s = pl.reserve(state, pod, node_name)
+            if s is not None and s.code != Code.SUCCESS:
+                if s.is_rejected():
+                    s.plugin = pl.name
+                    return s
+                return Status.error(f"running Reserve plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in reversed(self.reserve_plugins):
+            pl.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod,
+                           node_name: str) -> tuple[Status | None, dict[str, float]]:
+        """Returns (status, {plugin: timeout}) — a Wait status when any plugin asked to wait."""
+        waits: dict[str, float] = {}
+        for pl in self.permit_plugins:
+            s, timeout = pl.permit(state, pod, node_name)
+            if s is None or s.code == Code.SUCCESS:
+                continue
+            if s.is_rejected():
+                s.plugin = pl.name
+                return s, {}
+            if s.code == Code.WAIT:
+                waits[pl.name] = min(timeout, 15 * 60.0)  # upstream caps at maxTimeout (15 min)
+                continue
+            return Status.error(f"running Permit plugin {pl.name!r}: {s.message()}", plugin=pl.name), {}
+        if waits:
+            return Status(Code.WAIT, "one or more plugins asked to wait and no plugin rejected pod"), waits
+        return None, {}
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        for pl in self.pre_bind_plugins:
+            if pl.name in state.skip_pre_bind_plugins:
+                continue
+            s = pl.pre_bind(state, pod, node_name)
+            if s is not None and s.code != Code.SUCCESS:
+                if s.is_rejected():
+                    s.plugin = pl.name
+                    return s
+                return Status.error(f"running PreBind plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+        return None
+
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Skip when no PreBind plugin has work for this pod (upstream RunPreBindPreFlights)."""
+        skip: set[str] = set()
+        any_ran = False
+        for pl in self.pre_bind_plugins:
+            s = pl.pre_bind_pre_flight(state, pod, node_name)
+            if s is not None and s.code == Code.SKIP:
+                skip.add(pl.name)
+                continue
+            if s is not None and s.code != Code.SUCCESS:
+                return Status.error(f"running PreBindPreFlight {pl.name!r}: {s.message()}", plugin=pl.name)
+            any_ran = True
+        state.skip_pre_bind_plugins = skip
+        return None if any_ran else Status(Code.SKIP)
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        for pl in self.bind_plugins:
+            s = pl.bind(state, pod, node_name)
+            if s is not None and s.code == Code.SKIP:
+                continue
+            if s is not None and s.code != Code.SUCCESS:
+                if s.is_rejected():
+                    s.plugin = pl.name
+                    return s
+                return Status.error(f"running Bind plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+            return s
+        return Status(Code.SKIP)
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in self.post_bind_plugins:
+            pl.post_bind(state, pod, node_name)
+
+    def plugin_names(self) -> dict[str, list[str]]:
+        """Extension point -> plugin names, for the UI and `trace`."""
+        return {p: [pl.name for pl in pls] for p, pls in self.points.items()}

@@ -1,0 +1,201 @@
+"""A run: the scheduler and the taint manager driven on the virtual clock until settled.
+
+`Simulation` is what the CLI, the web worker and the tests drive. It applies the scenario
+(nodes in name order, as an API server lists them; bound pods; then pending pods in document
+order), then alternates between scheduling cycles and jumping the clock to the next thing that
+can happen: a backoff expiring, a NoExecute eviction, a Permit timeout, a timeline action.
+Unschedulable pods waiting only for the periodic 5-minute flush do not keep a run alive.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+from scheduler_core.api.scenario import Scenario, TimelineAction
+from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.events import EventSink
+from scheduler_core.scheduler import Scheduler, VirtualClock
+
+KUBERNETES_VERSION = "v1.35"
+
+
+class Simulation:
+    def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.clock = VirtualClock()
+        self.sink = EventSink(self.clock.now, enabled=record_events)
+        self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock)
+        self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
+        self.cycles = 0
+        self._start()
+
+    def _start(self) -> None:
+        s = self.scheduler
+        if self.sink.enabled:
+            self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
+                           pods=len(self.scenario.pods),
+                           profiles={n: f.plugin_names() for n, f in s.profiles.items()})
+        for node in sorted(self.scenario.nodes, key=lambda n: n.name):
+            s.create_node(node)
+        for pod in self.scenario.pods:
+            if pod.node_name:
+                s.create_pod(pod)
+        for pod in self.scenario.pods:
+            if not pod.node_name:
+                s.create_pod(pod)
+
+    # ---- actions ---------------------------------------------------------------------------
+    def apply_action(self, action: str, params: dict[str, Any]) -> None:
+        """Apply one user/timeline action now; it becomes the cluster event upstream would see."""
+        s = self.scheduler
+        if self.sink.enabled:
+            self.sink.emit("cluster_action", action=action, params=_jsonable(params))
+        if action == "addPod":
+            pod: Pod = params["pod"]
+            s.create_pod(pod)
+        elif action == "deletePod":
+            s.delete_pod(_pod_key(params["pod"]), by="User")
+        elif action == "addNode":
+            node: Node = params["node"]
+            s.create_node(node)
+        elif action == "deleteNode":
+            s.delete_node(params["node"])
+        elif action == "cordon":
+            s.set_unschedulable(params["node"], True)
+        elif action == "uncordon":
+            s.set_unschedulable(params["node"], False)
+        elif action == "addTaint":
+            taint: Taint = params["taint"]
+            s.add_taint(params["node"], taint)
+        elif action == "removeTaint":
+            s.remove_taint(params["node"], params["key"], params.get("effect", ""))
+        elif action == "setNodeLabels":
+            s.set_node_labels(params["node"], params["labels"])
+        else:
+            raise ValueError(f"unknown action {action!r}")
+
+    # ---- the loop --------------------------------------------------------------------------
+    def _process_due(self) -> None:
+        """Everything scheduled for the current instant, in a fixed order."""
+        now = self.clock.now()
+        while self.timeline and self.timeline[0].time <= now:
+            a = self.timeline.pop(0)
+            self.apply_action(a.action, a.params)
+        s = self.scheduler
+        s.fire_evictions()
+        s.expire_permit_waits()
+        s.queue.run_periodic(now)
+
+    def next_wakeup(self) -> float | None:
+        """When something can next change an outcome (None: nothing pending: settled)."""
+        s = self.scheduler
+        cands = []
+        if self.timeline:
+            cands.append(self.timeline[0].time)
+        t = s.taint_manager.next_fire_time()
+        if t is not None:
+            cands.append(t)
+        t = s.next_permit_deadline()
+        if t is not None:
+            cands.append(t)
+        t = s.queue.next_pending_work_time(self.clock.now())
+        if t is not None:
+            cands.append(t)
+        return min(cands) if cands else None
+
+    def step(self, max_time: float = 3600.0) -> str:
+        """One unit: a scheduling cycle, or a jump of the clock to the next timer.
+        Returns "cycle", "clock" or "settled" / "max-time"."""
+        self._process_due()
+        if self.scheduler.schedule_one():
+            self.cycles += 1
+            return "cycle"
+        t = self.next_wakeup()
+        if t is None:
+            return "settled"
+        if t > max_time:
+            return "max-time"
+        self.advance_clock(max(t, self.clock.now()))
+        return "clock"
+
+    def advance_clock(self, t: float) -> None:
+        if t < self.clock.now():
+            raise ValueError("the virtual clock cannot go back")
+        if self.sink.enabled and t != self.clock.now():
+            self.sink.emit("clock", **{"from": self.clock.now()}, to=t)
+        self.clock.t = t
+
+    def run(self, max_time: float = 3600.0) -> bool:
+        """Run until settled (True) or until the next thing would happen after max_time."""
+        while True:
+            r = self.step(max_time)
+            if r == "settled":
+                if self.sink.enabled:
+                    self.sink.emit("settled", settled=True)
+                return True
+            if r == "max-time":
+                return False
+
+    # ---- checkpoints -----------------------------------------------------------------------
+    def checkpoint(self) -> bytes:
+        """The whole engine state, restorable bit-identically with `restore`."""
+        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def restore(blob: bytes) -> Simulation:
+        return pickle.loads(blob)
+
+    def fork(self) -> Simulation:
+        return copy.deepcopy(self)
+
+    # ---- results ---------------------------------------------------------------------------
+    def result(self, settled: bool) -> dict[str, Any]:
+        """The `simulate` JSON document (docs: ../shared/docs/simulate-contract.md)."""
+        cs = self.scheduler.cluster
+        pods = []
+        for key in cs.all_pods:
+            rec = cs.records[key]
+            cur = cs.pods.get(key)
+            ns, name = key.split("/", 1)
+            pods.append({
+                "namespace": ns,
+                "name": name,
+                "status": rec.status,
+                "node": rec.node if rec.status == "Bound" else None,
+                "nominatedNodeName": (cur.nominated_node_name or None) if cur is not None else None,
+                "deletedBy": rec.deleted_by if rec.status == "Deleted" else None,
+                "deletedAt": rec.deleted_at if rec.status == "Deleted" else None,
+                "message": rec.message if rec.status == "Pending" else None,
+            })
+        return {
+            "kubernetesVersion": KUBERNETES_VERSION,
+            "seed": self.seed,
+            "settled": settled,
+            "clock": self.clock.now(),
+            "cycles": self.cycles,
+            "pods": pods,
+            "events": [e.to_json() for e in cs.events],
+        }
+
+
+def _pod_key(ref: str) -> str:
+    return ref if "/" in ref else f"default/{ref}"
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if hasattr(v, "key"):
+        return v.key
+    if hasattr(v, "name"):
+        return v.name
+    if isinstance(v, Taint):
+        return v.to_string()
+    return repr(v)
