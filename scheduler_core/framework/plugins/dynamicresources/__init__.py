@@ -1,0 +1,3 @@
+from scheduler_core.framework.plugins.dynamicresources.dynamicresources import DynamicResources
+
+__all__ = ["DynamicResources"]

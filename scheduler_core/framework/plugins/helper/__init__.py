@@ -1,0 +1,1 @@
+"""Shared helpers of the in-tree plugins (upstream `framework/plugins/helper`)."""

@@ -1,0 +1,31 @@
+"""DefaultNormalizeScore: scale raw scores from [0, max] to [0, max_priority], optionally reversed.
+
+Plugins whose raw score is a count (matching preferred terms, untolerated PreferNoSchedule taints)
+use it so that their weight means the same thing whatever the counts are.
+"""
+
+from __future__ import annotations
+
+from scheduler_core.framework.plugins.helper.gomath import go_div
+from scheduler_core.framework.status import Status
+from scheduler_core.framework.types import NodeScore
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> Status | None:
+    """Normalise in place. With every raw score 0, reverse gives all nodes max_priority (nothing to
+    prefer against) and the forward direction leaves them at 0."""
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return None
+    for s in scores:
+        score = go_div(max_priority * s.score, max_count)
+        if reverse:
+            score = max_priority - score
+        s.score = score
+    return None

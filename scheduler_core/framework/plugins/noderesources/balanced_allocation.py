@@ -1,0 +1,115 @@
+"""NodeResourcesBalancedAllocation: prefer nodes whose resource usage fractions (cpu, memory, ...)
+would be closest to each other with the pod on them: score = (1 - std deviation) * 100.
+
+It uses the real requests (not the non-zero defaults) and skips best-effort pods entirely, so
+that a stream of request-less pods is not piled onto one node (kubernetes#129138).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from scheduler_core.api.types import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interface import MAX_NODE_SCORE, PluginArgsError, PreScorePlugin, ScorePlugin
+from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCE_SPEC,
+    ResourceAllocationScorer,
+    ResourceSpec,
+)
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import NodeInfo
+
+BALANCED_ALLOCATION_NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
+PRE_SCORE_STATE_KEY = "PreScore" + BALANCED_ALLOCATION_NAME
+
+
+class _PreScoreState:
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests_list: list[int]) -> None:
+        self.pod_requests = pod_requests_list
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> int:
+    fractions = []
+    total = 0.0
+    for i, alloc in enumerate(allocatable):
+        if alloc == 0:
+            continue
+        f = float(requested[i]) / float(alloc)
+        if f > 1:
+            f = 1.0
+        total += f
+        fractions.append(f)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        sq = 0.0
+        for f in fractions:
+            sq = sq + (f - mean) * (f - mean)
+        std = math.sqrt(sq / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def _parse_args(args: dict[str, Any] | None) -> list[ResourceSpec]:
+    items = (args or {}).get("resources")
+    if not items:
+        return list(DEFAULT_RESOURCE_SPEC)
+    out = []
+    for it in items:
+        w = it.get("weight", 0) if isinstance(it, dict) else 0
+        if isinstance(w, bool) or not isinstance(w, int):
+            raise PluginArgsError(f"{BALANCED_ALLOCATION_NAME}: resources: weight must be an integer")
+        out.append(ResourceSpec(str(it.get("name", "")), w or 1))
+    errs = []
+    seen: set[str] = set()
+    for i, r in enumerate(out):
+        if r.name in seen:
+            errs.append(f'resources[{i}].name: Duplicate value: "{r.name}"')
+        else:
+            seen.add(r.name)
+        if r.weight != 1:
+            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
+    if errs:
+        msg = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+        raise PluginArgsError(f"{BALANCED_ALLOCATION_NAME}: {msg}")
+    return out
+
+
+class BalancedAllocation(PreScorePlugin, ScorePlugin):
+    name = BALANCED_ALLOCATION_NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        self.scorer = ResourceAllocationScorer(
+            BALANCED_ALLOCATION_NAME, balanced_resource_scorer, _parse_args(args), use_requested=True
+        )
+        self.resources = self.scorer.resources
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        reqs = self.scorer.calculate_pod_resource_request_list(pod)
+        if self.scorer.is_best_effort_pod(reqs):
+            return Status(Code.SKIP)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            reqs = self.scorer.calculate_pod_resource_request_list(pod)
+            if self.scorer.is_best_effort_pod(reqs):
+                return 0, None
+        else:
+            reqs = s.pod_requests
+        return self.scorer.score(node_info, reqs)
+
+    def score_extensions(self) -> None:
+        return None

@@ -1,0 +1,433 @@
+"""NodeResourcesFit: a node is feasible only if its allocatable minus what its pods request covers
+the pod's request (cpu, memory, ephemeral-storage, extended resources) and it has room for one
+more pod; it also scores feasible nodes with the configured strategy (LeastAllocated by default).
+
+The pod's request is the effective one: max(sum of containers + sidecars, each init container on
+top of the sidecars started before it) plus the pod overhead. A shortfall on a node whose *whole*
+allocatable is smaller than the request cannot be fixed by preemption, so the status turns
+UnschedulableAndUnresolvable ("Preemption is not helpful for scheduling" later on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler_core.api.types import (
+    RESOURCE_CPU,
+    RESOURCE_EPHEMERAL_STORAGE,
+    RESOURCE_MEMORY,
+    RESOURCE_PODS,
+    Node,
+    Pod,
+)
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interface import (
+    ClusterEventWithHint,
+    EnqueueExtensions,
+    FilterPlugin,
+    PluginArgsError,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.nodeaffinity import is_valid_label_key
+from scheduler_core.framework.plugins.helper.podutil import same_pod
+from scheduler_core.framework.plugins.noderesources.least_allocated import least_resource_scorer
+from scheduler_core.framework.plugins.noderesources.most_allocated import most_resource_scorer
+from scheduler_core.framework.plugins.noderesources.requested_to_capacity_ratio import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    requested_to_capacity_ratio_scorer,
+)
+from scheduler_core.framework.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCE_SPEC,
+    ResourceAllocationScorer,
+    ResourceSpec,
+)
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import (
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    NodeInfo,
+    PreFilterResult,
+    QueueingHint,
+    Resource,
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    milli_value,
+    pod_requests,
+    value,
+)
+
+NAME = names.NODE_RESOURCES_FIT
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+SUPPORTED_SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+# --- the pod's request -------------------------------------------------------------------------
+
+def compute_pod_resource_request(pod: Pod) -> Resource:
+    """Resource.SetMaxResource(PodRequests(pod)) on an empty Resource: cpu as MilliValue, the rest
+    as Value; only cpu, memory, ephemeral-storage and scalar resources are kept (not `pods`)."""
+    r = Resource()
+    for name, q in pod_requests(pod).items():
+        if name == RESOURCE_MEMORY:
+            r.memory = max(r.memory, value(q))
+        elif name == RESOURCE_CPU:
+            r.milli_cpu = max(r.milli_cpu, milli_value(q))
+        elif name == RESOURCE_EPHEMERAL_STORAGE:
+            r.ephemeral_storage = max(r.ephemeral_storage, value(q))
+        elif is_scalar_resource_name(name):
+            r.scalar_resources[name] = max(r.scalar_resources.get(name, 0), value(q))
+    return r
+
+
+class _PreFilterState:
+    """The pod's request, plus the scalar resources Filter must check (non-zero, not ignored)."""
+
+    __slots__ = ("resource", "milli_cpu", "memory", "ephemeral_storage", "scalars")
+
+    def __init__(self, resource: Resource, scalars: tuple[tuple[str, int], ...]) -> None:
+        self.resource = resource
+        self.milli_cpu = resource.milli_cpu
+        self.memory = resource.memory
+        self.ephemeral_storage = resource.ephemeral_storage
+        self.scalars = scalars
+
+    def clone(self) -> _PreFilterState:
+        return self
+
+
+class _PreScoreState:
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests_list: list[int]) -> None:
+        self.pod_requests = pod_requests_list
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+@dataclass
+class InsufficientResource:
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def _scalars_to_check(resource: Resource, ignored: frozenset[str],
+                      ignored_groups: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    out = []
+    for name in sorted(resource.scalar_resources):
+        q = resource.scalar_resources[name]
+        if q == 0:
+            continue
+        if is_extended_resource_name(name):
+            prefix = name.split("/")[0] if ignored_groups else ""
+            if name in ignored or prefix in ignored_groups:
+                continue
+        out.append((name, q))
+    return tuple(out)
+
+
+def fits_request(pod_request: Resource, node_info: NodeInfo, ignored_extended_resources: frozenset[str] = frozenset(),
+                 ignored_resource_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Every resource the node lacks for the pod (empty when it fits)."""
+    return _insufficient(
+        _PreFilterState(pod_request, _scalars_to_check(pod_request, ignored_extended_resources,
+                                                       ignored_resource_groups)),
+        node_info,
+    ) or []
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """upstream noderesources.Fits (no ignored resources)."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+def _insufficient(s: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource] | None:
+    """fitsRequest, returning None (no allocation) in the common case that everything fits."""
+    out: list[InsufficientResource] | None = None
+    alloc = node_info.allocatable
+    req = node_info.requested
+    n_pods = len(node_info.pods)
+    if n_pods + 1 > alloc.allowed_pod_number:
+        out = [InsufficientResource(RESOURCE_PODS, "Too many pods", 1, n_pods, alloc.allowed_pod_number)]
+    cpu = s.milli_cpu
+    if cpu > 0 and cpu > alloc.milli_cpu - req.milli_cpu:
+        ir = InsufficientResource(RESOURCE_CPU, "Insufficient cpu", cpu, req.milli_cpu, alloc.milli_cpu,
+                                  cpu > alloc.milli_cpu)
+        out = [ir] if out is None else out + [ir]
+    mem = s.memory
+    if mem > 0 and mem > alloc.memory - req.memory:
+        ir = InsufficientResource(RESOURCE_MEMORY, "Insufficient memory", mem, req.memory, alloc.memory,
+                                  mem > alloc.memory)
+        out = [ir] if out is None else out + [ir]
+    eph = s.ephemeral_storage
+    if eph > 0 and eph > alloc.ephemeral_storage - req.ephemeral_storage:
+        ir = InsufficientResource(RESOURCE_EPHEMERAL_STORAGE, "Insufficient ephemeral-storage", eph,
+                                  req.ephemeral_storage, alloc.ephemeral_storage, eph > alloc.ephemeral_storage)
+        out = [ir] if out is None else out + [ir]
+    if s.scalars:
+        a_sc = alloc.scalar_resources
+        r_sc = req.scalar_resources
+        for name, q in s.scalars:
+            cap = a_sc.get(name, 0)
+            used = r_sc.get(name, 0)
+            if q > cap - used:
+                ir = InsufficientResource(name, f"Insufficient {name}", q, used, cap, q > cap)
+                out = [ir] if out is None else out + [ir]
+    return out
+
+
+# --- args --------------------------------------------------------------------------------------
+
+def _int_field(v: Any, path: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise PluginArgsError(f"{NAME}: {path}: Invalid value: {v!r}: must be an integer")
+    return v
+
+
+def _parse_resources(items: Any, path: str) -> list[ResourceSpec]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise PluginArgsError(f"{NAME}: {path}: Invalid value: must be a list")
+    out = []
+    for i, it in enumerate(items):
+        if not isinstance(it, dict):
+            raise PluginArgsError(f"{NAME}: {path}[{i}]: Invalid value: must be a mapping")
+        out.append(ResourceSpec(str(it.get("name", "")), _int_field(it.get("weight", 0), f"{path}[{i}].weight")))
+    return out
+
+
+def validate_function_shape(shape: list[tuple[int, int]], path: str) -> list[str]:
+    """validateFunctionShape: non-empty, strictly increasing utilisation in [0, 100], score in [0, 10]."""
+    if not shape:
+        return [f"{path}: Required value: at least one point must be specified"]
+    errs = []
+    for i in range(1, len(shape)):
+        if shape[i - 1][0] >= shape[i][0]:
+            errs.append(f"{path}[{i}].utilization: Invalid value: {shape[i][0]}: values must be sorted in "
+                        "increasing order")
+            break
+    for i, (u, sc) in enumerate(shape):
+        if u < 0 or u > 100:
+            errs.append(f"{path}[{i}].utilization: Invalid value: {u}: not in valid range [0, 100]")
+        if sc < 0 or sc > MAX_CUSTOM_PRIORITY_SCORE:
+            errs.append(f"{path}[{i}].score: Invalid value: {sc}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")
+    return errs
+
+
+def _raise(errs: list[str]) -> None:
+    if errs:
+        msg = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+        raise PluginArgsError(f"{NAME}: {msg}")
+
+
+class FitArgs:
+    """NodeResourcesFitArgs after v1 defaulting and validation."""
+
+    def __init__(self, args: dict[str, Any] | None) -> None:
+        args = args or {}
+        self.ignored_resources: list[str] = [str(x) for x in args.get("ignoredResources") or []]
+        self.ignored_resource_groups: list[str] = [str(x) for x in args.get("ignoredResourceGroups") or []]
+        ss = args.get("scoringStrategy")
+        self.shape: list[tuple[int, int]] | None = None
+        if ss is None:
+            self.type = LEAST_ALLOCATED
+            self.resources = list(DEFAULT_RESOURCE_SPEC)
+        else:
+            if not isinstance(ss, dict):
+                raise PluginArgsError(f"{NAME}: scoringStrategy: Invalid value: must be a mapping")
+            self.type = str(ss.get("type") or "")
+            self.resources = _parse_resources(ss.get("resources"), "scoringStrategy.resources")
+            if not self.resources:
+                self.resources = list(DEFAULT_RESOURCE_SPEC)
+            self.resources = [r if r.weight != 0 else ResourceSpec(r.name, 1) for r in self.resources]
+            rtcr = ss.get("requestedToCapacityRatio")
+            if rtcr is not None:
+                pts = (rtcr or {}).get("shape") or []
+                self.shape = [
+                    (_int_field(p.get("utilization", 0), f"scoringStrategy.shape[{i}].utilization"),
+                     _int_field(p.get("score", 0), f"scoringStrategy.shape[{i}].score"))
+                    for i, p in enumerate(pts)
+                ]
+        self._validate(ss is not None)
+
+    def _validate(self, has_strategy: bool) -> None:
+        errs: list[str] = []
+        for i, res in enumerate(self.ignored_resources):
+            if not is_valid_label_key(res):
+                errs.append(f'ignoredResources[{i}]: Invalid value: "{res}": name part must consist of '
+                            "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                            "alphanumeric character")
+        for i, group in enumerate(self.ignored_resource_groups):
+            if "/" in group:
+                errs.append(f'ignoredResourceGroups[{i}]: Invalid value: "{group}": resource group name '
+                            "can't contain '/'")
+            if not is_valid_label_key(group):
+                errs.append(f'ignoredResourceGroups[{i}]: Invalid value: "{group}": name part must consist '
+                            "of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                            "alphanumeric character")
+        if has_strategy:
+            if self.type not in SUPPORTED_SCORING_STRATEGY_TYPES:
+                errs.append(f'scoringStrategy.type: Unsupported value: "{self.type}": supported values: '
+                            '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')
+            for i, r in enumerate(self.resources):
+                if r.weight <= 0 or r.weight > 100:
+                    errs.append(f"scoringStrategy.resources[{i}].weight: Invalid value: {r.weight}: resource "
+                                f"weight of {r.name} not in valid range (0, 100]")
+            if self.shape is not None:
+                errs.extend(validate_function_shape(self.shape, "scoringStrategy.shape"))
+        _raise(errs)
+        if self.type == REQUESTED_TO_CAPACITY_RATIO and self.shape is None:
+            # Upstream dereferences the missing requestedToCapacityRatio and crashes; refuse instead.
+            raise PluginArgsError(f"{NAME}: scoringStrategy.requestedToCapacityRatio: Required value: "
+                                  "a shape is needed for the RequestedToCapacityRatio strategy")
+
+
+def build_scorer(a: FitArgs) -> ResourceAllocationScorer:
+    if a.type == LEAST_ALLOCATED:
+        return ResourceAllocationScorer(LEAST_ALLOCATED, least_resource_scorer(a.resources), a.resources)
+    if a.type == MOST_ALLOCATED:
+        return ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(a.resources), a.resources)
+    return ResourceAllocationScorer(
+        REQUESTED_TO_CAPACITY_RATIO, requested_to_capacity_ratio_scorer(a.resources, a.shape or []), a.resources
+    )
+
+
+# --- the plugin --------------------------------------------------------------------------------
+
+class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        a = FitArgs(args)
+        self.fit_args = a
+        self.ignored_resources = frozenset(a.ignored_resources)
+        self.ignored_resource_groups = frozenset(a.ignored_resource_groups)
+        self.scorer = build_scorer(a)
+        self.resources = self.scorer.resources
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        r = compute_pod_resource_request(pod)
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(
+            r, _scalars_to_check(r, self.ignored_resources, self.ignored_resource_groups)))
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        insufficient = _insufficient(s, node_info)
+        if insufficient is None:
+            return None
+        code = Code.UNSCHEDULABLE
+        for ir in insufficient:
+            if ir.unresolvable:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, *[ir.reason for ir in insufficient])
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score(node_info, reqs)
+
+    def score_extensions(self) -> None:
+        return None
+
+    # --- queueing hints ------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
+                self.is_schedulable_after_pod_event,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+                self.is_schedulable_after_node_change,
+            ),
+        ]
+
+    def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None) -> int:
+        if new is None:
+            if old is None or (not old.node_name and not old.nominated_node_name):
+                return QueueingHint.SKIP
+            return QueueingHint.QUEUE
+        if old is None:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE if self._is_schedulable_after_pod_scale_down(pod, old, new) else QueueingHint.SKIP
+
+    @staticmethod
+    def _is_schedulable_after_pod_scale_down(target: Pod, original: Pod, modified: Pod) -> bool:
+        if same_pod(modified, target):
+            return True
+        if not modified.node_name:
+            return False
+        orig = compute_pod_resource_request(original)
+        mod = compute_pod_resource_request(modified)
+        for name, q in pod_requests(target).items():
+            if q == 0:
+                continue
+            if name == RESOURCE_CPU:
+                if orig.milli_cpu > mod.milli_cpu:
+                    return True
+            elif name == RESOURCE_MEMORY:
+                if orig.memory > mod.memory:
+                    return True
+            elif name == RESOURCE_EPHEMERAL_STORAGE:
+                if orig.ephemeral_storage > mod.ephemeral_storage:
+                    return True
+            elif is_scalar_resource_name(name):
+                if orig.scalar_resources.get(name, 0) > mod.scalar_resources.get(name, 0):
+                    return True
+        return False
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node | None) -> int:
+        """Queue when a node that fits the pod (empty) is added, or an update raised a resource
+        the pod requests (or the pod count)."""
+        if new is None or fits(pod, NodeInfo(new)):
+            return QueueingHint.SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        if not have_any_requested_resources_increased(pod, old, new):
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
+
+
+def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
+    req = compute_pod_resource_request(pod)
+    o = NodeInfo(original).allocatable
+    m = NodeInfo(modified).allocatable
+    if m.allowed_pod_number > o.allowed_pod_number:
+        return True
+    if req.milli_cpu == 0 and req.memory == 0 and req.ephemeral_storage == 0 and not req.scalar_resources:
+        return False
+    if ((req.milli_cpu > 0 and m.milli_cpu > o.milli_cpu)
+            or (req.memory > 0 and m.memory > o.memory)
+            or (req.ephemeral_storage > 0 and m.ephemeral_storage > o.ephemeral_storage)):
+        return True
+    for name, q in req.scalar_resources.items():
+        if q == 0:
+            continue
+        if m.scalar_resources.get(name, 0) > o.scalar_resources.get(name, 0):
+            return True
+    return False

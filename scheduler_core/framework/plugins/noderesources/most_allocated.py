@@ -1,0 +1,33 @@
+"""MostAllocated: bin-packing, prefer nodes that would be fuller after the pod (requests above
+capacity — possible with the non-zero defaults — count as full)."""
+
+from __future__ import annotations
+
+from scheduler_core.framework.interface import MAX_NODE_SCORE
+from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec, ScorerFn
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    if requested > capacity:
+        requested = capacity
+    return (requested * MAX_NODE_SCORE) // capacity
+
+
+def most_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
+    weights = [r.weight for r in resources]
+
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for i, alloc in enumerate(allocatable):
+            if alloc == 0:
+                continue
+            w = weights[i]
+            node_score += most_requested_score(requested[i], alloc) * w
+            weight_sum += w
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer

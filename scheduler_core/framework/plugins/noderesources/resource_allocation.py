@@ -1,0 +1,140 @@
+"""The shared machinery of the resource scoring strategies (upstream resource_allocation.go).
+
+A scorer gets, per configured resource, what the node would have requested with the pod on it
+and what it can allocate, and turns those two vectors into a 0..100 score. Fit's strategies use
+the *non-zero* requests for cpu and memory (a container without requests counts as 100m / 200Mi,
+so empty pods still spread); BalancedAllocation uses the real requests (`use_requested`).
+An extended/scalar resource the pod does not request, or the node does not have, is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    NodeInfo,
+    is_scalar_resource_name,
+    milli_value,
+    pod_requests,
+    value,
+)
+
+_NON_MISSING = {
+    RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """A resource a strategy scores, with its weight (args `resources: [{name, weight}]`)."""
+
+    name: str
+    weight: int = 1
+
+
+DEFAULT_RESOURCE_SPEC: tuple[ResourceSpec, ...] = (ResourceSpec(RESOURCE_CPU, 1), ResourceSpec(RESOURCE_MEMORY, 1))
+
+# scorer(requested, allocatable) -> score; both lists follow `resources` order.
+ScorerFn = Callable[[list[int], list[int]], int]
+
+# Resource kinds, resolved once per strategy so Score does not compare strings per node.
+_K_CPU, _K_MEM, _K_EPH, _K_SCALAR, _K_OTHER = range(5)
+
+
+def _kind(name: str) -> int:
+    if name == RESOURCE_CPU:
+        return _K_CPU
+    if name == RESOURCE_MEMORY:
+        return _K_MEM
+    if name == RESOURCE_EPHEMERAL_STORAGE:
+        return _K_EPH
+    if is_scalar_resource_name(name):
+        return _K_SCALAR
+    return _K_OTHER
+
+
+class ResourceAllocationScorer:
+    """Computes pod requests per resource and scores a node with a strategy function."""
+
+    def __init__(self, name: str, scorer: ScorerFn, resources: list[ResourceSpec] | tuple[ResourceSpec, ...],
+                 use_requested: bool = False) -> None:
+        self.name = name
+        self.scorer = scorer
+        self.resources = list(resources)
+        self.use_requested = use_requested
+        self._kinds = [(_kind(r.name), r.name) for r in self.resources]
+
+    def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
+        """The pod's request per configured resource: cpu in millicores (MilliValue), everything
+        else in whole units (Value); with the non-zero defaults unless `use_requested`."""
+        reqs = pod_requests(pod) if self.use_requested else pod_requests(pod, non_missing=_NON_MISSING)
+        out = []
+        for r in self.resources:
+            q = reqs.get(r.name)
+            if q is None:
+                out.append(0)
+            elif r.name == RESOURCE_CPU:
+                out.append(milli_value(q))
+            else:
+                out.append(value(q))
+        return out
+
+    @staticmethod
+    def is_best_effort_pod(pod_requests_list: list[int]) -> bool:
+        return all(r == 0 for r in pod_requests_list)
+
+    def score(self, node_info: NodeInfo, pod_requests_list: list[int]) -> tuple[int, Status | None]:
+        if not self.resources:
+            return 0, Status(Code.ERROR, "resources not found")
+        n = len(self._kinds)
+        requested = [0] * n
+        allocatable = [0] * n
+        node_alloc = node_info.allocatable
+        node_req = node_info.requested
+        used = node_req if self.use_requested else node_info.non_zero_requested
+        for i, (kind, name) in enumerate(self._kinds):
+            pr = pod_requests_list[i]
+            if kind == _K_CPU:
+                alloc, req = node_alloc.milli_cpu, used.milli_cpu + pr
+            elif kind == _K_MEM:
+                alloc, req = node_alloc.memory, used.memory + pr
+            elif kind == _K_EPH:
+                alloc, req = node_alloc.ephemeral_storage, node_req.ephemeral_storage + pr
+            elif kind == _K_SCALAR:
+                if pr == 0:
+                    continue
+                alloc = node_alloc.scalar_resources.get(name)
+                if alloc is None:
+                    continue
+                req = node_req.scalar_resources.get(name, 0) + pr
+            else:
+                continue
+            if alloc == 0:
+                continue
+            allocatable[i] = alloc
+            requested[i] = req
+        return self.scorer(requested, allocatable), None
+
+    def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str,
+                                               pod_request: int) -> tuple[int, int]:
+        """(allocatable, requested incl. the pod) for one resource; (0, 0) leaves it out."""
+        used = node_info.requested if self.use_requested else node_info.non_zero_requested
+        if pod_request == 0 and is_scalar_resource_name(resource):
+            return 0, 0
+        if resource == RESOURCE_CPU:
+            return node_info.allocatable.milli_cpu, used.milli_cpu + pod_request
+        if resource == RESOURCE_MEMORY:
+            return node_info.allocatable.memory, used.memory + pod_request
+        if resource == RESOURCE_EPHEMERAL_STORAGE:
+            return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+        alloc = node_info.allocatable.scalar_resources.get(resource)
+        if alloc is not None:
+            return alloc, node_info.requested.scalar_resources.get(resource, 0) + pod_request
+        return 0, 0

@@ -1,0 +1,3 @@
+from scheduler_core.framework.plugins.queuesort.priority_sort import PrioritySort
+
+__all__ = ["PrioritySort"]

@@ -1,0 +1,118 @@
+"""TaintToleration: NoSchedule/NoExecute taints the pod does not tolerate rule a node out;
+untolerated PreferNoSchedule taints lower its score (fewer is better, normalised in reverse)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.types import TAINT_EFFECT_PREFER_NO_SCHEDULE, Node, Pod, Toleration
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interface import (
+    MAX_NODE_SCORE,
+    ClusterEventWithHint,
+    EnqueueExtensions,
+    FilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.normalize_score import default_normalize_score
+from scheduler_core.framework.plugins.helper.podutil import same_pod
+from scheduler_core.framework.plugins.helper.taint import (
+    do_not_schedule_taints_filter_func,
+    find_matching_untolerated_taint,
+    tolerations_tolerate_taint,
+)
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import (
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    NodeInfo,
+    NodeScore,
+    QueueingHint,
+)
+
+PRE_SCORE_STATE_KEY = "PreScore" + names.TAINT_TOLERATION
+ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+_filter_fn = do_not_schedule_taints_filter_func()
+
+
+class _PreScoreState:
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations: list[Toleration]) -> None:
+        self.tolerations_prefer_no_schedule = tolerations
+
+
+def get_all_toleration_prefer_no_schedule(tolerations: list[Toleration]) -> list[Toleration]:
+    """Tolerations with effect PreferNoSchedule or no effect (which covers every effect)."""
+    return [t for t in tolerations if not t.effect or t.effect == TAINT_EFFECT_PREFER_NO_SCHEDULE]
+
+
+def count_intolerable_taints_prefer_no_schedule(node: Node, tolerations: list[Toleration]) -> int:
+    n = 0
+    for taint in node.taints:
+        if taint.effect != TAINT_EFFECT_PREFER_NO_SCHEDULE:
+            continue
+        if not tolerations_tolerate_taint(tolerations, taint):
+            n += 1
+    return n
+
+
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+    name = names.TAINT_TOLERATION
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        taints = node_info.node.taints
+        if not taints:
+            return None
+        if find_matching_untolerated_taint(taints, pod.tolerations, _filter_fn) is None:
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.tolerations)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        node = node_info.node
+        if not node.taints:
+            return 0, None
+        return count_intolerable_taints_prefer_no_schedule(node, s.tolerations_prefer_no_schedule), None
+
+    def score_extensions(self) -> TaintToleration:
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node) -> int:
+        """Queue only when the change turns an untolerated node into a tolerated one."""
+        was_untolerated = True
+        if old is not None:
+            was_untolerated = find_matching_untolerated_taint(old.taints, pod.tolerations, _filter_fn) is not None
+        is_untolerated = find_matching_untolerated_taint(new.taints, pod.tolerations, _filter_fn) is not None
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_pod_toleration_change(self, pod: Pod, old: Any, new: Pod) -> int:
+        return QueueingHint.QUEUE if same_pod(new, pod) else QueueingHint.SKIP

@@ -1,0 +1,3 @@
+from scheduler_core.framework.plugins.volumebinding.volume_binding import VolumeBinding
+
+__all__ = ["VolumeBinding"]

@@ -1,0 +1,194 @@
+"""VolumeBinding: binds a pod's unbound delayed-binding PVCs to PVs (or provisions them) on the
+chosen node, and filters nodes where that cannot work.
+
+The engine's pods have no PVCs: PreFilter records an empty state and returns Skip, PreScore
+returns Skip (StorageCapacityScoring is off in v1.35), Reserve marks everything bound, and
+PreBindPreFlight returns Skip — the same path upstream takes for a pod without claims.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.types import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interface import (
+    ClusterEventWithHint,
+    EnqueueExtensions,
+    FilterPlugin,
+    PluginArgsError,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from scheduler_core.framework.plugins import names
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import (
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    NodeInfo,
+    PreFilterResult,
+    QueueingHint,
+)
+
+NAME = names.VOLUME_BINDING
+STATE_KEY = NAME
+DEFAULT_BIND_TIMEOUT_SECONDS = 600
+CSI_STORAGE_CAPACITY = getattr(EventResource, "CSI_STORAGE_CAPACITY", "CSIStorageCapacity")
+
+
+def _volumes(pod: Pod) -> list:
+    return getattr(pod, "volumes", None) or []
+
+
+class _StateData:
+    __slots__ = ("all_bound", "pod_volumes_by_node", "has_static_bindings")
+
+    def __init__(self) -> None:
+        self.all_bound = False
+        self.pod_volumes_by_node: dict[str, Any] = {}
+        self.has_static_bindings = False
+
+    def clone(self) -> _StateData:
+        return self
+
+
+class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin,
+                    EnqueueExtensions):
+    name = NAME
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        a = args or {}
+        timeout = a.get("bindTimeoutSeconds", DEFAULT_BIND_TIMEOUT_SECONDS)
+        if isinstance(timeout, bool) or not isinstance(timeout, int):
+            raise PluginArgsError(f"{NAME}: bindTimeoutSeconds: Invalid value: {timeout!r}: must be an integer")
+        errs = []
+        if timeout < 0:
+            errs.append(f"bindTimeoutSeconds: Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be "
+                        "a negative value")
+        if a.get("shape") is not None:
+            # StorageCapacityScoring is alpha (off) in v1.35: a shape is refused.
+            errs.append("shape: Invalid value: unexpected field `shape`, remove it or turn on the feature gate "
+                        "StorageCapacityScoring")
+        if errs:
+            raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
+        self.bind_timeout_seconds = timeout
+        self.scorer = None  # only built with StorageCapacityScoring
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not _volumes(pod):
+            state.write(STATE_KEY, _StateData())
+            return None, Status(Code.SKIP)
+        state.write(STATE_KEY, _StateData())
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = state.get(STATE_KEY)
+        if s is None:
+            return Status.error("not found")
+        return None
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        if self.scorer is None:
+            return Status(Code.SKIP)
+        return Status(Code.SKIP)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        return 0, None
+
+    def score_extensions(self) -> None:
+        return None
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = state.get(STATE_KEY)
+        if s is None:
+            return Status.error("not found")
+        if node_name not in s.pod_volumes_by_node:
+            s.all_bound = True
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = state.get(STATE_KEY)
+        if s is None:
+            return Status.error("not found")
+        if s.all_bound:
+            return Status(Code.SKIP)
+        if node_name not in s.pod_volumes_by_node:
+            return Status.error(f'no pod volume found for node "{node_name}"')
+        return None
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        s = state.get(STATE_KEY)
+        if s is None:
+            return Status.error("not found")
+        if s.all_bound:
+            return None
+        if node_name not in s.pod_volumes_by_node:
+            return Status.error(f'no pod volume found for node "{node_name}"')
+        return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update),
+                                 self.is_schedulable_after_storage_class_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_persistent_volume_claim_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update),
+                                 self.is_schedulable_after_csi_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_driver_change),
+            ClusterEventWithHint(ClusterEvent(CSI_STORAGE_CAPACITY, add_update),
+                                 self.is_schedulable_after_csi_storage_capacity_change),
+        ]
+
+    def is_schedulable_after_csi_node_change(self, pod: Pod, old: Any, new: Any) -> int:
+        if old is None:
+            return QueueingHint.QUEUE
+        key = "storage.alpha.kubernetes.io/migrated-plugins"
+        o = (getattr(old, "annotations", None) or {}).get(key)
+        n = (getattr(new, "annotations", None) or {}).get(key)
+        return QueueingHint.QUEUE if o != n else QueueingHint.SKIP
+
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any, new: Any) -> int:
+        if getattr(new, "namespace", None) != pod.namespace:
+            return QueueingHint.SKIP
+        name = getattr(new, "name", None)
+        for v in _volumes(pod):
+            if getattr(v, "claim_name", None) == name:
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_storage_class_change(self, pod: Pod, old: Any, new: Any) -> int:
+        if old is None:
+            return QueueingHint.QUEUE
+        if getattr(old, "allowed_topologies", None) != getattr(new, "allowed_topologies", None):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_csi_storage_capacity_change(self, pod: Pod, old: Any, new: Any) -> int:
+        if old is None:
+            return QueueingHint.QUEUE
+        o = getattr(old, "volume_limit", None)
+        n = getattr(new, "volume_limit", None)
+        if n is not None and (o is None or n > o):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_csi_driver_change(self, pod: Pod, old: Any, new: Any) -> int:
+        """Only a pod with an inline CSI volume of that driver cares (none here)."""
+        for v in _volumes(pod):
+            if getattr(v, "csi_driver", None) == getattr(new, "name", None):
+                if getattr(old, "storage_capacity", False) and not getattr(new, "storage_capacity", False):
+                    return QueueingHint.QUEUE
+        return QueueingHint.SKIP
