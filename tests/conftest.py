@@ -41,6 +41,7 @@ from playground.launcher import (
     free_port,
     http_ok,
     start_redis,
+    stop_process_group,
     wait_until,
 )
 
@@ -89,36 +90,37 @@ def live_logs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("live-logs")
 
 
-@pytest.fixture(scope="session")
-def supervisor() -> Iterator[Supervisor]:
-    """Owns every server process the fixtures start; stops them all at the end of the session."""
-    owner = Supervisor()
-    yield owner
-    owner.stop_all()
-
-
-def _start_and_wait(
-    supervisor: Supervisor, name: str, argv: list[str], env: dict[str, str], log_path: Path, ready: Any
-) -> Popen[bytes]:
+def _start_and_wait(name: str, argv: list[str], env: dict[str, str], log_path: Path, ready: Any) -> Popen[bytes]:
+    """Start a server process (own process group, output to `log_path`) and wait until `ready()`."""
     _live_logs.append(log_path)
     with log_path.open("wb") as log:
-        process = supervisor.start(name, argv, env=env, output=log)
+        process = Supervisor().start(name, argv, env=env, output=log)
     try:
         wait_until(ready, timeout=STARTUP_TIMEOUT, what=name, alive=lambda: process.poll() is None)
     except LaunchError as error:
+        stop_process_group(process)
         pytest.fail(f"{error}\n--- {log_path} ---\n{_tail(log_path)}", pytrace=False)
     return process
 
 
+# Each server fixture stops its own process in its teardown, so the worker and the web server,
+# which depend on the test database, are gone before pytest-django drops that database.
+
+
 @pytest.fixture(scope="session")
-def redis_url(supervisor: Supervisor, tmp_path_factory: pytest.TempPathFactory, live_logs_dir: Path) -> str:
+def redis_url(tmp_path_factory: pytest.TempPathFactory, live_logs_dir: Path) -> Iterator[str]:
     log_path = live_logs_dir / "redis.log"
     _live_logs.append(log_path)
-    with log_path.open("wb") as log:
-        try:
-            return start_redis(supervisor, data_dir=tmp_path_factory.mktemp("redis"), output=log)
-        except LaunchError as error:
-            pytest.fail(f"{error}\n{_tail(log_path)}", pytrace=False)
+    supervisor = Supervisor()
+    try:
+        with log_path.open("wb") as log:
+            try:
+                url = start_redis(supervisor, data_dir=tmp_path_factory.mktemp("redis"), output=log)
+            except LaunchError as error:
+                pytest.fail(f"{error}\n{_tail(log_path)}", pytrace=False)
+        yield url
+    finally:
+        supervisor.stop_all()
 
 
 @pytest.fixture
@@ -176,34 +178,34 @@ def live_env(redis_url: str, live_database_url: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def celery_worker(supervisor: Supervisor, live_env: dict[str, str], redis_url: str, live_logs_dir: Path) -> LiveProcess:
+def celery_worker(live_env: dict[str, str], redis_url: str, live_logs_dir: Path) -> Iterator[LiveProcess]:
     hostname = f"live-tests-{os.getpid()}@localhost"
     log_path = live_logs_dir / "celery-worker.log"
     process = _start_and_wait(
-        supervisor,
         "celery worker",
         celery_worker_argv(pool="solo", hostname=hostname),
         live_env,
         log_path,
         lambda: celery_worker_ready(redis_url, timeout=0.5),
     )
-    return LiveProcess(process=process, log_path=log_path, hostname=hostname)
+    yield LiveProcess(process=process, log_path=log_path, hostname=hostname)
+    stop_process_group(process)
 
 
 @pytest.fixture(scope="session")
-def asgi_server(supervisor: Supervisor, live_env: dict[str, str], live_logs_dir: Path) -> LiveProcess:
+def asgi_server(live_env: dict[str, str], live_logs_dir: Path) -> Iterator[LiveProcess]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = live_logs_dir / "daphne.log"
     process = _start_and_wait(
-        supervisor,
         "daphne",
         daphne_argv("127.0.0.1", port),
         live_env,
         log_path,
         lambda: http_ok(url + "/"),
     )
-    return LiveProcess(process=process, log_path=log_path, url=url)
+    yield LiveProcess(process=process, log_path=log_path, url=url)
+    stop_process_group(process)
 
 
 @pytest.fixture(scope="session")
