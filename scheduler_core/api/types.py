@@ -249,6 +249,11 @@ class Pod:
     nominated_node_name: str = ""
     deletion_timestamp: float | None = None  # set while terminating (graceful deletion)
     conditions: dict[str, str] = field(default_factory=dict)  # condition type -> status
+    # condition type -> reason (e.g. DisruptionTarget -> PreemptionByScheduler on a preempted pod)
+    condition_reasons: dict[str, str] = field(default_factory=dict)
+    # status.startTime in virtual seconds, set when a kubelet would start the pod; None = not
+    # reported (upstream's GetPodStartTime then answers "now")
+    start_time: float | None = None
 
     @property
     def key(self) -> str:
