@@ -81,3 +81,8 @@ class _LazyRegistry(dict):
 
 
 IN_TREE_REGISTRY: dict[str, type] = _LazyRegistry()
+
+
+def get_registry() -> dict[str, type]:
+    """The in-tree registry; classes load on first lookup (`.get(name)` is None for unknown names)."""
+    return IN_TREE_REGISTRY
