@@ -1,0 +1,1 @@
+"""Small helpers shared by the engine (Go container/heap emulation, ...)."""
