@@ -506,6 +506,12 @@ class QueuedPodInfo:
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
     backoff_expiration: float | None = None  # cached upstream too
+    # Events registered by the gating PreEnqueue plugin (upstream GatingPluginEvents).
+    gating_plugin_events: list = field(default_factory=list)
+    # Order in which `timestamp` was assigned: the virtual clock gives many pods the same
+    # timestamp, whereas upstream's wall-clock timestamps are always distinct; the queue breaks
+    # equal-timestamp ties with this so that "earlier" means "earlier event", as upstream.
+    timestamp_seq: int = 0
 
     @property
     def pod(self) -> Pod:
@@ -541,6 +547,9 @@ class PreFilterResult:
 
 # Cluster events (upstream fwk.ClusterEvent): what changed, to decide which pods to requeue.
 class ActionType:
+    """Bit values exactly as upstream's fwk.ActionType (their order matters to event matching)."""
+
+    NONE = 0
     ADD = 1
     DELETE = 1 << 1
     UPDATE_NODE_ALLOCATABLE = 1 << 2
@@ -548,25 +557,26 @@ class ActionType:
     UPDATE_NODE_TAINT = 1 << 4
     UPDATE_NODE_CONDITION = 1 << 5
     UPDATE_NODE_ANNOTATION = 1 << 6
-    UPDATE_POD_LABEL = 1 << 7
-    UPDATE_POD_SCALE_DOWN = 1 << 8
-    UPDATE_POD_TOLERATIONS = 1 << 9
-    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
-    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 11
-    UPDATE_NODE_DECLARED_FEATURE = 1 << 12
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 7
+    UPDATE_POD_LABEL = 1 << 8
+    UPDATE_POD_SCALE_DOWN = 1 << 9
+    UPDATE_POD_TOLERATIONS = 1 << 10
+    UPDATE_POD_TOLERATION = UPDATE_POD_TOLERATIONS  # upstream's spelling
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 11
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 12
     UPDATE = (
         UPDATE_NODE_ALLOCATABLE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT | UPDATE_NODE_CONDITION
         | UPDATE_NODE_ANNOTATION | UPDATE_POD_LABEL | UPDATE_POD_SCALE_DOWN | UPDATE_POD_TOLERATIONS
         | UPDATE_POD_SCHEDULING_GATES_ELIMINATED | UPDATE_POD_GENERATED_RESOURCE_CLAIM
         | UPDATE_NODE_DECLARED_FEATURE
     )
-    ALL = ADD | DELETE | UPDATE
+    ALL = (1 << 13) - 1
 
 
 class EventResource:
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
-    UNSCHEDULED_POD = "UnscheduledPod"
+    UNSCHEDULED_POD = "UnschedulablePod"  # upstream's internal resource name
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -586,15 +596,17 @@ class ClusterEvent:
     label: str = ""
 
     def match(self, incoming: ClusterEvent) -> bool:
-        """Upstream ClusterEvent.Match: wildcard resource, or same resource (Pod matches
-        AssignedPod/UnscheduledPod), and overlapping action types."""
-        if self.resource == EventResource.WILDCARD:
+        """Upstream MatchClusterEvents(self, incoming): self is a wildcard event, or the resources
+        match (Pod matches AssignedPod/UnschedulablePod), the action types overlap and the
+        incoming one is not broader than self's (Node/Update does not match Node/UpdateNodeLabel)."""
+        if self.resource == EventResource.WILDCARD and self.action_type == ActionType.ALL:
             return True
-        res_ok = self.resource == incoming.resource or (
-            self.resource == EventResource.POD
+        r = self.resource
+        res_ok = r == EventResource.WILDCARD or r == incoming.resource or (
+            r == EventResource.POD
             and incoming.resource in (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD)
         )
-        return res_ok and (self.action_type & incoming.action_type) != 0
+        return res_ok and (self.action_type & incoming.action_type) != 0 and incoming.action_type <= self.action_type
 
 
 class QueueingHint:
