@@ -1,0 +1,53 @@
+"""The one error type a bad scenario produces.
+
+Why one type with fixed attributes: the CLI prints it on stderr and exits 2, the web app shows it
+next to the editor; both need to point the user at the exact document, object and field.
+"""
+
+from __future__ import annotations
+
+
+class ScenarioError(Exception):
+    """A scenario that cannot be loaded, with where and why.
+
+    str() is one line, e.g.
+    `scenario.yaml: document 3 (Pod default/web-1): spec.containers[0].resources.requests.cpu:
+    invalid quantity "abc"` (parts that are unknown are left out).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str = "<input>",
+        document: int | None = None,
+        kind: str | None = None,
+        name: str | None = None,
+        field: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.file = file
+        self.document = document  # 1-based index of the YAML document
+        self.kind = kind
+        self.name = name  # "namespace/name" for namespaced objects, "name" otherwise
+        self.field = field
+        self.reason = reason
+        self.line = line  # 1-based line number, for YAML syntax errors
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.document is not None:
+            where = f"document {self.document}"
+            if self.kind or self.name:
+                obj = " ".join(x for x in (self.kind, self.name) if x)
+                where += f" ({obj})"
+            parts.append(where)
+        elif self.kind or self.name:
+            parts.append(" ".join(x for x in (self.kind, self.name) if x))
+        if self.field:
+            parts.append(self.field)
+        parts.append(self.reason)
+        return ": ".join(parts)
