@@ -7,7 +7,9 @@ the other depending on which is asked first. The resulting order is a property o
 algorithm (insertion sort up to 12 elements, pdqsort beyond), not of the keys, so matching the
 upstream victim choice means replaying the same comparisons in the same sequence.
 
-Only the unstable `sort.Slice` path is needed here.
+Only the unstable `sort.Slice` path is needed here. The port was checked comparison-for-comparison
+against go1.19's sort.Slice (with that release's xorshift constants); the constants below are the
+ones Go 1.22+ (which builds kube-scheduler v1.35) uses in breakPatterns.
 """
 
 from __future__ import annotations

@@ -633,5 +633,29 @@ def test_go_sort_slice_matches_sorted_and_is_go_insertion_for_small():
     assert zs == list(range(7, -1, -1))
 
 
+def test_go_sort_slice_replays_go_comparisons():
+    # Recorded from Go's sort.Slice (descending key) on 20 elements: A with a consistent less,
+    # B with upstream's "two fresh now()s" tie-break (the first asked is the earlier).
+    keys_in = [6, 3, 4, 5, 5, 2, 3, 3, 4, 0, 4, 4, 6, 4, 6, 2, 2, 0, 1, 5]
+    want_a = [0, 12, 14, 19, 4, 3, 8, 2, 10, 11, 13, 6, 7, 1, 5, 15, 16, 18, 17, 9]
+    want_b = [12, 14, 0, 3, 19, 4, 2, 13, 11, 10, 8, 1, 7, 6, 16, 5, 15, 18, 9, 17]
+    a = list(enumerate(keys_in))
+    go_sort_slice(a, lambda x, y: x[1] > y[1])
+    assert [i for i, _ in a] == want_a
+    tick = [0]
+
+    def less_now(x, y):
+        if x[1] != y[1]:
+            return x[1] > y[1]
+        tick[0] += 1
+        first = tick[0]
+        tick[0] += 1
+        return first < tick[0]
+
+    b = list(enumerate(keys_in))
+    go_sort_slice(b, less_now)
+    assert [i for i, _ in b] == want_b
+
+
 def test_rng_stub_sanity():
     assert FixedRng(5).randrange(3) == 2
