@@ -99,8 +99,10 @@ def wait_until(
 
 
 def http_ok(url: str, timeout: float = 2.0) -> bool:
+    """True when `url` answers with a success status (no proxy: the servers are local)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (loopback)
+        with opener.open(url, timeout=timeout) as response:
             return 200 <= response.status < 400
     except OSError:
         return False
@@ -113,10 +115,25 @@ def celery_worker_ready(broker_url: str, timeout: float = 1.0) -> bool:
     probe = Celery("probe", broker=broker_url)
     try:
         return bool(probe.control.ping(timeout=timeout))
-    except Exception:  # noqa: BLE001 - broker not reachable yet counts as "not ready"
+    except Exception:  # a broker that is not reachable yet means "not ready"
         return False
     finally:
         probe.close()
+
+
+def spawn(
+    argv: Sequence[str], *, env: Mapping[str, str] | None = None, output: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a process in its own process group (so Ctrl-C reaches only the launcher)."""
+    return subprocess.Popen(
+        list(argv),
+        cwd=BASE_DIR,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        stdout=output,
+        stderr=subprocess.STDOUT if output is not None else None,
+        start_new_session=True,
+    )
 
 
 class Supervisor:
@@ -128,15 +145,7 @@ class Supervisor:
     def start(
         self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None, output: IO[bytes] | None = None
     ) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(  # noqa: S603 - argv is built here, not from user input
-            list(argv),
-            cwd=BASE_DIR,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT if output is not None else None,
-            start_new_session=True,  # own process group: Ctrl-C reaches only the launcher
-        )
+        process = spawn(argv, env=env, output=output)
         self.children.append((name, process))
         return process
 
@@ -177,25 +186,16 @@ def start_redis(
     """Start a private redis-server on a free loopback port; return its URL once it answers."""
     port = free_port()
     binary = find_redis_server()
-    process = supervisor.start(
-        "redis",
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(data_dir),
-            "--loglevel",
-            "warning",
-        ],
-        output=output,
-    )
+    options = {
+        "--port": str(port),
+        "--bind": "127.0.0.1",
+        "--save": "",  # no snapshots, no append-only file: a throwaway broker
+        "--appendonly": "no",
+        "--dir": str(data_dir),
+        "--loglevel": "warning",
+    }
+    argv = [binary, *(word for option in options.items() for word in option)]
+    process = supervisor.start("redis", argv, output=output)
     url = f"redis://127.0.0.1:{port}/0"
     wait_until(
         lambda: redis_ping(url), timeout=timeout, what=f"redis-server ({binary})", alive=lambda: process.poll() is None

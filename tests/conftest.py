@@ -40,6 +40,7 @@ from playground.launcher import (
     daphne_argv,
     free_port,
     http_ok,
+    spawn,
     start_redis,
     stop_process_group,
     wait_until,
@@ -94,7 +95,7 @@ def _start_and_wait(name: str, argv: list[str], env: dict[str, str], log_path: P
     """Start a server process (own process group, output to `log_path`) and wait until `ready()`."""
     _live_logs.append(log_path)
     with log_path.open("wb") as log:
-        process = Supervisor().start(name, argv, env=env, output=log)
+        process = spawn(argv, env=env, output=log)
     try:
         wait_until(ready, timeout=STARTUP_TIMEOUT, what=name, alive=lambda: process.poll() is None)
     except LaunchError as error:
