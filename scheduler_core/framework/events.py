@@ -43,6 +43,24 @@ EVENT_NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 # event handlers when NodeSchedulingPropertiesChange returns nothing; it is then not delivered).
 EVENT_NODE_UPDATE = ClusterEvent(EventResource.NODE, ActionType.UPDATE)
 
+# What a plugin without EnqueueExtensions is registered for (upstream UnrollWildCardResource;
+# the Workload resource is behind the alpha GenericWorkload gate, off in v1.35).
+UNROLLED_WILDCARD_EVENTS: tuple[ClusterEvent, ...] = tuple(
+    ClusterEvent(r, ActionType.ALL)
+    for r in (
+        EventResource.POD,
+        EventResource.NODE,
+        EventResource.PERSISTENT_VOLUME,
+        EventResource.PERSISTENT_VOLUME_CLAIM,
+        EventResource.CSI_NODE,
+        EventResource.CSI_DRIVER,
+        "CSIStorageCapacity",
+        EventResource.STORAGE_CLASS,
+        EventResource.RESOURCE_CLAIM,
+        EventResource.DEVICE_CLASS,
+    )
+)
+
 _ACTION_NAMES = {
     ActionType.ADD: "Add",
     ActionType.DELETE: "Delete",

@@ -11,6 +11,7 @@ from scheduler_core.backend.queue.scheduling_queue import (
     UNSCHEDULABLE_Q,
     PriorityQueue,
     QueueingStrategy,
+    build_queueing_hint_entries,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PodRef",
     "PriorityQueue",
     "QueueingStrategy",
+    "build_queueing_hint_entries",
     "calculate_backoff_duration_ns",
     "pod_uid",
 ]

@@ -72,6 +72,36 @@ HintEntry = tuple[ClusterEvent, str, "HintFn | None"]
 OnMove = Callable[[str, str, str, str, "str | None"], None]
 
 
+def build_queueing_hint_entries(extensions: Iterable[tuple[str, Any]]) -> list[HintEntry]:
+    """One profile's queueing-hint registrations (upstream scheduler.go buildQueueingHintMap).
+
+    `extensions`: (plugin_name, events) for every PreEnqueue/PreFilter/Filter/Reserve/Permit
+    plugin of the profile, where events is the plugin's `events_to_register()` (a list of
+    ClusterEventWithHint), or None for a plugin without EnqueueExtensions, which is registered for
+    every resource (UNROLLED_WILDCARD_EVENTS). A plugin returning an empty list registers nothing
+    (its rejections are only undone by the pod's own update, e.g. SchedulingGates). A plugin that
+    registers Node/Add but not Node/UpdateNodeTaint also gets UpdateNodeTaint with the default
+    (always Queue) hint, as upstream does.
+    """
+    out: list[HintEntry] = []
+    for name, events in extensions:
+        if events is None:
+            out.extend((ev, name, None) for ev in fe.UNROLLED_WILDCARD_EVENTS)
+            continue
+        if not events:
+            continue
+        node_added = node_taint = False
+        for ewh in events:
+            ev = ewh.event
+            if ev.resource == EventResource.NODE:
+                node_added = node_added or bool(ev.action_type & ActionType.ADD)
+                node_taint = node_taint or bool(ev.action_type & ActionType.UPDATE_NODE_TAINT)
+            out.append((ev, name, ewh.queueing_hint_fn))
+        if node_added and not node_taint:
+            out.append((ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT), name, None))
+    return out
+
+
 def _default_pre_enqueue_ok(status: Any) -> bool:
     return status is None or status.is_success()
 

@@ -116,3 +116,28 @@ def test_pod_scheduling_properties_change(old, new, resource, actions):
     evs = fe.pod_scheduling_properties_change(new, old)
     assert [e.action_type for e in evs] == actions
     assert all(e.resource == resource for e in evs)
+
+
+def test_build_queueing_hint_entries():
+    from scheduler_core.backend.queue import build_queueing_hint_entries
+    from scheduler_core.framework.interface import ClusterEventWithHint
+
+    def fn(pod, old, new):
+        return 1
+
+    entries = build_queueing_hint_entries([
+        ("NodeResourcesFit", [ClusterEventWithHint(CE(R.NODE, A.ADD), fn),
+                              ClusterEventWithHint(CE(R.POD, A.DELETE), None)]),
+        ("TaintToleration", [ClusterEventWithHint(CE(R.NODE, A.ADD | A.UPDATE_NODE_TAINT), fn)]),
+        ("SchedulingGates", []),
+        ("Legacy", None),
+    ])
+    by_plugin = {}
+    for ev, name, f in entries:
+        by_plugin.setdefault(name, []).append((ev, f))
+    assert by_plugin["NodeResourcesFit"] == [
+        (CE(R.NODE, A.ADD), fn), (CE(R.POD, A.DELETE), None), (CE(R.NODE, A.UPDATE_NODE_TAINT), None)]
+    assert by_plugin["TaintToleration"] == [(CE(R.NODE, A.ADD | A.UPDATE_NODE_TAINT), fn)]
+    assert "SchedulingGates" not in by_plugin
+    assert len(by_plugin["Legacy"]) == len(fe.UNROLLED_WILDCARD_EVENTS)
+    assert all(f is None and e.action_type == A.ALL for e, f in by_plugin["Legacy"])
