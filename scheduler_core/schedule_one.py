@@ -199,8 +199,7 @@ def find_nodes_that_pass_filters(sched: Scheduler, fwk: Framework, state: CycleS
     verdicts: dict[str, Any] = {}
     statuses: list[tuple[str, Status]] = []
     error: Status | None = None
-    has_nominated = sched.queue.nominator.has_nominated_pods() if hasattr(
-        sched.queue.nominator, "has_nominated_pods") else True
+    has_nominated = bool(sched.queue.nominator.nominated_pod_to_node)
     run = fwk.run_filter_plugins_with_nominated_pods if has_nominated else fwk.run_filter_plugins
     for i in range(num_all):
         ni = nodes[(start + i) % num_all]

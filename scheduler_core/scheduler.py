@@ -17,6 +17,7 @@ from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.backend.cache.cache import Cache, CacheError
 from scheduler_core.backend.cache.snapshot import Snapshot
+from scheduler_core.backend.queue.nominator import NominatingInfo, NominatingMode
 from scheduler_core.backend.queue.scheduling_queue import PriorityQueue
 from scheduler_core.cluster import ClusterState, PodRecord
 from scheduler_core.config.types import KubeSchedulerConfiguration
@@ -91,25 +92,28 @@ class Scheduler:
         for prof in self.config.profiles:
             self.profiles[prof.scheduler_name] = Framework(prof, self, registry)
         first = next(iter(self.profiles.values()))
-        hint_map = {name: fwk.enqueue_extensions() for name, fwk in self.profiles.items()}
+        hint_map = {name: fwk.queueing_hint_entries() for name, fwk in self.profiles.items()}
         pre_enqueue = {name: fwk.pre_enqueue_plugins for name, fwk in self.profiles.items()}
         self.queue = PriorityQueue(
             less=first.less,
             clock=self.clock,
-            pod_initial_backoff=float(self.config.pod_initial_backoff_seconds),
-            pod_max_backoff=float(self.config.pod_max_backoff_seconds),
+            pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
+            pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
             queueing_hint_map=hint_map,
             pre_enqueue_plugins=pre_enqueue,
-            on_move=self._on_queue_move,
         )
+        self._attach_queue_callbacks()
         self.taint_manager = TaintEvictionController(on_event=self._on_taint_manager_event)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
-        if hasattr(self.queue, "set_on_move"):
-            self.queue.set_on_move(self._on_queue_move)
+        self._attach_queue_callbacks()
+
+    def _attach_queue_callbacks(self) -> None:
+        self.queue.attach_callbacks(on_move=self._on_queue_move, pod_lister=self.cluster.get_pod,
+                                    namespace_labels=self.cluster.namespace_labels, clock=self.clock)
 
     # ---- events ---------------------------------------------------------------------------
     def _on_queue_move(self, pod_key: str, from_q: str, to_q: str, reason: str,
@@ -192,14 +196,14 @@ class Scheduler:
 
     # ---- informer handlers (eventhandlers.go) ------------------------------------------------
     def on_node_add(self, node: Node) -> None:
-        ni = self.cache.add_node(node)
-        self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_NODE_ADD, None, node, fe.pre_check_for_node(ni))
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_NODE_ADD, None, node, None)
         self.taint_manager.node_updated(None, node, self._pods_on(node.name), self.clock.now())
 
     def on_node_update(self, old: Node, new: Node) -> None:
-        ni = self.cache.update_node(old, new)
+        self.cache.update_node(old, new)
         for evt in fe.node_scheduling_properties_change(new, old):
-            self.queue.move_all_to_active_or_backoff_queue(evt, old, new, fe.pre_check_for_node(ni))
+            self.queue.move_all_to_active_or_backoff_queue(evt, old, new, None)
         self.taint_manager.node_updated(old, new, self._pods_on(new.name), self.clock.now())
 
     def on_node_delete(self, node: Node) -> None:
@@ -321,9 +325,7 @@ class Scheduler:
                 return ScheduleResult(), qpi, _fit_status(fe_), ""
             pf_result, pf_status = fwk.run_post_filter_plugins(state, pod, fe_.diagnosis.node_to_status)
             fe_.diagnosis.post_filter_msg = pf_status.message() if pf_status is not None else ""
-            nominating = None
-            if pf_result is not None and pf_result.nominated_node_name:
-                nominating = pf_result.nominated_node_name
+            nominating = pf_result.nominated_node_name if pf_result is not None else None
             return ScheduleResult(), qpi, _fit_status(fe_), nominating
 
         host = result.suggested_host
@@ -333,7 +335,7 @@ class Scheduler:
             self.cache.assume_pod(assumed_pod, assumed_qpi.pod_info)
         except CacheError as e:
             return result, assumed_qpi, Status.error(str(e)), ""
-        self.queue.nominator.delete_nominated_pod_if_exists(assumed_pod)
+        self.queue.delete_nominated_pod_if_exists(assumed_pod)
         if self.sink.enabled:
             self.sink.emit("assumed", pod=pod.key, node=host)
 
@@ -515,7 +517,9 @@ class Scheduler:
             qpi.pod_info = PodInfo(cur)
             self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
         if nominating is not None and cur is not None and not cur.node_name:
-            self.queue.nominator.add_nominated_pod(qpi.pod_info, nominating)
+            self.queue.add_nominated_pod(qpi.pod_info, NominatingInfo(nominating, NominatingMode.OVERRIDE))
+        elif cur is not None and not cur.node_name:
+            self.queue.add_nominated_pod(qpi.pod_info, None)
         msg = truncate_message(msg)
         self._k8s_event("Warning", "FailedScheduling", pod.key, msg)
         rec = self.cluster.records.get(pod.key)

@@ -87,7 +87,7 @@ class Simulation:
         s = self.scheduler
         s.fire_evictions()
         s.expire_permit_waits()
-        s.queue.run_periodic(now)
+        s.queue.run_due_timers(now)
 
     def next_wakeup(self) -> float | None:
         """When something can next change an outcome (None: nothing pending: settled)."""
@@ -101,10 +101,14 @@ class Simulation:
         t = s.next_permit_deadline()
         if t is not None:
             cands.append(t)
-        t = s.queue.next_pending_work_time(self.clock.now())
+        t = s.queue.next_backoff_wakeup(self.clock.now())
         if t is not None:
             cands.append(t)
-        return min(cands) if cands else None
+        if not cands:
+            return None
+        # The 5-minute leftover flush is no reason to keep running, but it happens on the way.
+        t = s.queue.next_leftover_wakeup(self.clock.now())
+        return min(cands) if t is None else min(min(cands), t)
 
     def step(self, max_time: float = 3600.0) -> str:
         """One unit: a scheduling cycle, or a jump of the clock to the next timer.

@@ -221,6 +221,15 @@ class Container:
 
 
 @dataclass
+class OwnerReference:
+    kind: str
+    name: str
+    api_version: str = "v1"
+    uid: str = ""
+    controller: bool = False
+
+
+@dataclass
 class Pod:
     name: str
     namespace: str = "default"
@@ -249,6 +258,7 @@ class Pod:
     nominated_node_name: str = ""
     deletion_timestamp: float | None = None  # set while terminating (graceful deletion)
     conditions: dict[str, str] = field(default_factory=dict)  # condition type -> status
+    owner_references: list[OwnerReference] = field(default_factory=list)
     # condition type -> reason (e.g. DisruptionTarget -> PreemptionByScheduler on a preempted pod)
     condition_reasons: dict[str, str] = field(default_factory=dict)
     # status.startTime in virtual seconds, set when a kubelet would start the pod; None = not

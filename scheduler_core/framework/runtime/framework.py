@@ -57,6 +57,18 @@ class NodePluginScores:
         self.randomizer = 0
 
 
+def _all_events() -> list[fi.ClusterEventWithHint]:
+    """upstream UnrollWildCardResource: every resource, every action (for plugins that do not
+    say which events may make a pod they rejected schedulable)."""
+    from scheduler_core.framework.types import ActionType, ClusterEvent, EventResource
+
+    resources = (EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME,
+                 EventResource.PERSISTENT_VOLUME_CLAIM, EventResource.CSI_NODE, EventResource.CSI_DRIVER,
+                 EventResource.STORAGE_CLASS, EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS,
+                 EventResource.RESOURCE_SLICE)
+    return [fi.ClusterEventWithHint(ClusterEvent(r, ActionType.ALL)) for r in resources]
+
+
 class Framework:
     """A profile's plugin pipeline and the plugins' Handle."""
 
@@ -192,7 +204,7 @@ class Framework:
         return self.sched.clock.now()
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
-        return self.sched.queue.nominator.nominated_pods_for_node(node_name)
+        return self.sched.queue.nominated_pods_for_node(node_name)
 
     def preempt_victim(self, victim: Pod, preemptor: Pod, node_name: str) -> Status | None:
         return self.sched.preempt_victim(victim, preemptor, node_name)
@@ -219,8 +231,6 @@ class Framework:
     def enqueue_extensions(self) -> list[tuple[str, list[fi.ClusterEventWithHint]]]:
         """(plugin name, events) for every plugin at a point that can reject a pod; plugins
         without EnqueueExtensions register for every event, as upstream's default does."""
-        from scheduler_core.framework.events import unroll_wildcard_resource
-
         out = []
         for name, pl in self.plugins_map.items():
             if not isinstance(pl, (fi.PreEnqueuePlugin, fi.PreFilterPlugin, fi.FilterPlugin,
@@ -229,8 +239,12 @@ class Framework:
             if isinstance(pl, fi.EnqueueExtensions):
                 out.append((name, pl.events_to_register()))
             else:
-                out.append((name, unroll_wildcard_resource()))
+                out.append((name, _all_events()))
         return out
+
+    def queueing_hint_entries(self) -> list[tuple[Any, str, Any]]:
+        """(ClusterEvent, plugin, hint_fn) triples, the scheduling queue's hint map input."""
+        return [(e.event, name, e.queueing_hint_fn) for name, evs in self.enqueue_extensions() for e in evs]
 
     # ---- PreFilter / Filter -------------------------------------------------------------------
     def run_pre_filter_plugins(
@@ -391,7 +405,7 @@ class Framework:
                 return r, s
             if not s.is_rejected():
                 return None, Status.error(s.message(), plugin=pl.name)
-            if r is not None and r.nominated_node_name:
+            if r is not None:
                 result = r
             reasons.extend(s.reasons)
             if not rejector:
