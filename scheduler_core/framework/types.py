@@ -76,6 +76,7 @@ def is_scalar_resource_name(name: str) -> bool:
     return (
         is_extended_resource_name(name)
         or is_hugepage_resource_name(name)
+        or "kubernetes.io/" in name  # v1helper.IsPrefixedNativeResource
         or is_attachable_volume_resource_name(name)
     )
 
@@ -456,7 +457,8 @@ class NodeInfo:
             req.scalar_resources[name] = req.scalar_resources.get(name, 0) + sign * q
         self.non_zero_requested.milli_cpu += sign * pr.non0_cpu
         self.non_zero_requested.memory += sign * pr.non0_mem
-        for c in pi.pod.containers:
+        # util.GetHostPorts: sidecar (restartPolicy Always) init containers' ports count too.
+        for c in (*[ic for ic in pi.pod.init_containers if ic.restart_policy == "Always"], *pi.pod.containers):
             for p in c.ports:
                 if sign > 0:
                     self.used_ports.add(p.host_ip, p.protocol, p.host_port)
