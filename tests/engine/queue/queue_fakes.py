@@ -40,7 +40,11 @@ class SchedulingGatesPlugin:
 
     name = "SchedulingGates"
 
+    def __init__(self) -> None:
+        self.pre_enqueue_calls = 0
+
     def pre_enqueue(self, pod: Pod):
+        self.pre_enqueue_calls += 1
         if pod.scheduling_gates:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                           f"waiting for scheduling gates: {pod.scheduling_gates}", plugin=self.name)

@@ -44,6 +44,29 @@ def test_pop_order_priority_then_arrival_with_equal_virtual_timestamps():
     assert pop_names(q) == ["b", "d", "e", "a", "c", "f"]
 
 
+def test_equal_priority_pods_created_together_pop_in_creation_order():
+    # All at virtual t=0; a plain Go heap over equal keys would give 0, 7, 6, ... (see the
+    # goheap tests). Upstream's wall-clock timestamps differ, so creation order wins.
+    q = make_queue()
+    names = [f"p{i}" for i in range(8)]
+    for n in names:
+        q.add(mkpod(n))
+    assert pop_names(q) == names
+
+
+def test_requeued_pod_goes_behind_pods_added_earlier_at_same_instant():
+    clock = FakeClock()
+    q = make_queue(clock, hints=[(NODE_ADD, HintPlugin("X"))])
+    q.add(mkpod("a"))
+    p = q.pop()
+    q.add(mkpod("b"))
+    fail(q, p, "X")  # same instant, later event: a's new timestamp is "later" than b's
+    clock.t = 5
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    q.add(mkpod("c"))
+    assert pop_names(q) == ["b", "a", "c"]
+
+
 def test_pop_counts_attempts_and_cycles_and_is_non_blocking():
     q = make_queue()
     assert q.pop() is None
@@ -223,6 +246,29 @@ def test_in_flight_event_skipped_by_hint_leaves_pod_unschedulable():
     assert q.unschedulable_pods.get(p.pod) is p
 
 
+def test_in_flight_event_for_pending_plugin_goes_to_active_q_despite_backoff():
+    pending = HintPlugin("DynamicResources")
+    unsched = HintPlugin("NodeResourcesFit")
+    q = make_queue(hints=[(NODE_ADD, unsched), (NODE_TAINT, pending)])
+    q.add(mkpod("a"))
+    p = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    q.move_all_to_active_or_backoff_queue(NODE_TAINT)
+    fail(q, p, "NodeResourcesFit", pending=("DynamicResources",))
+    assert q.active_q.has(p)  # Pending plugin said Queue: skip the backoff
+
+
+def test_in_flight_event_for_unschedulable_plugin_only_backs_off_with_pending_present():
+    pending = HintPlugin("DynamicResources", QueueingHint.SKIP)
+    unsched = HintPlugin("NodeResourcesFit")
+    q = make_queue(hints=[(NODE_ADD, unsched), (NODE_ADD, pending)])
+    q.add(mkpod("a"))
+    p = q.pop()
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    fail(q, p, "NodeResourcesFit", pending=("DynamicResources",))
+    assert q.backoff_q.has(p)
+
+
 def test_uninteresting_events_not_recorded_and_list_pruned_on_done():
     q = make_queue(hints=[(POD_DELETE, HintPlugin("X"))])
     q.add(mkpod("a"))
@@ -321,9 +367,11 @@ def test_gated_pod_parks_and_is_released_by_gate_removal():
     info = q.unschedulable_pods.get(g)
     assert info.gating_plugin == "SchedulingGates" and info.unschedulable_plugins == {"SchedulingGates"}
     assert info.gating_plugin_events == [POD_GATES]
-    # Unrelated events do not touch gated pods, not even wildcard ones.
+    # Unrelated events do not touch gated pods, not even wildcard ones (PreEnqueue not rerun).
+    calls = gates.pre_enqueue_calls
     q.move_all_to_active_or_backoff_queue(fe.EVENT_UNSCHEDULABLE_TIMEOUT)
-    assert q.unschedulable_pods.get(g) is info
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)
+    assert q.unschedulable_pods.get(g) is info and gates.pre_enqueue_calls == calls
     g2 = mkpod("g", 100)
     q.update(g, g2)
     assert q.active_q.has(info) and info.gating_plugin == ""
