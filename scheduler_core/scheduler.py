@@ -62,6 +62,21 @@ class WaitingPod:
     fwk: Framework
     node: str
     pending: dict[str, float]  # plugin -> deadline (virtual seconds)
+    timeouts: dict[str, float] = dataclasses.field(default_factory=dict)  # plugin -> timeout asked
+
+
+def go_duration(seconds: float) -> str:
+    """Go's time.Duration String() for whole and fractional seconds ("10s", "1m30s", "1.5s")."""
+    if seconds == 0:
+        return "0s"
+    m, s = divmod(seconds, 60.0)
+    h, m = divmod(int(m), 60)
+    sec = f"{s:.9f}".rstrip("0").rstrip(".") + "s"
+    if h:
+        return f"{h}h{m}m{sec}"
+    if m:
+        return f"{m}m{sec}"
+    return sec
 
 
 def truncate_message(msg: str) -> str:
@@ -355,7 +370,7 @@ class Scheduler:
         if st is not None and st.code == Code.WAIT:
             now = self.clock.now()
             self.waiting_pods[pod.key] = WaitingPod(assumed_qpi, state, fwk, host,
-                                                    {p: now + t for p, t in waits.items()})
+                                                    {p: now + t for p, t in waits.items()}, dict(waits))
             if self.sink.enabled:
                 for p, t in waits.items():
                     self.sink.emit("permit_wait", pod=pod.key, node=host, plugin=p, timeout=t)
@@ -493,7 +508,10 @@ class Scheduler:
             expired = [p for p, dl in wp.pending.items() if dl <= now]
             if expired:
                 del self.waiting_pods[key]
-                self._reject_waiting_pod(wp, f"rejected due to timeout after waiting at permit", expired[0])
+                plugin = expired[0]
+                waited = wp.timeouts.get(plugin, 0.0)
+                self._reject_waiting_pod(
+                    wp, f"rejected due to timeout after waiting {go_duration(waited)} at plugin {plugin}", plugin)
 
     def next_permit_deadline(self) -> float | None:
         dls = [dl for wp in self.waiting_pods.values() for dl in wp.pending.values()]
