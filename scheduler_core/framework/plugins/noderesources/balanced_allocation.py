@@ -37,6 +37,15 @@ class _PreScoreState:
 
 
 def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> int:
+    if len(allocatable) == 2 and allocatable[0] and allocatable[1]:
+        # The default cpu+memory case, same float operations as the general path below.
+        f0 = float(requested[0]) / float(allocatable[0])
+        f1 = float(requested[1]) / float(allocatable[1])
+        if f0 > 1:
+            f0 = 1.0
+        if f1 > 1:
+            f1 = 1.0
+        return int((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
     fractions = []
     total = 0.0
     for i, alloc in enumerate(allocatable):

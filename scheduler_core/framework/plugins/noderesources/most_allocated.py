@@ -20,11 +20,10 @@ def most_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
 
     def scorer(requested: list[int], allocatable: list[int]) -> int:
         node_score = weight_sum = 0
-        for i, alloc in enumerate(allocatable):
+        for req, alloc, w in zip(requested, allocatable, weights, strict=True):
             if alloc == 0:
                 continue
-            w = weights[i]
-            node_score += most_requested_score(requested[i], alloc) * w
+            node_score += most_requested_score(req, alloc) * w
             weight_sum += w
         if weight_sum == 0:
             return 0

@@ -70,6 +70,7 @@ class ResourceAllocationScorer:
         self.resources = list(resources)
         self.use_requested = use_requested
         self._kinds = [(_kind(r.name), r.name) for r in self.resources]
+        self._cpu_mem = [k for k, _ in self._kinds] == [_K_CPU, _K_MEM]
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
@@ -91,6 +92,16 @@ class ResourceAllocationScorer:
         return all(r == 0 for r in pod_requests_list)
 
     def score(self, node_info: NodeInfo, pod_requests_list: list[int]) -> tuple[int, Status | None]:
+        if self._cpu_mem:
+            # The default resources (cpu, memory): no per-resource dispatch.
+            alloc = node_info.allocatable
+            used = node_info.requested if self.use_requested else node_info.non_zero_requested
+            ac = alloc.milli_cpu
+            am = alloc.memory
+            return self.scorer(
+                [used.milli_cpu + pod_requests_list[0] if ac else 0, used.memory + pod_requests_list[1] if am else 0],
+                [ac, am],
+            ), None
         if not self.resources:
             return 0, Status(Code.ERROR, "resources not found")
         n = len(self._kinds)
