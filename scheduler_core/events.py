@@ -59,6 +59,15 @@ class EventSink:
         self._clock = clock
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Listeners belong to whoever watches this process; checkpoints leave them out."""
+        return {"enabled": self.enabled, "events": self.events, "_seq": self._seq, "_clock": self._clock,
+                "_listeners": []}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+
     def subscribe(self, fn: Callable[[dict[str, Any]], None]) -> None:
         self._listeners.append(fn)
         self.enabled = True

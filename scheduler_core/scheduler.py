@@ -18,7 +18,7 @@ from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.backend.cache.cache import Cache, CacheError
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.backend.queue.nominator import NominatingInfo, NominatingMode
-from scheduler_core.backend.queue.scheduling_queue import PriorityQueue
+from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_queueing_hint_entries
 from scheduler_core.cluster import ClusterState, PodRecord
 from scheduler_core.config.types import KubeSchedulerConfiguration
 from scheduler_core.controllers.tainteviction import TaintEvictionController
@@ -107,7 +107,8 @@ class Scheduler:
         for prof in self.config.profiles:
             self.profiles[prof.scheduler_name] = Framework(prof, self, registry)
         first = next(iter(self.profiles.values()))
-        hint_map = {name: fwk.queueing_hint_entries() for name, fwk in self.profiles.items()}
+        hint_map = {name: build_queueing_hint_entries(fwk.enqueue_extensions())
+                    for name, fwk in self.profiles.items()}
         pre_enqueue = {name: fwk.pre_enqueue_plugins for name, fwk in self.profiles.items()}
         self.queue = PriorityQueue(
             less=first.less,

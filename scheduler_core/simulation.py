@@ -9,13 +9,16 @@ Unschedulable pods waiting only for the periodic 5-minute flush do not keep a ru
 
 from __future__ import annotations
 
-import copy
+import io
 import pickle
 from typing import Any
 
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.events import EventSink
+from scheduler_core.framework.interface import Plugin
+from scheduler_core.framework.plugins.registry import get_registry
+from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.scheduler import Scheduler, VirtualClock
 
 KUBERNETES_VERSION = "v1.35"
@@ -145,15 +148,84 @@ class Simulation:
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint(self) -> bytes:
-        """The whole engine state, restorable bit-identically with `restore`."""
-        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+        """The whole engine state, restorable bit-identically with `restore`.
+
+        Plugins are not serialised (their configuration is; some hold closures): the profiles
+        are rebuilt from the configuration on restore and every reference to a framework or a
+        plugin is re-pointed at the rebuilt one."""
+        buf = io.BytesIO()
+        _EnginePickler(buf).dump(self)
+        return pickle.dumps({"config": self.scenario.config, "engine": buf.getvalue()},
+                            protocol=pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
-        return pickle.loads(blob)
+        outer = pickle.loads(blob)
+        registry = get_registry()
+        frameworks = {p.scheduler_name: Framework(p, None, registry)  # type: ignore[arg-type]
+                      for p in outer["config"].profiles}
+        sim: Simulation = _EngineUnpickler(io.BytesIO(outer["engine"]), frameworks).load()
+        for fwk in frameworks.values():
+            fwk.sched = sim.scheduler
+        return sim
 
     def fork(self) -> Simulation:
-        return copy.deepcopy(self)
+        """An independent copy (same state, same future given the same actions)."""
+        return Simulation.restore(self.checkpoint())
+
+    # ---- what the UI shows -----------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """The run's current state as plain JSON: queues, nodes with their pods and nominated
+        pods, pending evictions, Permit waits, every pod's status and "why pending" message.
+        It only reads engine state; the web UI renders this and the event log, nothing else."""
+        s = self.scheduler
+        cs = s.cluster
+        nominated: dict[str, list[str]] = {}
+        for key, node in s.queue.nominator.nominated_pod_to_node.items():
+            nominated.setdefault(node, []).append(key)
+        nodes = []
+        for name in s.cache.node_tree.list():
+            ni = s.cache.nodes[name]
+            node = ni.node
+            assert node is not None
+            nodes.append({
+                "name": name,
+                "labels": dict(node.labels),
+                "taints": [t.to_string() for t in node.taints],
+                "unschedulable": node.unschedulable,
+                "allocatable": ni.allocatable.to_json(),
+                "requested": ni.requested.to_json(),
+                "pods": [pi.pod.key for pi in ni.pods],
+                "assumed": [pi.pod.key for pi in ni.pods if s.cache.is_assumed_pod(pi.pod)],
+                "nominated": sorted(nominated.get(name, [])),
+            })
+        pods = []
+        for key in cs.all_pods:
+            rec = cs.records[key]
+            cur = cs.pods.get(key)
+            pods.append({
+                "key": key,
+                "status": rec.status,
+                "node": rec.node,
+                "priority": cur.priority if cur else None,
+                "nominatedNodeName": cur.nominated_node_name if cur else "",
+                "deletedBy": rec.deleted_by,
+                "message": rec.message if rec.status == "Pending" else None,
+            })
+        return {
+            "clock": self.clock.now(),
+            "cycle": s.queue.scheduling_cycle,
+            "cycles": self.cycles,
+            "queues": s.queue.pending_pods(),
+            "nodes": nodes,
+            "pods": pods,
+            "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
+                           "taints": [t.to_string() for t in w.taints]} for w in s.taint_manager.pending()],
+            "waitingPods": [{"pod": k, "node": wp.node, "plugins": dict(wp.pending)}
+                            for k, wp in sorted(s.waiting_pods.items())],
+            "nextWakeup": self.next_wakeup(),
+            "events": [e.to_json() for e in cs.events],
+        }
 
     # ---- results ---------------------------------------------------------------------------
     def result(self, settled: bool) -> dict[str, Any]:
@@ -183,6 +255,28 @@ class Simulation:
             "pods": pods,
             "events": [e.to_json() for e in cs.events],
         }
+
+
+class _EnginePickler(pickle.Pickler):
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, Framework):
+            return ("framework", obj.profile_name)
+        if isinstance(obj, Plugin) and isinstance(obj.handle, Framework):
+            return ("plugin", obj.handle.profile_name, obj.name)
+        return None
+
+
+class _EngineUnpickler(pickle.Unpickler):
+    def __init__(self, f: io.BytesIO, frameworks: dict[str, Framework]) -> None:
+        super().__init__(f)
+        self.frameworks = frameworks
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid[0] == "framework":
+            return self.frameworks[pid[1]]
+        if pid[0] == "plugin":
+            return self.frameworks[pid[1]].plugins_map[pid[2]]
+        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 def _pod_key(ref: str) -> str:

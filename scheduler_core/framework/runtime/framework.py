@@ -57,18 +57,6 @@ class NodePluginScores:
         self.randomizer = 0
 
 
-def _all_events() -> list[fi.ClusterEventWithHint]:
-    """upstream UnrollWildCardResource: every resource, every action (for plugins that do not
-    say which events may make a pod they rejected schedulable)."""
-    from scheduler_core.framework.types import ActionType, ClusterEvent, EventResource
-
-    resources = (EventResource.POD, EventResource.NODE, EventResource.PERSISTENT_VOLUME,
-                 EventResource.PERSISTENT_VOLUME_CLAIM, EventResource.CSI_NODE, EventResource.CSI_DRIVER,
-                 EventResource.STORAGE_CLASS, EventResource.RESOURCE_CLAIM, EventResource.DEVICE_CLASS,
-                 EventResource.RESOURCE_SLICE)
-    return [fi.ClusterEventWithHint(ClusterEvent(r, ActionType.ALL)) for r in resources]
-
-
 class Framework:
     """A profile's plugin pipeline and the plugins' Handle."""
 
@@ -228,23 +216,17 @@ class Framework:
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         return self.queue_sort.less(a, b)
 
-    def enqueue_extensions(self) -> list[tuple[str, list[fi.ClusterEventWithHint]]]:
-        """(plugin name, events) for every plugin at a point that can reject a pod; plugins
-        without EnqueueExtensions register for every event, as upstream's default does."""
-        out = []
+    def enqueue_extensions(self) -> list[tuple[str, list[fi.ClusterEventWithHint] | None]]:
+        """(plugin name, its events_to_register() or None) for every plugin at a point that can
+        reject a pod (PreEnqueue, PreFilter, Filter, Reserve, Permit); None for plugins without
+        EnqueueExtensions, which upstream registers for every event."""
+        out: list[tuple[str, list[fi.ClusterEventWithHint] | None]] = []
         for name, pl in self.plugins_map.items():
             if not isinstance(pl, (fi.PreEnqueuePlugin, fi.PreFilterPlugin, fi.FilterPlugin,
                                    fi.ReservePlugin, fi.PermitPlugin)):
                 continue
-            if isinstance(pl, fi.EnqueueExtensions):
-                out.append((name, pl.events_to_register()))
-            else:
-                out.append((name, _all_events()))
+            out.append((name, pl.events_to_register() if isinstance(pl, fi.EnqueueExtensions) else None))
         return out
-
-    def queueing_hint_entries(self) -> list[tuple[Any, str, Any]]:
-        """(ClusterEvent, plugin, hint_fn) triples, the scheduling queue's hint map input."""
-        return [(e.event, name, e.queueing_hint_fn) for name, evs in self.enqueue_extensions() for e in evs]
 
     # ---- PreFilter / Filter -------------------------------------------------------------------
     def run_pre_filter_plugins(
