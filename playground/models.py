@@ -70,7 +70,7 @@ class ScenarioObject(models.Model):
     `order` is the document order (pods enter the scheduling queue in that order).
     """
 
-    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="objects")
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="kube_objects")
     kind = models.CharField(max_length=100)
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253, blank=True)

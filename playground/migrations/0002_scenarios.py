@@ -46,7 +46,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(blank=True, max_length=253)),
                 ('order', models.PositiveIntegerField()),
                 ('manifest', models.JSONField()),
-                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='objects', to='playground.scenario')),
+                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='kube_objects', to='playground.scenario')),
             ],
             options={
                 'ordering': ['order', 'id'],

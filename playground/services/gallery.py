@@ -1,0 +1,103 @@
+"""The teaching gallery: built-in scenarios loaded from playground/gallery/*.yaml.
+
+Each file is an ordinary scenario (multi-document YAML) whose leading comment block is a small
+YAML mapping with `title`, `order` and `explanation`. `seed()` is idempotent: the launcher
+(`./dev run`) calls it after migrating, and `manage.py seed_gallery` runs it by hand. A file
+whose content changed replaces its scenario's objects; the scenario keeps its share token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from django.db import transaction
+
+from playground.models import Scenario, ScenarioObject
+from playground.services.scenarios import ScenarioInvalid, build_rows, parse_yaml_import
+
+logger = logging.getLogger(__name__)
+
+GALLERY_DIR = Path(__file__).resolve().parent.parent / "gallery"
+
+
+@dataclass(frozen=True)
+class GalleryEntry:
+    slug: str
+    title: str
+    order: int
+    explanation: str
+    text: str
+    path: Path
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def read_header(text: str) -> dict:
+    """The leading `# key: value` comment block of a gallery file, as a mapping."""
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line[2:] if line.startswith("# ") else line[1:])
+    try:
+        header = yaml.safe_load("\n".join(lines)) if lines else None
+    except yaml.YAMLError:
+        logger.warning("gallery file header is not YAML; using defaults")
+        header = None
+    return header if isinstance(header, dict) else {}
+
+
+def gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
+    entries = []
+    for path in sorted(directory.glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        header = read_header(text)
+        entries.append(
+            GalleryEntry(
+                slug=path.stem,
+                title=str(header.get("title") or path.stem),
+                order=int(header.get("order") or 0),
+                explanation=str(header.get("explanation") or "").strip(),
+                text=text,
+                path=path,
+            )
+        )
+    return sorted(entries, key=lambda e: (e.order, e.slug))
+
+
+def seed_entry(entry: GalleryEntry) -> Scenario:
+    """Create or refresh one gallery scenario (validated by the engine's loader like any import)."""
+    existing = Scenario.objects.filter(is_gallery=True, gallery_slug=entry.slug).first()
+    if existing is not None and existing.gallery_hash == entry.digest:
+        fields = {"name": entry.title, "explanation": entry.explanation, "gallery_order": entry.order}
+        if any(getattr(existing, k) != v for k, v in fields.items()):
+            Scenario.objects.filter(pk=existing.pk).update(**fields)
+        return existing
+    manifests = parse_yaml_import(entry.text, source=entry.path.name)
+    with transaction.atomic():
+        scenario = existing or Scenario(is_gallery=True, gallery_slug=entry.slug)
+        scenario.name = entry.title
+        scenario.explanation = entry.explanation
+        scenario.gallery_order = entry.order
+        scenario.gallery_hash = entry.digest
+        scenario.save()
+        scenario.kube_objects.all().delete()
+        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+    return scenario
+
+
+def seed(directory: Path = GALLERY_DIR) -> list[Scenario]:
+    """Load every gallery file; a file the engine rejects is logged and skipped, never fatal."""
+    seeded = []
+    for entry in gallery_entries(directory):
+        try:
+            seeded.append(seed_entry(entry))
+        except ScenarioInvalid as error:
+            logger.error("gallery scenario %s not loaded: %s", entry.path.name, error.message)
+    return seeded

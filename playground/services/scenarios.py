@@ -1,0 +1,430 @@
+"""Changing scenarios: create, import, edit objects, bulk helpers, fork, delete.
+
+Every change that touches a scenario's objects goes through `_replace_objects`, which joins the
+new list of manifests into YAML and has the engine's loader (`load_scenario_text`) validate the
+whole scenario first. Invalid input raises `ScenarioInvalid` with the loader's message and the
+database is left exactly as it was (each service runs in one transaction).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents
+from playground.models import Scenario, ScenarioObject
+from playground.selectors.scenarios import Actor, can_edit, scenario_manifests
+
+MAX_YAML_BYTES = 5 * 1024 * 1024  # the loader's limit too; checked here before any parsing
+MAX_BULK = 5000
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+
+
+class ScenarioInvalid(Exception):
+    """Input that would make the scenario invalid; `message` is what the user should read.
+
+    When the engine's loader refused it, `field`, `kind`, `name` and `document` say where.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        kind: str | None = None,
+        name: str | None = None,
+        document: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.kind = kind
+        self.name = name
+        self.document = document
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# ---- validation ------------------------------------------------------------------------------
+
+
+def validate_manifests(manifests: list[dict[str, Any]], *, source: str = "scenario") -> str:
+    """Validate manifests as one scenario through the engine's loader; return their YAML."""
+    text = build_yaml(manifests)
+    validate_text(text, source=source)
+    return text
+
+
+def validate_text(text: str, *, source: str = "scenario") -> None:
+    """Run the engine's loader over `text`; translate its ScenarioError into ScenarioInvalid."""
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.api.loader import load_scenario_text
+
+    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise ScenarioInvalid(
+            f"{source}: the YAML is too large ({len(text.encode('utf-8')):,} bytes; the limit is "
+            f"{MAX_YAML_BYTES:,} bytes)"
+        )
+    try:
+        load_scenario_text(text, source=source)
+    except ScenarioError as error:
+        raise ScenarioInvalid(
+            str(error), field=error.field, kind=error.kind, name=error.name, document=error.document
+        ) from None
+    except RecursionError:
+        raise ScenarioInvalid(f"{source}: the YAML is nested too deeply") from None
+
+
+def ensure_can_edit(*, scenario: Scenario, actor: Actor) -> None:
+    if not can_edit(scenario=scenario, actor=actor):
+        if scenario.is_gallery:
+            raise PermissionDenied("Gallery scenarios are read-only: fork it to make your own copy.")
+        raise PermissionDenied("Only the owner can change this scenario: fork it to make your own copy.")
+
+
+def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[ScenarioObject]:
+    rows = []
+    for order, manifest in enumerate(manifests):
+        kind, namespace, name = identity(manifest)
+        rows.append(
+            ScenarioObject(scenario=scenario, kind=kind, namespace=namespace, name=name, order=order, manifest=manifest)
+        )
+    return rows
+
+
+def _replace_objects(scenario: Scenario, manifests: list[dict[str, Any]], *, source: str = "scenario") -> None:
+    """Validate, then replace every object of the scenario with `manifests` (in a transaction)."""
+    validate_manifests(manifests, source=source)
+    with transaction.atomic():
+        scenario.kube_objects.all().delete()
+        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        scenario.save(update_fields=["updated_at"])
+
+
+def _locked(scenario: Scenario) -> Scenario:
+    """Re-read the scenario inside a transaction, locking its row where the database can."""
+    return Scenario.objects.select_for_update().get(pk=scenario.pk)
+
+
+# ---- scenarios ---------------------------------------------------------------------------------
+
+
+def _owner_fields(actor: Actor) -> dict[str, Any]:
+    return {"owner_token": actor.session_token, "owner_id": actor.user_id}
+
+
+def scenario_create(
+    *, actor: Actor, name: str, description: str = "", seed: int = 0, yaml_text: str | None = None, source: str = ""
+) -> Scenario:
+    """A new scenario owned by `actor`, empty or with the objects of `yaml_text` (validated first)."""
+    if not actor.session_token and actor.user_id is None:
+        raise PermissionDenied("Creating a scenario needs a session (enable cookies).")
+    manifests: list[dict[str, Any]] = []
+    if yaml_text is not None and yaml_text.strip():
+        manifests = parse_yaml_import(yaml_text, source=source or name or "<input>")
+    with transaction.atomic():
+        scenario = Scenario.objects.create(
+            name=name.strip() or "Untitled scenario", description=description, seed=seed, **_owner_fields(actor)
+        )
+        if manifests:
+            ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+    return scenario
+
+
+def scenario_update_details(*, scenario: Scenario, actor: Actor, name: str, description: str, seed: int) -> Scenario:
+    ensure_can_edit(scenario=scenario, actor=actor)
+    scenario.name = name.strip() or scenario.name
+    scenario.description = description
+    scenario.seed = seed
+    scenario.save(update_fields=["name", "description", "seed", "updated_at"])
+    return scenario
+
+
+def parse_yaml_import(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:
+    """Validate multi-document YAML through the engine and cut it into one manifest per object."""
+    if "\x00" in text:
+        raise ScenarioInvalid(f"{source}: the file is not text (it contains NUL bytes)")
+    validate_text(text, source=source)
+    try:
+        return split_documents(text)
+    except ManifestError as error:
+        raise ScenarioInvalid(f"{source}: {error}") from None
+
+
+def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source: str = "<input>") -> Scenario:
+    """Replace all of the scenario's objects with those of `text`; bad input changes nothing."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    manifests = parse_yaml_import(text, source=source)
+    with transaction.atomic():
+        scenario = _locked(scenario)
+        scenario.kube_objects.all().delete()
+        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        scenario.save(update_fields=["updated_at"])
+    return scenario
+
+
+def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
+    """An editable copy of any scenario the actor can see (gallery or shared), owned by the actor."""
+    if not actor.session_token and actor.user_id is None:
+        raise PermissionDenied("Forking needs a session (enable cookies).")
+    with transaction.atomic():
+        fork = Scenario.objects.create(
+            name=scenario.name if scenario.name.startswith("Fork of ") else f"Fork of {scenario.name}"[:200],
+            description=scenario.description or scenario.explanation,
+            seed=scenario.seed,
+            forked_from=scenario,
+            **_owner_fields(actor),
+        )
+        ScenarioObject.objects.bulk_create(build_rows(fork, scenario_manifests(scenario=scenario)), batch_size=500)
+    return fork
+
+
+def scenario_delete(*, scenario: Scenario, actor: Actor) -> None:
+    ensure_can_edit(scenario=scenario, actor=actor)
+    scenario.delete()
+
+
+# ---- objects -----------------------------------------------------------------------------------
+
+
+def _duplicate_message(kind: str, namespace: str, name: str) -> str:
+    shown = f"{namespace}/{name}" if namespace else name
+    return f'a {kind} named "{shown}" already exists in this scenario'
+
+
+def scenario_object_save(
+    *, scenario: Scenario, actor: Actor, manifest: dict[str, Any], object_id: int | None = None
+) -> ScenarioObject:
+    """Add an object (object_id None) or replace one; the whole scenario is validated first."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    kind, namespace, name = identity(manifest)
+    with transaction.atomic():
+        scenario = _locked(scenario)
+        rows = list(scenario.kube_objects.order_by("order", "id"))
+        index = None
+        if object_id is not None:
+            index = next((i for i, row in enumerate(rows) if row.pk == object_id), None)
+            if index is None:
+                raise ScenarioInvalid("That object no longer exists (it was deleted meanwhile).")
+        for i, row in enumerate(rows):
+            if i != index and (row.kind, row.namespace, row.name) == (kind, namespace, name) and name:
+                raise ScenarioInvalid(_duplicate_message(kind, namespace, name), field="metadata.name")
+        manifests = [row.manifest for row in rows]
+        if index is None:
+            manifests.append(manifest)
+        else:
+            manifests[index] = manifest
+        validate_manifests(manifests)
+        if index is None:
+            next_order = rows[-1].order + 1 if rows else 0
+            obj = ScenarioObject.objects.create(
+                scenario=scenario, kind=kind, namespace=namespace, name=name, order=next_order, manifest=manifest
+            )
+        else:
+            obj = rows[index]
+            obj.kind, obj.namespace, obj.name, obj.manifest = kind, namespace, name, manifest
+            obj.save(update_fields=["kind", "namespace", "name", "manifest"])
+        scenario.save(update_fields=["updated_at"])
+    return obj
+
+
+def scenario_object_delete(*, scenario: Scenario, actor: Actor, object_id: int) -> None:
+    """Delete one object, unless the rest no longer validates (e.g. a PriorityClass still in use)."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    with transaction.atomic():
+        scenario = _locked(scenario)
+        rows = list(scenario.kube_objects.order_by("order", "id"))
+        remaining = [row.manifest for row in rows if row.pk != object_id]
+        if len(remaining) == len(rows):
+            return  # already gone
+        validate_manifests(remaining)
+        scenario.kube_objects.filter(pk=object_id).delete()
+        scenario.save(update_fields=["updated_at"])
+
+
+def scenario_config_save(*, scenario: Scenario, actor: Actor, config: dict[str, Any] | None) -> None:
+    """Set (or with None remove) the scenario's KubeSchedulerConfiguration document."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    existing = scenario.kube_objects.filter(kind="KubeSchedulerConfiguration").order_by("order").first()
+    if config is None:
+        if existing is not None:
+            scenario_object_delete(scenario=scenario, actor=actor, object_id=existing.pk)
+        return
+    scenario_object_save(scenario=scenario, actor=actor, manifest=config, object_id=existing.pk if existing else None)
+
+
+def _append_objects(scenario: Scenario, actor: Actor, new: list[dict[str, Any]]) -> list[ScenarioObject]:
+    """Append several objects at once (validated together with the existing ones)."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    with transaction.atomic():
+        scenario = _locked(scenario)
+        rows = list(scenario.kube_objects.order_by("order", "id"))
+        taken = {(row.kind, row.namespace, row.name) for row in rows}
+        for manifest in new:
+            key = identity(manifest)
+            if key in taken:
+                raise ScenarioInvalid(_duplicate_message(*key), field="metadata.name")
+            taken.add(key)
+        validate_manifests([row.manifest for row in rows] + new)
+        start = rows[-1].order + 1 if rows else 0
+        created = build_rows(scenario, new)
+        for offset, row in enumerate(created):
+            row.order = start + offset
+        ScenarioObject.objects.bulk_create(created, batch_size=500)
+        scenario.save(update_fields=["updated_at"])
+    return created
+
+
+# ---- bulk helpers ------------------------------------------------------------------------------
+
+
+def zone_names(count: int) -> list[str]:
+    """zone-a, zone-b, ... zone-z, then zone-27, zone-28, ..."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [f"zone-{letters[i]}" if i < len(letters) else f"zone-{i + 1}" for i in range(count)]
+
+
+def _next_free_index(existing: Iterable[str], prefix: str) -> int:
+    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)$")
+    highest = 0
+    for name in existing:
+        match = pattern.match(name)
+        if match:
+            highest = max(highest, int(match.group(1)))
+    return highest + 1
+
+
+@dataclass(frozen=True)
+class NodeTemplate:
+    cpu: str = "4"
+    memory: str = "16Gi"
+    pods: int | None = 110
+    labels: dict[str, str] | None = None
+    taints: list[dict[str, Any]] | None = None
+    unschedulable: bool = False
+
+
+def node_manifest(*, name: str, template: NodeTemplate, zone: str = "", region: str = "") -> dict[str, Any]:
+    """A Node manifest as a kubelet would register it (hostname label, capacity = allocatable)."""
+    labels = {HOSTNAME_LABEL: name}
+    if region:
+        labels[REGION_LABEL] = region
+    if zone:
+        labels[ZONE_LABEL] = zone
+    labels.update(template.labels or {})
+    capacity: dict[str, Any] = {}
+    if template.cpu:
+        capacity["cpu"] = template.cpu
+    if template.memory:
+        capacity["memory"] = template.memory
+    if template.pods is not None:
+        capacity["pods"] = str(template.pods)
+    manifest: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+    spec: dict[str, Any] = {}
+    if template.taints:
+        spec["taints"] = list(template.taints)
+    if template.unschedulable:
+        spec["unschedulable"] = True
+    if spec:
+        manifest["spec"] = spec
+    manifest["status"] = {"capacity": capacity, "allocatable": dict(capacity)}
+    return manifest
+
+
+def scenario_nodes_add_bulk(
+    *, scenario: Scenario, actor: Actor, count: int, prefix: str, zones: int, template: NodeTemplate
+) -> list[ScenarioObject]:
+    """Add `count` identical nodes named prefix-N, spread round-robin over `zones` zones."""
+    if not 1 <= count <= MAX_BULK:
+        raise ScenarioInvalid(f"the number of nodes must be between 1 and {MAX_BULK}")
+    if not 0 <= zones <= 26 * 4:
+        raise ScenarioInvalid("the number of zones must be between 0 and 104")
+    names = scenario.kube_objects.filter(kind="Node").values_list("name", flat=True)
+    start = _next_free_index(names, prefix)
+    width = max(len(str(start + count - 1)), 1)
+    zone_list = zone_names(zones)
+    new = [
+        node_manifest(
+            name=f"{prefix}-{index:0{width}d}" if count > 1 else f"{prefix}-{index}",
+            template=template,
+            zone=zone_list[i % zones] if zones else "",
+            region="region-1" if zones else "",
+        )
+        for i, index in enumerate(range(start, start + count))
+    ]
+    return _append_objects(scenario, actor, new)
+
+
+# Kubernetes' rand.String alphabet (no vowels, no confusable characters).
+_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _suffix(rng: random.Random, length: int) -> str:
+    return "".join(rng.choice(_SUFFIX_ALPHABET) for _ in range(length))
+
+
+def scenario_pods_add_batch(
+    *,
+    scenario: Scenario,
+    actor: Actor,
+    count: int,
+    name: str,
+    pod_template: dict[str, Any],
+    with_replicaset: bool = True,
+) -> list[ScenarioObject]:
+    """A Deployment-like batch: `count` pods from `pod_template` named <name>-<hash>-<xxxxx>.
+
+    The pods carry `app: <name>` and a pod-template-hash label; with `with_replicaset` a
+    ReplicaSet selecting them is added too, so the scheduler's default topology spreading groups
+    them exactly as it would group a real Deployment's pods.
+    """
+    if not 1 <= count <= MAX_BULK:
+        raise ScenarioInvalid(f"the number of pods must be between 1 and {MAX_BULK}")
+    metadata = dict(pod_template.get("metadata") or {})
+    namespace = metadata.get("namespace") or "default"
+    existing = {(row[0], row[1]) for row in scenario.kube_objects.filter(kind="Pod").values_list("namespace", "name")}
+    rng = random.Random(f"{scenario.pk}/{namespace}/{name}/{len(existing)}")
+    template_hash = _suffix(rng, 10)
+    rs_name = f"{name}-{template_hash}"
+    labels = dict(metadata.get("labels") or {})
+    labels.setdefault("app", name)
+    labels["pod-template-hash"] = template_hash
+    new: list[dict[str, Any]] = []
+    if with_replicaset:
+        new.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "metadata": {"name": rs_name, "namespace": namespace, "labels": dict(labels)},
+                "spec": {
+                    "replicas": count,
+                    "selector": {"matchLabels": {"app": labels["app"], "pod-template-hash": template_hash}},
+                },
+            }
+        )
+    names: set[str] = set()
+    while len(names) < count:
+        candidate = f"{rs_name}-{_suffix(rng, 5)}"
+        if (namespace, candidate) not in existing:
+            names.add(candidate)
+    for pod_name in sorted(names):
+        pod = {k: v for k, v in pod_template.items() if k != "metadata"}
+        pod["metadata"] = {**metadata, "name": pod_name, "namespace": namespace, "labels": dict(labels)}
+        pod.setdefault("apiVersion", "v1")
+        pod.setdefault("kind", "Pod")
+        new.append(pod)
+    return _append_objects(scenario, actor, new)
+
+
+def empty_manifest(kind: str) -> dict[str, Any]:
+    return {"apiVersion": API_VERSIONS[kind], "kind": kind, "metadata": {}}
