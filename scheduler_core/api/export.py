@@ -236,8 +236,13 @@ def pod_manifest(p: Pod) -> dict[str, Any]:
     spec["containers"] = [_container(c, p.host_network) for c in p.containers]
     if p.overhead:
         spec["overhead"] = _resources(p.overhead)
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": _meta(p.name, p.namespace, p.labels, p.annotations), "spec": spec}
+    meta = _meta(p.name, p.namespace, p.labels, p.annotations)
+    if p.owner_references:
+        meta["ownerReferences"] = [
+            {"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
+             **({"uid": o.uid} if o.uid else {}), **({"controller": True} if o.controller else {})}
+            for o in p.owner_references]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
 def _taint(t: Taint) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from scheduler_core.api.types import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    OwnerReference,
     Pod,
     PodAffinity,
     PodAffinityTerm,
@@ -928,8 +929,27 @@ def _parse_pod_spec(r: _Reader, obj: dict[str, Any], index: int, uid_salt: str,
         affinity=affinity, tolerations=tolerations, topology_spread_constraints=tscs,
         scheduling_gates=gates, host_network=host_network,
         termination_grace_period_seconds=grace,
+        owner_references=_owner_references(r, obj.get("metadata") or {}),
     )
     return pod, _PodRaw(priority, policy)
+
+
+def _owner_references(r: _Reader, meta: dict[str, Any]) -> list[OwnerReference]:
+    """metadata.ownerReferences: which ReplicaSet/StatefulSet/RC controls the pod (the
+    system-default topology spreading follows the controller's selector)."""
+    out = []
+    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
+        p = f"metadata.ownerReferences[{i}]"
+        m = r.mapping(ref, p, required=True)
+        kind = r.string(m.get("kind"), f"{p}.kind")
+        name = r.string(m.get("name"), f"{p}.name")
+        if not kind or not name:
+            raise r.err(p, "Required value: kind and name")
+        out.append(OwnerReference(
+            kind=kind, name=name, api_version=r.string(m.get("apiVersion"), f"{p}.apiVersion") or "v1",
+            uid=r.string(m.get("uid"), f"{p}.uid"),
+            controller=r.boolean(m.get("controller"), f"{p}.controller")))
+    return out
 
 
 class _PriorityAdmission:
