@@ -13,6 +13,7 @@ import io
 import pickle
 from typing import Any
 
+from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.events import EventSink
@@ -22,6 +23,10 @@ from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.scheduler import Scheduler, VirtualClock
 
 KUBERNETES_VERSION = "v1.35"
+
+
+class ActionError(ValueError):
+    """A live action that cannot apply to the cluster as it is now."""
 
 
 class Simulation:
@@ -52,8 +57,11 @@ class Simulation:
 
     # ---- actions ---------------------------------------------------------------------------
     def apply_action(self, action: str, params: dict[str, Any]) -> None:
-        """Apply one user/timeline action now; it becomes the cluster event upstream would see."""
+        """Apply one user/timeline action now; it becomes the cluster event upstream would see.
+        Raises ActionError (and changes nothing) when the action names a missing object or
+        would create one that exists."""
         s = self.scheduler
+        self._check_action(action, params)
         if self.sink.enabled:
             self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
@@ -79,6 +87,30 @@ class Simulation:
             s.set_node_labels(params["node"], params["labels"])
         else:
             raise ValueError(f"unknown action {action!r}")
+
+    def _check_action(self, action: str, params: dict[str, Any]) -> None:
+        cs = self.scheduler.cluster
+        if action == "addPod":
+            if params["pod"].key in cs.pods:
+                raise ActionError(f'pod "{params["pod"].key}" already exists')
+            if params["pod"].node_name and params["pod"].node_name not in cs.nodes:
+                raise ActionError(f'node "{params["pod"].node_name}" does not exist')
+        elif action == "deletePod":
+            if _pod_key(params["pod"]) not in cs.pods:
+                raise ActionError(f'pod "{_pod_key(params["pod"])}" does not exist')
+        elif action == "addNode":
+            if params["node"].name in cs.nodes:
+                raise ActionError(f'node "{params["node"].name}" already exists')
+        elif params.get("node") not in cs.nodes:
+            raise ActionError(f'node "{params.get("node")}" does not exist')
+
+    def apply_manifest_action(self, obj: dict[str, Any], index: int = 0) -> TimelineAction:
+        """Parse a live action given as plain data ({"action": "addTaint", "node": "n1",
+        "taint": {...}}), validate it, apply it at the current virtual time, and return it.
+        Raises ScenarioError / ActionError with a clear message; nothing changes then."""
+        act = parse_action(obj, self.scenario, at=self.clock.now(), index=index)
+        self.apply_action(act.action, act.params)
+        return act
 
     # ---- the loop --------------------------------------------------------------------------
     def _process_due(self) -> None:

@@ -1456,7 +1456,7 @@ def _config(r: _Reader, obj: dict[str, Any]) -> KubeSchedulerConfiguration:
 
 
 def _timeline(r: _Reader, obj: dict[str, Any], admission: _PriorityAdmission, sc: Scenario,
-              base_index: int) -> list[TimelineAction]:
+              base_index: int, check: bool = True) -> list[TimelineAction]:
     r.doc.name = None
     raw_actions = r.seq(obj.get("actions"), "actions")
     parsed: list[tuple[float, int, TimelineAction]] = []
@@ -1550,8 +1550,29 @@ def _timeline(r: _Reader, obj: dict[str, Any], admission: _PriorityAdmission, sc
         elif isinstance(obj, Node):
             obj.creation_index = base_index + pos
             obj.uid = stable_uid("Node", "", obj.name, f"@timeline[{pos}]")
-    _check_timeline(r, parsed, sc)
+    if check:
+        _check_timeline(r, parsed, sc)
     return [t[2] for t in parsed]
+
+
+def parse_action(obj: dict[str, Any], scenario: Scenario, at: float = 0.0, index: int = 0,
+                 source: str = "<action>") -> TimelineAction:
+    """One live action (a Timeline action mapping without `at`, e.g. {"action": "addPod",
+    "pod": {...}}) validated exactly as a timeline action, with the scenario's PriorityClasses
+    for admission. Whether the pod or node it names exists is the engine's check at apply time.
+    `index` makes the created object's uid/creation_index unique within the run."""
+    r = _Reader(_Doc(source, 1, "Timeline"))
+    if not isinstance(obj, dict):
+        raise r.err(None, f"expected an action (a mapping), got {_type_name(obj)}")
+    admission = _PriorityAdmission(scenario.priority_classes)
+    base = len(scenario.nodes) + len(scenario.pods) + len(scenario.timeline) + index
+    acts = _timeline(r, {"actions": [{**obj, "at": at}]}, admission, Scenario(), base, check=False)
+    act = acts[0]
+    target = act.params.get("pod") if act.action == "addPod" else act.params.get("node")
+    if isinstance(target, (Pod, Node)):
+        kind = "Pod" if isinstance(target, Pod) else "Node"
+        target.uid = stable_uid(kind, getattr(target, "namespace", ""), target.name, f"@action[{index}]")
+    return act
 
 
 def _check_timeline(r: _Reader, parsed: list[tuple[float, int, TimelineAction]],
