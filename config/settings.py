@@ -144,3 +144,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Scenario imports: pasted YAML may be up to the engine's 5 MB limit, so the request body limit
+# (2.5 MB by default) is raised a little above it; the views report oversized input clearly.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -204,7 +204,13 @@ def scenario_detail(request: HttpRequest, token: str) -> HttpResponse:
             return _object_form_fragment(request, scenario, actor)
         return render(request, "playground/scenario_detail.html", _editor_context(request, scenario, actor))
 
-    action = request.POST.get("action", "")
+    try:
+        action = request.POST.get("action", "")
+    except RequestDataTooBig:
+        return _respond(
+            request, scenario, actor, ok=False,
+            error=f"The request is too large: scenarios are limited to {scenario_service.MAX_YAML_BYTES:,} bytes of YAML.",
+        )
     if action == "fork":
         actor = actor_for_request(request, create=True)
         fork = scenario_service.scenario_fork(scenario=scenario, actor=actor)
