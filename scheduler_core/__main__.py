@@ -25,10 +25,14 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("file")
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--max-time", type=float, default=3600.0, help="virtual seconds (default 3600)")
+        p.add_argument("--graceful-termination", action="store_true",
+                       help="deleted pods terminate over their grace period (default: gone at once, "
+                            "as in the upstream recordings without kubelets)")
     args = ap.parse_args(argv)
     try:
         scenario = load_scenario_file(args.file)
-        sim = Simulation(scenario, seed=args.seed, record_events=(args.command == "trace"))
+        sim = Simulation(scenario, seed=args.seed, record_events=(args.command == "trace"),
+                         graceful_termination=args.graceful_termination)
     except ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -87,7 +87,7 @@ def truncate_message(msg: str) -> str:
 
 class Scheduler:
     def __init__(self, scenario: Scenario, seed: int = 0, sink: EventSink | None = None,
-                 clock: VirtualClock | None = None) -> None:
+                 clock: VirtualClock | None = None, graceful_termination: bool = False) -> None:
         self.clock = clock or VirtualClock()
         self.sink = sink or EventSink(self.clock.now, enabled=False)
         self.rng = random.Random(seed)
@@ -101,6 +101,8 @@ class Scheduler:
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.start_times: dict[str, float] = {}
         self._deferred_moves: list = []
+        self.graceful_termination = graceful_termination
+        self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
 
         registry = get_registry()
         self.profiles: dict[str, Framework] = {}
@@ -192,6 +194,7 @@ class Scheduler:
         pod = self.cluster.pods.pop(key, None)
         if pod is None:
             return None
+        self.pending_deletions.pop(key, None)
         rec = self.cluster.records[key]
         rec.status, rec.node, rec.deleted_by, rec.deleted_at = "Deleted", None, by, self.clock.now()
         if self.sink.enabled:
@@ -554,13 +557,46 @@ class Scheduler:
             return None
         wp = self.waiting_pods.pop(key, None)
         if wp is not None:
-            self._reject_waiting_pod(wp, "preempted", "")
-            return None
+            # A victim still waiting at Permit is rejected rather than deleted.
+            self._reject_waiting_pod(wp, "preempted", "DefaultPreemption")
+        elif self.graceful_termination:
+            self._terminate(key, "Preempted", "PreemptionByScheduler")
+        else:
+            self.delete_pod(key, by="Preempted")
         self._k8s_event("Normal", "Preempted", key, f"Preempted by pod {preemptor.uid} on node {node_name}")
         if self.sink.enabled:
-            self.sink.emit("victim_deleted", pod=key, preemptor=preemptor.key, node=node_name)
-        self.delete_pod(key, by="Preempted")
+            self.sink.emit("victim_deleted", pod=key, preemptor=preemptor.key, node=node_name,
+                           graceful=self.graceful_termination and wp is None)
         return None
+
+    # ---- graceful termination (optional, for teaching) -----------------------------------------
+    def _terminate(self, key: str, by: str, reason: str) -> None:
+        """Mark the pod terminating (deletionTimestamp, DisruptionTarget condition) and delete it
+        when its terminationGracePeriodSeconds have passed on the virtual clock, as a kubelet
+        would. The recordings ran without kubelets, so `simulate` deletes at once by default."""
+        cur = self.cluster.pods.get(key)
+        if cur is None or cur.deletion_timestamp is not None:
+            return
+        now = self.clock.now()
+        new = dataclasses.replace(
+            cur, deletion_timestamp=now,
+            conditions={**cur.conditions, "DisruptionTarget": "True"},
+            condition_reasons={**cur.condition_reasons, "DisruptionTarget": reason})
+        self.update_pod(new)
+        self.pending_deletions[key] = (now + max(0, cur.termination_grace_period_seconds), by)
+        if self.sink.enabled:
+            self.sink.emit("pod_terminating", pod=key, by=by,
+                           until=now + max(0, cur.termination_grace_period_seconds))
+
+    def next_deletion_time(self) -> float | None:
+        return min((t for t, _ in self.pending_deletions.values()), default=None)
+
+    def finish_terminations(self) -> None:
+        now = self.clock.now()
+        for key, (t, by) in sorted(self.pending_deletions.items(), key=lambda kv: (kv[1][0], kv[0])):
+            if t <= now:
+                del self.pending_deletions[key]
+                self.delete_pod(key, by=by)
 
     # ---- extenders (HTTP extenders are added by scheduler_core.extender) ---------------------------
     def call_extender_filter(self, ext: Any, pod: Pod, nodes: list) -> tuple[list, dict, dict, str | None]:
@@ -578,7 +614,10 @@ class Scheduler:
     def fire_evictions(self) -> None:
         for ev in self.taint_manager.fire_due(self.clock.now()):
             if ev.pod in self.cluster.pods:
-                self.delete_pod(ev.pod, by="TaintManagerEviction")
+                if self.graceful_termination:
+                    self._terminate(ev.pod, "TaintManagerEviction", "DeletionByTaintManager")
+                else:
+                    self.delete_pod(ev.pod, by="TaintManagerEviction")
 
     # ---- node actions (what users and timelines do) ---------------------------------------------------
     def set_unschedulable(self, node_name: str, value: bool) -> None:

@@ -30,12 +30,14 @@ class ActionError(ValueError):
 
 
 class Simulation:
-    def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False) -> None:
+    def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False,
+                 graceful_termination: bool = False) -> None:
         self.scenario = scenario
         self.seed = seed
         self.clock = VirtualClock()
         self.sink = EventSink(self.clock.now, enabled=record_events)
-        self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock)
+        self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
+                                   graceful_termination=graceful_termination)
         self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
         self.cycles = 0
         self._start()
@@ -121,6 +123,7 @@ class Simulation:
             self.apply_action(a.action, a.params)
         s = self.scheduler
         s.fire_evictions()
+        s.finish_terminations()
         s.expire_permit_waits()
         s.queue.run_due_timers(now)
 
@@ -134,6 +137,9 @@ class Simulation:
         if t is not None:
             cands.append(t)
         t = s.next_permit_deadline()
+        if t is not None:
+            cands.append(t)
+        t = s.next_deletion_time()
         if t is not None:
             cands.append(t)
         t = s.queue.next_backoff_wakeup(self.clock.now())
