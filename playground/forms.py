@@ -209,7 +209,7 @@ class NodeForm(ManifestForm):
     )
 
     name = forms.CharField(max_length=253)
-    cpu = forms.CharField(max_length=64, required=False, initial="4", help_text="cores, e.g. 4 or 3500m")
+    cpu = forms.CharField(max_length=64, required=False, initial="4", label="CPU", help_text="cores, e.g. 4 or 3500m")
     memory = forms.CharField(max_length=64, required=False, initial="16Gi", help_text="e.g. 16Gi")
     pods = forms.IntegerField(required=False, initial=110, min_value=0)
     zone = forms.CharField(max_length=63, required=False, help_text=ZONE_LABEL)

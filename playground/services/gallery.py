@@ -100,4 +100,6 @@ def seed(directory: Path = GALLERY_DIR) -> list[Scenario]:
             seeded.append(seed_entry(entry))
         except ScenarioInvalid as error:
             logger.error("gallery scenario %s not loaded: %s", entry.path.name, error.message)
+        except Exception:  # noqa: BLE001 - e.g. the engine not importable: the app must still start
+            logger.exception("gallery scenario %s not loaded", entry.path.name)
     return seeded
