@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from scheduler_core.api.types import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime.batch import sign_pod
 from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.goheap import heap_init
+from scheduler_core.util.goheap import heap_init, heap_pop
 
 if TYPE_CHECKING:
     from scheduler_core.scheduler import Scheduler
@@ -37,6 +38,8 @@ class Diagnosis:
     pending_plugins: set[str] = field(default_factory=set)
     pre_filter_msg: str = ""
     post_filter_msg: str = ""
+    node_hint: str = ""  # opportunistic batching's hinted node
+    signature: tuple | None = None  # the pod's batching signature
 
     def add_plugin_status(self, st: Status) -> None:
         if not st.plugin:
@@ -118,14 +121,21 @@ def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod) 
     feasible, diagnosis = find_nodes_that_fit_pod(sched, fwk, state, pod)
     if not feasible:
         raise FitError(pod, num_nodes, diagnosis)
+    batch = sched.batches.get(fwk.profile_name)
     if len(feasible) == 1:
         host = feasible[0].name
+        if batch is not None:
+            batch.store_schedule_results(diagnosis.signature, diagnosis.node_hint, host, None,
+                                         sched.queue.scheduling_cycle, sched.clock.now())
         if sched.sink.enabled:
             sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=host,
-                            score=None, ties=[host])
+                            score=None, ties=[host], hinted=bool(diagnosis.node_hint))
         return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
     scores = prioritize_nodes(sched, fwk, state, pod, feasible)
-    host = select_host(sched, pod, scores)
+    host, rest = select_host(sched, pod, scores)
+    if batch is not None:
+        batch.store_schedule_results(diagnosis.signature, diagnosis.node_hint, host, rest,
+                                     sched.queue.scheduling_cycle, sched.clock.now())
     return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 
 
@@ -143,9 +153,17 @@ def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
         diagnosis.add_plugin_status(s)
         return [], diagnosis
 
-    # A nominated node (set by an earlier preemption) is tried on its own first.
-    if pod.nominated_node_name:
-        ni = sched.snapshot.get(pod.nominated_node_name)
+    batch = sched.batches.get(fwk.profile_name)
+    if batch is not None:
+        diagnosis.signature = sign_pod(fwk, sched.batchable[fwk.profile_name], pod)
+        diagnosis.node_hint = batch.get_node_hint(fwk, state, pod, sched.queue.scheduling_cycle,
+                                                  diagnosis.signature, sched.clock.now(), _score_less)
+
+    # A nominated node (set by an earlier preemption), or else the batch's hinted node, is tried
+    # on its own first.
+    nnn = pod.nominated_node_name or diagnosis.node_hint
+    if nnn:
+        ni = sched.snapshot.get(nnn)
         if ni is not None:
             feasible = find_nodes_that_pass_filters(sched, fwk, state, pod, diagnosis, [ni], nominated=True)
             feasible = find_nodes_that_pass_extenders(sched, pod, feasible, diagnosis.node_to_status)
@@ -295,14 +313,16 @@ def _score_less(a: NodePluginScores, b: NodePluginScores) -> bool:
     return a.total_score > b.total_score or (a.total_score == b.total_score and a.randomizer > b.randomizer)
 
 
-def select_host(sched: Scheduler, pod: Pod, scores: list[NodePluginScores]) -> str:
+def select_host(sched: Scheduler, pod: Pod,
+                scores: list[NodePluginScores]) -> tuple[str, list[NodePluginScores]]:
     """The first pop of Go's container/heap over the scores in walk order: highest total wins;
-    among equal totals, whichever heap.Init leaves at the root (not a random choice)."""
+    among equal totals, whichever heap.Init leaves at the root (not a random choice).
+    Returns the winner and the remaining heap (opportunistic batching hints from it)."""
     h = list(scores)
     heap_init(h, _score_less)
-    best = h[0]
+    best = heap_pop(h, _score_less)
     if sched.sink.enabled:
         ties = [s.name for s in scores if s.total_score == best.total_score]
         sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=best.name,
                         score=best.total_score, ties=ties)
-    return best.name
+    return best.name, h

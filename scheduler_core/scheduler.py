@@ -28,6 +28,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
+from scheduler_core.framework.runtime.batch import OpportunisticBatch, batchable_plugins
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import PodInfo, QueuedPodInfo
 from scheduler_core.schedule_one import (
