@@ -385,8 +385,8 @@ def scenario_pods_add_batch(
     """A Deployment-like batch: `count` pods from `pod_template` named <name>-<hash>-<xxxxx>.
 
     The pods carry `app: <name>` and a pod-template-hash label; with `with_replicaset` a
-    ReplicaSet selecting them is added too, so the scheduler's default topology spreading groups
-    them exactly as it would group a real Deployment's pods.
+    ReplicaSet selecting them is added too (and named as the pods' controller owner), so the
+    scheduler's default topology spreading groups them as it would a real Deployment's pods.
     """
     if not 1 <= count <= MAX_BULK:
         raise ScenarioInvalid(f"the number of pods must be between 1 and {MAX_BULK}")
@@ -420,6 +420,10 @@ def scenario_pods_add_batch(
     for pod_name in sorted(names):
         pod = {k: v for k, v in pod_template.items() if k != "metadata"}
         pod["metadata"] = {**metadata, "name": pod_name, "namespace": namespace, "labels": dict(labels)}
+        if with_replicaset:
+            pod["metadata"]["ownerReferences"] = [
+                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs_name, "controller": True}
+            ]
         pod.setdefault("apiVersion", "v1")
         pod.setdefault("kind", "Pod")
         new.append(pod)

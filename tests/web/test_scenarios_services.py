@@ -249,7 +249,12 @@ def test_pod_batch_is_deployment_like() -> None:
     for pod in pods:
         assert pod.name.startswith(f"web-{hash_}-")
         assert pod.manifest["metadata"]["labels"] == {"app": "web", "pod-template-hash": hash_}
+        assert pod.manifest["metadata"]["ownerReferences"][0]["name"] == replicaset.name
     assert replicaset.manifest["spec"]["replicas"] == 4
+    svc.scenario_pods_add_batch(scenario=scenario, actor=OWNER, count=2, name="web", pod_template=template,
+                                with_replicaset=False)
+    assert scenario.kube_objects.filter(kind="Pod", namespace="shop").count() == 6
+    assert scenario.kube_objects.filter(kind="ReplicaSet").count() == 1
 
 
 def test_fork_copies_objects_for_the_forker() -> None:

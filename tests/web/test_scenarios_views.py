@@ -328,3 +328,11 @@ def test_non_htmx_posts_redirect_or_render_the_page(client: Client) -> None:
     response = client.post(url(scenario), {"action": "save_object", **node_fields(**{"node-name": "n8", "node-cpu": "x"})})
     assert response.status_code == 400 and "<html" in response.content.decode()
     assert client.post(url(scenario), {"action": "explode"}).status_code == 400
+
+
+def test_cancel_editing_returns_an_empty_form(client: Client) -> None:
+    scenario = create(client)
+    html = client.get(url(scenario) + "?new=Node", **HX).content.decode()
+    assert html.lstrip().startswith('<div id="node-form"') and "Add a Node" in html
+    assert client.get(url(scenario) + "?new=Secret", **HX).status_code == 404
+    assert client.get(url(scenario) + "?edit=999999", **HX).status_code == 404
