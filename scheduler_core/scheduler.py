@@ -123,16 +123,16 @@ class Scheduler:
         )
         self._attach_queue_callbacks()
         self.taint_manager = TaintEvictionController(on_event=self._on_taint_manager_event)
+        # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
+        # can all sign pods (and that has no extenders).
+        self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}
+        self.batches = {name: OpportunisticBatch() for name, pl in self.batchable.items() if pl is not None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
-        # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
-        # can all sign pods (and that has no extenders).
-        self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}
-        self.batches = {name: OpportunisticBatch() for name, pl in self.batchable.items() if pl is not None}
 
     def _attach_queue_callbacks(self) -> None:
         self.queue.attach_callbacks(on_move=self._on_queue_move, pod_lister=self.cluster.get_pod,
