@@ -87,3 +87,6 @@ class ScenarioObject(models.Model):
     def __str__(self) -> str:
         where = f"{self.namespace}/" if self.namespace else ""
         return f"{self.kind} {where}{self.name}"
+
+
+from playground.models_runs import Run, RunAction, RunCheckpoint, RunEvent, RunFrame  # noqa: E402, F401  (runs)

@@ -10,3 +10,6 @@ from playground.services import diagnostics
 @shared_task(bind=True, name="playground.answer_ping")
 def answer_ping_task(self: Task, ping_id: int) -> None:
     diagnostics.answer_ping(ping_id=ping_id, worker=self.request.hostname or "unknown worker")
+
+
+from playground.tasks_runs import advance_run_task  # noqa: E402, F401  (registers the run tasks)

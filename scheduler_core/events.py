@@ -33,6 +33,13 @@ EVENT_TYPES: dict[str, str] = {
     "forgotten": "pod, node",
     "bound": "pod, node",
     "permit_wait": "pod, node, plugin, timeout",
+    "extender_call": "cycle, pod, extender (its urlPrefix), verb (filter|prioritize|preempt|bind), url, "
+                     "latency_ms (wall time of the recorded call), replayed (answered from the transcript), "
+                     "ok, error (upstream's error text, or null), ignorable (an error is then skipped), "
+                     "changed: filter {passed [nodes], removed [nodes], failed {node: reason}, "
+                     "failedAndUnresolvable {node: reason}}; prioritize {scores {node: 0..10}, "
+                     "weighted {node: score x weight x 10}, weight}; preempt {removed_nodes [nodes], "
+                     "removed_victims {node: [pod keys]}, candidates {node: [pod keys]}}; bind {node}",
     "postfilter": "cycle, pod, plugin, code, reasons, nominated_node",
     "preemption": "cycle, pod, candidates [{node, victims, num_pdb_violations}], chosen, why",
     "victim_deleted": "pod, preemptor, node",

@@ -23,12 +23,13 @@ from scheduler_core.cluster import ClusterState, PodRecord
 from scheduler_core.config.types import KubeSchedulerConfiguration
 from scheduler_core.controllers.tainteviction import TaintEvictionController
 from scheduler_core.events import EventSink
+from scheduler_core.extender import EXTENDER_NAME, ExtenderTranscript, build_extenders, effective_config
 from scheduler_core.framework import events as fe
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.plugins.registry import get_registry
-from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.runtime.batch import OpportunisticBatch, batchable_plugins
+from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import PodInfo, QueuedPodInfo
 from scheduler_core.schedule_one import (
@@ -88,16 +89,19 @@ def truncate_message(msg: str) -> str:
 
 class Scheduler:
     def __init__(self, scenario: Scenario, seed: int = 0, sink: EventSink | None = None,
-                 clock: VirtualClock | None = None, graceful_termination: bool = False) -> None:
+                 clock: VirtualClock | None = None, graceful_termination: bool = False,
+                 extender_transcript: ExtenderTranscript | None = None) -> None:
         self.clock = clock or VirtualClock()
         self.sink = sink or EventSink(self.clock.now, enabled=False)
         self.rng = random.Random(seed)
         self.seed = seed
-        self.config: KubeSchedulerConfiguration = scenario.config
+        # Extenders' ignoredByScheduler resources become NodeResourcesFit's ignoredResources.
+        self.config: KubeSchedulerConfiguration = effective_config(scenario.config)
         self.cluster = ClusterState.from_scenario(scenario)
         self.cache = Cache()
         self.snapshot = Snapshot()
-        self.extenders: list[Any] = []
+        self.extender_transcript = extender_transcript if extender_transcript is not None else ExtenderTranscript()
+        self.extenders: list[Any] = build_extenders(self.config, self.extender_transcript, self)
         self.next_start_node_index = 0
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.start_times: dict[str, float] = {}
@@ -110,7 +114,9 @@ class Scheduler:
         for prof in self.config.profiles:
             self.profiles[prof.scheduler_name] = Framework(prof, self, registry)
         first = next(iter(self.profiles.values()))
-        hint_map = {name: build_queueing_hint_entries(fwk.enqueue_extensions())
+        # With extenders, a pod they rejected ("Extender" plugin) is requeued by any event.
+        ext_hint = [(EXTENDER_NAME, None)] if self.extenders else []
+        hint_map = {name: build_queueing_hint_entries([*ext_hint, *fwk.enqueue_extensions()])
                     for name, fwk in self.profiles.items()}
         pre_enqueue = {name: fwk.pre_enqueue_plugins for name, fwk in self.profiles.items()}
         self.queue = PriorityQueue(

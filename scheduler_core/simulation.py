@@ -17,6 +17,7 @@ from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.events import EventSink
+from scheduler_core.extender import ExtenderTranscript
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
@@ -31,13 +32,17 @@ class ActionError(ValueError):
 
 class Simulation:
     def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False,
-                 graceful_termination: bool = False) -> None:
+                 graceful_termination: bool = False, extender_transcript: ExtenderTranscript | None = None,
+                 ) -> None:
+        """`extender_transcript`: the extender calls to replay (mode "replay": no HTTP) or to
+        record into (mode "record", the default when None); see scheduler_core.extender."""
         self.scenario = scenario
         self.seed = seed
         self.clock = VirtualClock()
         self.sink = EventSink(self.clock.now, enabled=record_events)
         self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
-                                   graceful_termination=graceful_termination)
+                                   graceful_termination=graceful_termination,
+                                   extender_transcript=extender_transcript)
         self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
         self.cycles = 0
         self._start()
@@ -193,7 +198,7 @@ class Simulation:
         plugin is re-pointed at the rebuilt one."""
         buf = io.BytesIO()
         _EnginePickler(buf).dump(self)
-        return pickle.dumps({"config": self.scenario.config, "engine": buf.getvalue()},
+        return pickle.dumps({"config": self.scheduler.config, "engine": buf.getvalue()},
                             protocol=pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
@@ -206,6 +211,11 @@ class Simulation:
         for fwk in frameworks.values():
             fwk.sched = sim.scheduler
         return sim
+
+    @property
+    def extender_transcript(self) -> ExtenderTranscript:
+        """Every extender call of this run (export with `.to_json()`)."""
+        return self.scheduler.extender_transcript
 
     def fork(self) -> Simulation:
         """An independent copy (same state, same future given the same actions)."""

@@ -1,0 +1,66 @@
+"""Filters for the run page: seconds, and one line of text per engine event (autoescaped)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def secs(value: Any) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "—"
+    return f"{number:g}s"
+
+
+@register.filter
+def pod_name(key: Any) -> str:
+    text = str(key or "")
+    return text.split("/", 1)[1] if text.startswith("default/") else text
+
+
+def _reasons(event: dict[str, Any]) -> str:
+    reasons = event.get("reasons") or []
+    return ("; ".join(str(r) for r in reasons)) if reasons else ""
+
+
+@register.filter
+def event_summary(event: dict[str, Any]) -> str:
+    """A plain-text line for the event log (the template escapes it)."""
+    t = event.get("type")
+    pod = event.get("pod", "")
+    if t == "queue_move":
+        why = event.get("event") or event.get("reason") or ""
+        return f"{pod}: {event.get('from')} → {event.get('to')} ({why})"
+    if t == "cycle_started":
+        return f"cycle {event.get('cycle')}: {pod} (attempt {event.get('attempts')})"
+    if t in ("prefilter", "postfilter"):
+        extra = _reasons(event)
+        return f"{pod}: {event.get('plugin')} {event.get('code')}" + (f" — {extra}" if extra else "")
+    if t == "filter_verdicts":
+        return (f"{pod}: {len(event.get('feasible') or [])} feasible of {len(event.get('nodes') or [])} evaluated, "
+                f"{len(event.get('not_evaluated') or [])} not evaluated")
+    if t == "scores":
+        totals = event.get("totals") or {}
+        return f"{pod}: scored {len(totals)} nodes"
+    if t == "selected":
+        return f"{pod} → {event.get('node')} (score {event.get('score')}, ties {len(event.get('ties') or [])})"
+    if t == "extension_point":
+        extra = _reasons(event)
+        return f"{pod}: {event.get('point')} {event.get('plugin') or ''} {event.get('code')}" + (
+            f" — {extra}" if extra else "")
+    if t == "preemption":
+        return f"{pod}: {len(event.get('candidates') or [])} candidates, chose {event.get('chosen')} — {event.get('why')}"
+    if t == "k8s_event":
+        return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
+    if t == "clock":
+        return f"clock {event.get('from')}s → {event.get('to')}s"
+    if t == "cluster_action":
+        return f"{event.get('action')} {event.get('params')}"
+    skip = {"seq", "time", "type"}
+    return ", ".join(f"{k}={v}" for k, v in event.items() if k not in skip)

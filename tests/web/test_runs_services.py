@@ -1,0 +1,232 @@
+"""Run services, selectors and the run page without a worker: the task's body runs in-process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.urls import reverse
+
+from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
+from playground.selectors import runs as sel
+from playground.selectors.scenarios import Actor
+from playground.services import gallery
+from playground.services import runs as svc
+
+pytestmark = pytest.mark.django_db
+
+OWNER = Actor(session_token="owner-token")
+STRANGER = Actor(session_token="someone-else")
+
+
+@pytest.fixture
+def inline_worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
+                  django_capture_on_commit_callbacks: Any) -> list:
+    """Queued actions are executed at once in this process (the task's body, the real lock)."""
+    settings.REDIS_URL = redis_url
+    calls: list = []
+
+    def schedule(run_id: int, index: int) -> None:
+        calls.append((run_id, index))
+        svc.advance_run(run_id)
+
+    monkeypatch.setattr(svc, "_schedule", schedule)
+    global _capture
+    _capture = django_capture_on_commit_callbacks
+    return calls
+
+
+_capture: Any = None
+
+
+def gallery_scenario(slug: str) -> Scenario:
+    gallery.seed()
+    return Scenario.objects.get(gallery_slug=slug)
+
+
+def start(slug: str = "priority-preemption") -> Run:
+    return svc.run_start(scenario=gallery_scenario(slug), actor=OWNER)
+
+
+def act(run: Run, kind: str, params: dict | None = None) -> RunAction:
+    with _capture(execute=True):  # the test's transaction never commits: run on_commit now
+        action = svc.run_enqueue(run=run, actor=OWNER, kind=kind, params=params)
+    action.refresh_from_db()
+    run.refresh_from_db()
+    return action
+
+
+def seqs(run: Run) -> list[int]:
+    return list(run.events.order_by("seq").values_list("seq", flat=True))
+
+
+def headless_events(run: Run) -> list[dict]:
+    sim = svc.load_simulation(run.scenario_yaml, run.seed)
+    sim.run(run.max_time)
+    return sim.sink.events
+
+
+def test_start_snapshots_the_scenario_and_stores_frame_zero() -> None:
+    run = start()
+    assert run.scenario_yaml.count("kind: Pod") == 6
+    assert run.head_step == 0 and run.last_seq == run.events.count() > 0
+    frame = run.frames.get(step=0)
+    assert frame.result == "start" and "events" not in frame.view
+    assert [a["pod"] for a in frame.view["queues"]["activeQ"]] == ["default/payments", "default/reports"]
+    assert RunCheckpoint.objects.filter(run=run, step=0).exists()
+    assert run.group_name == f"run_{run.pk}"
+
+
+def test_steps_preemption_and_bind_then_settle(inline_worker: list) -> None:
+    run = start()
+    first = act(run, RunAction.KIND_STEP)
+    assert first.state == RunAction.STATE_DONE and first.result == "cycle"
+    frame1 = run.frames.get(step=1)
+    assert frame1.cycle == 1
+    screen = sel.run_screen(run=run, actor=OWNER)
+    assert screen.preemption["chosen"] == "node-1"
+    assert {v["pod"] for v in screen.preemption["victims_deleted"]} == {"default/batch-1", "default/batch-2"}
+    node1 = next(n for n in screen.nodes if n["name"] == "node-1")
+    assert node1["pods"] == [] and node1["nominated"] == ["default/payments"]
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_STEP)
+    screen = sel.run_screen(run=run, actor=OWNER)
+    assert screen.selected["node"] == "node-1"
+    assert "default/payments" in next(n for n in screen.nodes if n["name"] == "node-1")["pods"]
+    why = {p["key"]: p["message"] for p in screen.pods}
+    assert "preemptionPolicy=Never" in why["default/reports"]
+    act(run, RunAction.KIND_PLAY)
+    assert run.status == Run.STATUS_SETTLED
+    stored = list(run.events.order_by("seq").values_list("data", flat=True))
+    assert stored == headless_events(run)
+    # A duplicate task (a redelivery) finds nothing to do.
+    assert svc.advance_run(run.pk) == 0
+    assert seqs(run) == list(range(1, run.last_seq + 1))
+
+
+def test_step_point_reveals_groups_then_steps(inline_worker: list) -> None:
+    run = start()
+    act(run, RunAction.KIND_STEP_POINT)
+    assert run.head_step == 1 and run.reveal == 1
+    screen = sel.run_screen(run=run, actor=OWNER)
+    assert screen.groups[0] == "queue" and screen.filter_matrix is None
+    while run.reveal is not None and run.reveal < len(screen.groups):
+        act(run, RunAction.KIND_STEP_POINT)
+        screen = sel.run_screen(run=run, actor=OWNER)
+    assert run.head_step == 1 and screen.preemption is not None and screen.filter_matrix is not None
+    act(run, RunAction.KIND_STEP_POINT)
+    assert run.head_step == 2 and run.reveal == 1
+
+
+def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(svc, "CHECKPOINT_EVERY", 2)
+    run = start("noexecute-eviction")
+    for _ in range(3):
+        act(run, RunAction.KIND_STEP)
+    assert list(run.checkpoints.values_list("step", flat=True)) == [0, 2]
+    engine = svc.Engine.rebuild(run)  # checkpoint 2 + frame 3
+    assert engine.sim.sink.seq == run.last_seq and engine.step == 3
+
+
+def test_advance_clock_schedules_then_fires_an_eviction(inline_worker: list) -> None:
+    run = start("noexecute-eviction")
+    act(run, RunAction.KIND_ADVANCE_CLOCK)
+    screen = sel.run_screen(run=run, actor=OWNER)
+    assert screen.clock == 10.0
+    assert [(e["pod"], e["countdown"]) for e in screen.evictions] == [("default/tolerates-30s", 30.0)]
+    act(run, RunAction.KIND_ADVANCE_CLOCK)
+    act(run, RunAction.KIND_ADVANCE_CLOCK)
+    screen = sel.run_screen(run=run, actor=OWNER)
+    assert screen.clock == 40.0 and screen.evictions == []
+    status = {p["key"]: p["status"] for p in screen.pods}
+    assert status["default/tolerates-30s"] == "Deleted" and status["default/tolerates-forever"] == "Bound"
+
+
+def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: list) -> None:
+    run = start("noexecute-eviction")
+    ok = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form({"what": "node", "op": "cordon",
+                                                                        "node": "worker-2"}))
+    assert ok.state == RunAction.STATE_DONE
+    assert run.frames.get(step=run.head_step).view["nodes"][1]["unschedulable"] is True
+    bad = act(run, RunAction.KIND_CLUSTER, {"action": "cordon", "node": "nope"})
+    assert bad.state == RunAction.STATE_FAILED and "does not exist" in bad.result
+    added = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
+        {"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}))
+    assert added.state == RunAction.STATE_DONE
+    assert "default/extra" in [p["pod"] for p in run.frames.get(step=run.head_step).view["queues"]["activeQ"]]
+    assert seqs(run) == list(range(1, run.last_seq + 1))
+
+
+def test_fork_copies_the_log_and_continues_independently(inline_worker: list) -> None:
+    run = start()
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_STEP)
+    fork = svc.run_fork(run=run, actor=STRANGER, step=1)
+    assert fork.head_step == 1 and fork.forked_from == run
+    assert list(fork.frames.values_list("step", flat=True)) == [0, 1]
+    with pytest.raises(PermissionDenied):
+        svc.run_enqueue(run=run, actor=STRANGER, kind=RunAction.KIND_STEP)
+    with _capture(execute=True):
+        svc.run_enqueue(run=fork, actor=STRANGER, kind=RunAction.KIND_STEP)
+    fork.refresh_from_db()
+    original = list(run.events.filter(step=2).values_list("data", flat=True))
+    forked = list(fork.events.filter(step=2).values_list("data", flat=True))
+    assert forked == original  # same units, same engine, same events
+
+
+def test_frame_lookup_by_cycle_and_step(inline_worker: list) -> None:
+    run = start()
+    for _ in range(3):
+        act(run, RunAction.KIND_STEP)
+    assert sel.frame_for(run=run, cycle=2).step == 2
+    assert sel.frame_for(run=run, step=99).step == 3
+    screen = sel.run_screen(run=run, actor=STRANGER, cycle=1)
+    assert screen.pinned and not screen.can_control and screen.share_query == "cycle=1"
+
+
+def test_run_page_escapes_user_data_and_controls_only_for_the_owner(client: Any, inline_worker: list) -> None:
+    gallery.seed()
+    scenario = Scenario.objects.get(gallery_slug="priority-preemption")
+    scenario.pk = None
+    scenario.share_token = "evil-copy"
+    scenario.is_gallery = False
+    scenario.gallery_slug = None
+    scenario.name = "<script>alert(1)</script>"
+    scenario.save()
+    response = client.post(reverse("playground:run_start", args=["evil-copy"]))
+    assert response.status_code == 302
+    run = Run.objects.get(scenario=scenario)
+    page = client.get(response["Location"])
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert 'id="btn-step"' in html
+    with _capture(execute=True):
+        response = client.post(reverse("playground:run", args=[run.share_token]), {"action": "step"},
+                               HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "Queued" in response.content.decode()
+    run.refresh_from_db()
+    assert run.head_step == 1
+    from django.test import Client
+
+    other = Client()
+    html = other.get(reverse("playground:run", args=[run.share_token]) + "?cycle=1").content.decode()
+    assert 'id="btn-step"' not in html and "read-only" in html
+    denied = other.post(reverse("playground:run", args=[run.share_token]), {"action": "step"}, HTTP_HX_REQUEST="true")
+    assert denied.status_code == 403
+
+
+def test_scenario_page_has_a_start_run_button(client: Any) -> None:
+    gallery.seed()
+    html = client.get(reverse("playground:gallery", args=["priority-preemption"]), follow=True).content.decode()
+    assert 'id="start-run"' in html
+
+
+def test_event_seq_is_unique_per_run() -> None:
+    from django.db import IntegrityError, transaction
+
+    run = start()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RunEvent.objects.create(run=run, seq=1, step=0, type="x", data={})
+    assert RunFrame.objects.filter(run=run).count() == 1
