@@ -96,8 +96,16 @@ class RunConsumer(AsyncWebsocketConsumer):
         run = Run.objects.filter(pk=self.run_id).first()
         if run is None:
             return ""
-        state = (run.head_step, run.last_seq, run.reveal, run.status, run.speed, run.pause_requested,
-                 run.actions.count(), run.actions.filter(state__in=["pending", "running"]).count())
+        state = (
+            run.head_step,
+            run.last_seq,
+            run.reveal,
+            run.status,
+            run.speed,
+            run.pause_requested,
+            run.actions.count(),
+            run.actions.filter(state__in=["pending", "running"]).count(),
+        )
         if state == self.rendered and not hello:
             return ""  # nothing changed since this viewer's last render
         self.rendered = state
@@ -112,6 +120,14 @@ class RunConsumer(AsyncWebsocketConsumer):
             self.seen = log[-1]["seq"]
         return render_to_string(
             "playground/runs/_live_update.html",
-            {"screen": screen, "run": run, "progress": progress, "log": log, "omitted": omitted,
-             "seen": self.seen, "oob": True, "hello": hello},
+            {
+                "screen": screen,
+                "run": run,
+                "progress": progress,
+                "log": log,
+                "omitted": omitted,
+                "seen": self.seen,
+                "oob": True,
+                "hello": hello,
+            },
         )

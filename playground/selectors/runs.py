@@ -130,8 +130,14 @@ def _resource_bars(node: dict[str, Any]) -> list[dict[str, Any]]:
         bars.append({"name": name, "pct": pct, "text": text, "full": pct >= 100})
     pods_total = alloc.get("pods")
     if pods_total:
-        bars.append({"name": "pods", "pct": min(100, round(len(node.get("pods", [])) / pods_total * 100)),
-                     "text": f"{len(node.get('pods', []))}/{pods_total} pods", "full": False})
+        bars.append(
+            {
+                "name": "pods",
+                "pct": min(100, round(len(node.get("pods", [])) / pods_total * 100)),
+                "text": f"{len(node.get('pods', []))}/{pods_total} pods",
+                "full": False,
+            }
+        )
     return bars
 
 
@@ -194,8 +200,10 @@ class Screen:
     @property
     def point_labels(self) -> list[dict[str, Any]]:
         revealed = len(self.groups) if self.reveal is None else self.reveal
-        return [{"key": g, "label": POINT_LABELS[g], "shown": i < revealed, "current": i == revealed - 1}
-                for i, g in enumerate(self.groups)]
+        return [
+            {"key": g, "label": POINT_LABELS[g], "shown": i < revealed, "current": i == revealed - 1}
+            for i, g in enumerate(self.groups)
+        ]
 
     def _moved(self, pod: str, here: str) -> str:
         before = _where(self.previous).get(pod)
@@ -212,25 +220,41 @@ class Screen:
         backoff = []
         for p in q.get("backoffQ", []):
             expiry = p.get("backoffExpiry")
-            backoff.append(dict(p, moved=self._moved(p["pod"], "backoffQ"),
-                                countdown=None if expiry is None else max(0.0, float(expiry) - clock)))
+            backoff.append(
+                dict(
+                    p,
+                    moved=self._moved(p["pod"], "backoffQ"),
+                    countdown=None if expiry is None else max(0.0, float(expiry) - clock),
+                )
+            )
         unschedulable = [dict(p, moved=self._moved(p["pod"], "unschedulable")) for p in q.get("unschedulable", [])]
-        return {"activeQ": active, "backoffQ": backoff, "unschedulable": unschedulable,
-                "inFlight": q.get("inFlight", []), "summary": q.get("summary", "")}
+        return {
+            "activeQ": active,
+            "backoffQ": backoff,
+            "unschedulable": unschedulable,
+            "inFlight": q.get("inFlight", []),
+            "summary": q.get("summary", ""),
+        }
 
     @property
     def nodes(self) -> list[dict[str, Any]]:
         nodes = []
         for node in self.view.get("nodes", []):
             here = "node:" + node["name"]
-            nodes.append(dict(
-                node,
-                bars=_resource_bars(node),
-                pod_items=[{"key": p, "moved": self._moved(p, here), "assumed": p in node.get("assumed", [])}
-                           for p in node.get("pods", [])],
-                nominated_items=[{"key": p, "moved": self._moved(p, "nominated:" + node["name"])}
-                                 for p in node.get("nominated", [])],
-            ))
+            nodes.append(
+                dict(
+                    node,
+                    bars=_resource_bars(node),
+                    pod_items=[
+                        {"key": p, "moved": self._moved(p, here), "assumed": p in node.get("assumed", [])}
+                        for p in node.get("pods", [])
+                    ],
+                    nominated_items=[
+                        {"key": p, "moved": self._moved(p, "nominated:" + node["name"])}
+                        for p in node.get("nominated", [])
+                    ],
+                )
+            )
         return nodes
 
     @property
@@ -288,9 +312,14 @@ class Screen:
         for node in event.get("not_evaluated", []):
             rows.append({"node": node, "cells": [], "feasible": False, "evaluated": False})
         return {
-            "event": event, "plugins": plugins, "rows": rows, "feasible_count": len(feasible),
-            "not_evaluated": event.get("not_evaluated", []), "num_to_find": event.get("num_to_find"),
-            "start_index": event.get("start_index"), "nominated_only": event.get("nominated_only", False),
+            "event": event,
+            "plugins": plugins,
+            "rows": rows,
+            "feasible_count": len(feasible),
+            "not_evaluated": event.get("not_evaluated", []),
+            "num_to_find": event.get("num_to_find"),
+            "start_index": event.get("start_index"),
+            "nominated_only": event.get("nominated_only", False),
             "nominated_tried": self._first("nominated_node_tried"),
         }
 
@@ -307,8 +336,15 @@ class Screen:
         rows = []
         for node in sorted(nodes, key=lambda n: (-(totals.get(n) or 0), nodes.index(n))):
             cells = [event["plugins"][p].get(node) for p in plugins]
-            rows.append({"node": node, "cells": cells, "total": totals.get(node), "tie": node in ties,
-                         "chosen": node == selected.get("node")})
+            rows.append(
+                {
+                    "node": node,
+                    "cells": cells,
+                    "total": totals.get(node),
+                    "tie": node in ties,
+                    "chosen": node == selected.get("node"),
+                }
+            )
         return {"plugins": plugins, "weights": event.get("weights", {}), "rows": rows}
 
     @property
@@ -321,17 +357,25 @@ class Screen:
 
     @property
     def binding(self) -> list[dict[str, Any]]:
-        return [e for e in self.frame_events if e["type"] in ("assumed", "extension_point", "bound", "permit_wait",
-                                                               "forgotten")]
+        return [
+            e
+            for e in self.frame_events
+            if e["type"] in ("assumed", "extension_point", "bound", "permit_wait", "forgotten")
+        ]
 
     @property
     def preemption(self) -> dict[str, Any] | None:
         event = self._first("preemption")
         if event is None:
             return None
-        return {"event": event, "candidates": event.get("candidates", []), "chosen": event.get("chosen"),
-                "why": event.get("why", ""), "victims_deleted": self._all("victim_deleted"),
-                "nominated": [e for e in self._all("nominated") if e.get("pod") == event.get("pod")]}
+        return {
+            "event": event,
+            "candidates": event.get("candidates", []),
+            "chosen": event.get("chosen"),
+            "why": event.get("why", ""),
+            "victims_deleted": self._all("victim_deleted"),
+            "nominated": [e for e in self._all("nominated") if e.get("pod") == event.get("pod")],
+        }
 
     @property
     def failed_message(self) -> str:
@@ -376,16 +420,28 @@ def run_screen(*, run: Run, actor: Actor, step: int | None = None, cycle: int | 
         .order_by("-seq")
         .values_list("data", flat=True)[:EVENTS_TABLE_LIMIT]
     )
-    evicted = list(
-        RunEvent.objects.filter(run=run, type__in=["evicted", "eviction_scheduled", "eviction_cancelled"],
-                                seq__lte=last_seq)
+    evicted = [
+        e
+        for e in RunEvent.objects.filter(
+            run=run, type__in=["evicted", "eviction_scheduled", "eviction_cancelled", "pod_deleted"], seq__lte=last_seq
+        )
         .order_by("seq")
         .values_list("data", flat=True)[:EVENTS_TABLE_LIMIT]
-    )
+        if e["type"] != "pod_deleted" or e.get("by") == "TaintManagerEviction"
+    ]
     return Screen(
-        run=run, frame=frame, pinned=pinned, can_control=can_control(run=run, actor=actor) and not pinned,
-        reveal=reveal, groups=groups, view=view, previous=previous if reveal is None else {},
-        frame_events=events, k8s_events=k8s, evicted=evicted, shown_seq=last_seq,
+        run=run,
+        frame=frame,
+        pinned=pinned,
+        can_control=can_control(run=run, actor=actor) and not pinned,
+        reveal=reveal,
+        groups=groups,
+        view=view,
+        previous=previous if reveal is None else {},
+        frame_events=events,
+        k8s_events=k8s,
+        evicted=evicted,
+        shown_seq=last_seq,
     )
 
 
@@ -404,8 +460,9 @@ def run_progress(*, run: Run) -> dict[str, Any]:
     active = run.actions.filter(state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]).order_by("index")
     running = active.filter(state=RunAction.STATE_RUNNING).first()
     last_failed = run.actions.filter(state=RunAction.STATE_FAILED).order_by("-index").first()
-    last_done = run.actions.exclude(state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]).order_by(
-        "-index").first()
+    last_done = (
+        run.actions.exclude(state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]).order_by("-index").first()
+    )
     return {
         "queued": active.count(),
         "running": running,

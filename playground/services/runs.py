@@ -43,7 +43,14 @@ MAX_PLAY_UNITS = 20000  # a safety net for one play action
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 
 CLUSTER_ACTIONS = {
-    "addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon", "addTaint", "removeTaint",
+    "addPod",
+    "deletePod",
+    "addNode",
+    "deleteNode",
+    "cordon",
+    "uncordon",
+    "addTaint",
+    "removeTaint",
     "setNodeLabels",
 }
 
@@ -189,15 +196,29 @@ class Engine:
         self.last_result = result
         return result
 
-    def _record(self, unit: dict[str, Any], result: str, action_index: int | None, first_seq: int,
-                new_events: list[dict[str, Any]]) -> None:
+    def _record(
+        self,
+        unit: dict[str, Any],
+        result: str,
+        action_index: int | None,
+        first_seq: int,
+        new_events: list[dict[str, Any]],
+    ) -> None:
         sim = self.sim
         view = engine_view(sim)
         cycle = next((e["cycle"] for e in new_events if e["type"] == "cycle_started"), view.get("cycle", 0))
         self.frames.append(
             RunFrame(
-                run_id=self.run_id, step=self.step, action_index=action_index, unit=unit, result=result,
-                cycle=cycle or 0, clock=view["clock"], first_seq=first_seq, last_seq=sim.sink.seq, view=view,
+                run_id=self.run_id,
+                step=self.step,
+                action_index=action_index,
+                unit=unit,
+                result=result,
+                cycle=cycle or 0,
+                clock=view["clock"],
+                first_seq=first_seq,
+                last_seq=sim.sink.seq,
+                view=view,
             )
         )
         self.events.extend(
@@ -316,17 +337,19 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
     params = dict(params or {})
     if kind == RunAction.KIND_CLUSTER:
         params = _cluster_action(params)
-    elif kind not in {RunAction.KIND_STEP, RunAction.KIND_STEP_POINT, RunAction.KIND_PLAY,
-                      RunAction.KIND_ADVANCE_CLOCK}:
+    elif kind not in {
+        RunAction.KIND_STEP,
+        RunAction.KIND_STEP_POINT,
+        RunAction.KIND_PLAY,
+        RunAction.KIND_ADVANCE_CLOCK,
+    }:
         raise RunError(f"Unknown action {kind!r}.")
     for attempt in range(5):
         try:
             with transaction.atomic():
                 locked = Run.objects.select_for_update().get(pk=run.pk)
                 last = locked.actions.aggregate(m=Max("index"))["m"]
-                action = RunAction.objects.create(
-                    run=locked, index=(last or 0) + 1, kind=kind, params=params
-                )
+                action = RunAction.objects.create(run=locked, index=(last or 0) + 1, kind=kind, params=params)
                 transaction.on_commit(lambda a=action: _schedule(run.pk, a.index))
             return action
         except IntegrityError:  # two requests took the same index at once: take the next one
@@ -363,20 +386,43 @@ def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
     frame = run.frames.get(step=step)
     with transaction.atomic():
         fork = Run.objects.create(
-            scenario=run.scenario, scenario_name=run.scenario_name, scenario_yaml=run.scenario_yaml, seed=run.seed,
-            max_time=run.max_time, forked_from=run, forked_at_step=step, head_step=step, last_seq=frame.last_seq,
-            clock=frame.clock, cycle=frame.view.get("cycle", frame.cycle),
-            status=Run.STATUS_SETTLED if frame.result == "settled" else Run.STATUS_IDLE, **_owner_fields(actor),
+            scenario=run.scenario,
+            scenario_name=run.scenario_name,
+            scenario_yaml=run.scenario_yaml,
+            seed=run.seed,
+            max_time=run.max_time,
+            forked_from=run,
+            forked_at_step=step,
+            head_step=step,
+            last_seq=frame.last_seq,
+            clock=frame.clock,
+            cycle=frame.view.get("cycle", frame.cycle),
+            status=Run.STATUS_SETTLED if frame.result == "settled" else Run.STATUS_IDLE,
+            **_owner_fields(actor),
         )
         RunFrame.objects.bulk_create(
-            [RunFrame(run=fork, step=f.step, action_index=None, unit=f.unit, result=f.result, cycle=f.cycle,
-                      clock=f.clock, first_seq=f.first_seq, last_seq=f.last_seq, view=f.view)
-             for f in run.frames.filter(step__lte=step)],
+            [
+                RunFrame(
+                    run=fork,
+                    step=f.step,
+                    action_index=None,
+                    unit=f.unit,
+                    result=f.result,
+                    cycle=f.cycle,
+                    clock=f.clock,
+                    first_seq=f.first_seq,
+                    last_seq=f.last_seq,
+                    view=f.view,
+                )
+                for f in run.frames.filter(step__lte=step)
+            ],
             batch_size=200,
         )
         RunEvent.objects.bulk_create(
-            [RunEvent(run=fork, seq=e.seq, step=e.step, type=e.type, data=e.data)
-             for e in run.events.filter(seq__lte=frame.last_seq)],
+            [
+                RunEvent(run=fork, seq=e.seq, step=e.step, type=e.type, data=e.data)
+                for e in run.events.filter(seq__lte=frame.last_seq)
+            ],
             batch_size=500,
         )
         RunCheckpoint.objects.bulk_create(
@@ -429,8 +475,16 @@ def _engine(run: Run, engine: Engine | None) -> Engine:
     return engine if engine is not None else Engine.rebuild(run)
 
 
-def _commit(run_id: int, engine: Engine | None, action: RunAction, *, state: str, result: str = "",
-            extra: dict[str, Any] | None = None, lock: Any = None) -> None:
+def _commit(
+    run_id: int,
+    engine: Engine | None,
+    action: RunAction,
+    *,
+    state: str,
+    result: str = "",
+    extra: dict[str, Any] | None = None,
+    lock: Any = None,
+) -> None:
     """One transaction: pending frames/events/checkpoints, the run's progress, the action's state."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
@@ -466,8 +520,9 @@ def _execute(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> E
     if kind == RunAction.KIND_STEP_POINT:
         groups = point_groups(list(run.events.filter(step=run.head_step).values_list("data", flat=True)))
         if run.reveal is not None and run.reveal < len(groups):
-            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="point",
-                    extra={"reveal": run.reveal + 1})
+            _commit(
+                run.pk, engine, action, state=RunAction.STATE_DONE, result="point", extra={"reveal": run.reveal + 1}
+            )
             return engine
     if kind in (RunAction.KIND_STEP, RunAction.KIND_STEP_POINT):
         if settled:
@@ -485,8 +540,14 @@ def _execute(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> E
         engine = _engine(run, engine)
         target = engine.sim.next_wakeup()
         if target is None:
-            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="nothing is scheduled",
-                    extra={"reveal": None})
+            _commit(
+                run.pk,
+                engine,
+                action,
+                state=RunAction.STATE_DONE,
+                result="nothing is scheduled",
+                extra={"reveal": None},
+            )
             return engine
         target = min(float(target), run.max_time)
         # Up to the next timer and everything due then: the cycles waiting at the current time,
@@ -495,8 +556,14 @@ def _execute(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> E
             result = engine.execute({"op": "step", "max_time": target}, action.index)
             if result in ("settled", "max-time"):
                 break
-        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=f"clock {engine.sim.clock.now():g}s",
-                extra={"reveal": None})
+        _commit(
+            run.pk,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result=f"clock {engine.sim.clock.now():g}s",
+            extra={"reveal": None},
+        )
         return engine
     if kind == RunAction.KIND_CLUSTER:
         from scheduler_core.api.errors import ScenarioError
@@ -510,8 +577,14 @@ def _execute(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> E
             _commit(run.pk, None, action, state=RunAction.STATE_FAILED, result=str(error) or type(error).__name__)
             # The engine promises to change nothing on a refused action; rebuild if it did anyway.
             return engine if engine.sim.sink.seq == before else None
-        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="applied",
-                extra={"reveal": None, "status": Run.STATUS_IDLE})
+        _commit(
+            run.pk,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result="applied",
+            extra={"reveal": None, "status": Run.STATUS_IDLE},
+        )
         return engine
     if kind == RunAction.KIND_PLAY:
         return _play(run, action, engine, lock)
@@ -524,13 +597,20 @@ def _play(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> Engi
     run_id = run.pk
     if run.pause_requested or run.status == Run.STATUS_SETTLED:
         result = "paused" if run.pause_requested else "settled"
-        _commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result,
-                extra={"pause_requested": False, "status": run.status if result == "settled" else Run.STATUS_IDLE})
+        _commit(
+            run_id,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result=result,
+            extra={"pause_requested": False, "status": run.status if result == "settled" else Run.STATUS_IDLE},
+        )
         return engine
     engine = _engine(run, engine)
     if action.state != RunAction.STATE_RUNNING:
-        _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING,
-                                                                              "reveal": None})
+        _commit(
+            run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None}
+        )
     speed = run.speed
     batch_started = time.monotonic()
     units = 0
@@ -552,8 +632,14 @@ def _play(run: Run, action: RunAction, engine: Engine | None, lock: Any) -> Engi
             if speed > 0:
                 time.sleep(1.0 / speed)
     status = Run.STATUS_SETTLED if result == "settled" else Run.STATUS_IDLE
-    _commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result,
-            extra={"pause_requested": False, "status": status})
+    _commit(
+        run_id,
+        engine,
+        action,
+        state=RunAction.STATE_DONE,
+        result=result,
+        extra={"pause_requested": False, "status": status},
+    )
     return engine
 
 
@@ -592,12 +678,17 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not name:
             raise RunError("A pod needs a name.")
         requests = {k: v for k, v in (("cpu", text("cpu")), ("memory", text("memory"))) if v}
-        spec: dict[str, Any] = {"containers": [{"name": "app", "image": PAUSE_IMAGE,
-                                                "resources": {"requests": requests} if requests else {}}]}
+        spec: dict[str, Any] = {
+            "containers": [
+                {"name": "app", "image": PAUSE_IMAGE, "resources": {"requests": requests} if requests else {}}
+            ]
+        }
         if text("priorityClassName"):
             spec["priorityClassName"] = text("priorityClassName")
-        return {"action": "addPod", "pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-                                            "spec": spec}}
+        return {
+            "action": "addPod",
+            "pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec},
+        }
     if what == "deletePod":
         if not text("pod"):
             raise RunError("Choose a pod to delete.")
@@ -607,11 +698,15 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not name:
             raise RunError("A node needs a name.")
         capacity = {"cpu": text("cpu") or "4", "memory": text("memory") or "8Gi", "pods": "110"}
-        return {"action": "addNode", "node": {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "status": {"capacity": capacity, "allocatable": capacity},
-        }}
+        return {
+            "action": "addNode",
+            "node": {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                "status": {"capacity": capacity, "allocatable": capacity},
+            },
+        }
     if what == "node":
         op = text("op")
         if op not in NODE_OPS or not text("node"):

@@ -43,8 +43,10 @@ def event_summary(event: dict[str, Any]) -> str:
         extra = _reasons(event)
         return f"{pod}: {event.get('plugin')} {event.get('code')}" + (f" — {extra}" if extra else "")
     if t == "filter_verdicts":
-        return (f"{pod}: {len(event.get('feasible') or [])} feasible of {len(event.get('nodes') or [])} evaluated, "
-                f"{len(event.get('not_evaluated') or [])} not evaluated")
+        return (
+            f"{pod}: {len(event.get('feasible') or [])} feasible of {len(event.get('nodes') or [])} evaluated, "
+            f"{len(event.get('not_evaluated') or [])} not evaluated"
+        )
     if t == "scores":
         totals = event.get("totals") or {}
         return f"{pod}: scored {len(totals)} nodes"
@@ -53,9 +55,12 @@ def event_summary(event: dict[str, Any]) -> str:
     if t == "extension_point":
         extra = _reasons(event)
         return f"{pod}: {event.get('point')} {event.get('plugin') or ''} {event.get('code')}" + (
-            f" — {extra}" if extra else "")
+            f" — {extra}" if extra else ""
+        )
     if t == "preemption":
-        return f"{pod}: {len(event.get('candidates') or [])} candidates, chose {event.get('chosen')} — {event.get('why')}"
+        return (
+            f"{pod}: {len(event.get('candidates') or [])} candidates, chose {event.get('chosen')} — {event.get('why')}"
+        )
     if t == "k8s_event":
         return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
     if t == "clock":

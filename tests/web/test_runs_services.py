@@ -21,8 +21,13 @@ STRANGER = Actor(session_token="someone-else")
 
 
 @pytest.fixture
-def inline_worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
-                  django_capture_on_commit_callbacks: Any) -> list:
+def inline_worker(
+    monkeypatch: pytest.MonkeyPatch,
+    redis_url: str,
+    settings: Any,
+    channel_layer: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> list:
     """Queued actions are executed at once in this process (the task's body, the real lock)."""
     settings.REDIS_URL = redis_url
     calls: list = []
@@ -145,14 +150,18 @@ def test_advance_clock_schedules_then_fires_an_eviction(inline_worker: list) -> 
 
 def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: list) -> None:
     run = start("noexecute-eviction")
-    ok = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form({"what": "node", "op": "cordon",
-                                                                        "node": "worker-2"}))
+    ok = act(
+        run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form({"what": "node", "op": "cordon", "node": "worker-2"})
+    )
     assert ok.state == RunAction.STATE_DONE
     assert run.frames.get(step=run.head_step).view["nodes"][1]["unschedulable"] is True
     bad = act(run, RunAction.KIND_CLUSTER, {"action": "cordon", "node": "nope"})
     assert bad.state == RunAction.STATE_FAILED and "does not exist" in bad.result
-    added = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
-        {"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}))
+    added = act(
+        run,
+        RunAction.KIND_CLUSTER,
+        svc.cluster_action_from_form({"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}),
+    )
     assert added.state == RunAction.STATE_DONE
     assert "default/extra" in [p["pod"] for p in run.frames.get(step=run.head_step).view["queues"]["activeQ"]]
     assert seqs(run) == list(range(1, run.last_seq + 1))
@@ -203,8 +212,9 @@ def test_run_page_escapes_user_data_and_controls_only_for_the_owner(client: Any,
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="btn-step"' in html
     with _capture(execute=True):
-        response = client.post(reverse("playground:run", args=[run.share_token]), {"action": "step"},
-                               HTTP_HX_REQUEST="true")
+        response = client.post(
+            reverse("playground:run", args=[run.share_token]), {"action": "step"}, HTTP_HX_REQUEST="true"
+        )
     assert response.status_code == 200 and "Queued" in response.content.decode()
     run.refresh_from_db()
     assert run.head_step == 1
