@@ -165,8 +165,11 @@ def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
     if nnn:
         ni = sched.snapshot.get(nnn)
         if ni is not None:
-            feasible = find_nodes_that_pass_filters(sched, fwk, state, pod, diagnosis, [ni], nominated=True)
-            feasible = find_nodes_that_pass_extenders(sched, pod, feasible, diagnosis.node_to_status)
+            try:
+                feasible = find_nodes_that_pass_filters(sched, fwk, state, pod, diagnosis, [ni], nominated=True)
+                feasible = find_nodes_that_pass_extenders(sched, pod, feasible, diagnosis.node_to_status)
+            except SchedulingError:
+                feasible = []  # upstream only logs a failed evaluation and goes on with all nodes
             if sched.sink.enabled:
                 sched.sink.emit("nominated_node_tried", cycle=sched.queue.scheduling_cycle, pod=pod.key,
                                 node=ni.name, feasible=bool(feasible))

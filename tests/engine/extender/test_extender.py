@@ -454,3 +454,20 @@ def test_ignorable_extenders_are_consulted_last(ext):
         assert [e["extender"] for e in _ext_events(sim)] == [ext.url, other.url]
     finally:
         other.stop()
+
+
+def test_extender_error_on_the_nominated_node_falls_back_to_all_nodes(ext):
+    calls = []
+
+    def handler(a):
+        calls.append(node_names(a))
+        if len(node_names(a)) == 1:  # the nominated node alone
+            return Reply("down", status=500)
+        return keep(a, set(node_names(a)))
+
+    ext.handlers["filter"] = handler
+    sc = scenario([_cfg(ext)], NODES3, [{"name": "p"}])
+    sc.pods[0].nominated_node_name = "n2"
+    sim, res = _run(sc)
+    assert calls[0] == ["n2"] and len(calls[1]) == 3
+    assert _pods(res)["p"]["status"] == "Bound"
