@@ -215,3 +215,20 @@ def test_killing_the_worker_mid_play_loses_and_duplicates_no_event(
     assert stored == sim.sink.events
     steps = list(RunFrame.objects.filter(run=run).order_by("step").values_list("step", flat=True))
     assert steps == list(range(0, run.head_step + 1))
+
+
+def test_step_extension_point_then_play_to_settled(page: Page, celery_worker: Any) -> None:
+    start_run(page, "priority-preemption")
+    page.keyboard.press("e")  # the first extension point of cycle 1: the pod leaves activeQ
+    expect(page.locator("#points li.current")).to_have_text("Pop from activeQ")
+    expect(page.locator("#filter-matrix")).to_have_count(0)
+    page.keyboard.press("e")
+    expect(page.locator("#points li.current")).to_have_text("PreFilter")
+    page.keyboard.press("e")
+    expect(page.locator("#points li.current")).to_have_text("Filter")
+    expect(page.locator("#filter-matrix")).to_contain_text("Insufficient cpu")
+    expect(page.locator("#run-preemption #no-preemption")).to_be_visible()  # not revealed yet
+    page.keyboard.press("p")  # play until settled
+    expect(page.locator("#run-state")).to_have_text("settled")
+    expect(page.locator('#pod-table tr[data-pod="default/payments"]')).to_contain_text("Bound")
+    expect(page.locator('#pod-table tr[data-pod="default/reports"]')).to_contain_text("preemptionPolicy=Never")
