@@ -283,11 +283,11 @@ def find_nodes_that_pass_extenders(sched: Scheduler, pod: Pod, feasible: list[No
                 continue
             raise SchedulingError(Status.error(err))
         for name, reason in failed_unresolvable.items():
-            statuses.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason, plugin=EXTENDER_NAME))
+            statuses.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason))
         for name, reason in failed.items():
             if name in failed_unresolvable:
                 continue
-            statuses.set(name, Status(Code.UNSCHEDULABLE, reason, plugin=EXTENDER_NAME))
+            statuses.set(name, Status(Code.UNSCHEDULABLE, reason))
         feasible = feasible_list
     return feasible
 

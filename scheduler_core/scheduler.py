@@ -82,9 +82,11 @@ def go_duration(seconds: float) -> str:
 
 
 def truncate_message(msg: str) -> str:
-    if len(msg) <= NOTE_LENGTH_LIMIT:
+    """Cut to the Event note limit as upstream does: in bytes, with " ..." appended."""
+    raw = msg.encode("utf-8")
+    if len(raw) <= NOTE_LENGTH_LIMIT:
         return msg
-    return msg[: NOTE_LENGTH_LIMIT - 4] + " ..."
+    return raw[: NOTE_LENGTH_LIMIT - 4].decode("utf-8", errors="replace") + " ..."
 
 
 class Scheduler:
