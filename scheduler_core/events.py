@@ -46,7 +46,7 @@ EVENT_TYPES: dict[str, str] = {
     "nominated": "pod, node (empty string clears)",
     "eviction_scheduled": "pod, node, at, taints",
     "eviction_cancelled": "pod, node",
-    "evicted": "pod, node",
+    "pod_terminating": "pod, by, until: a deleted pod's grace period (graceful termination option)",
     "pod_deleted": "pod, by",
     "k8s_event": "eventType (Normal|Warning), reason, object, message",
     "clock": "from, to",
@@ -67,8 +67,9 @@ class EventSink:
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
 
     def __getstate__(self) -> dict[str, Any]:
-        """Listeners belong to whoever watches this process; checkpoints leave them out."""
-        return {"enabled": self.enabled, "events": self.events, "_seq": self._seq, "_clock": self._clock,
+        """Checkpoints keep the sequence counter, not the events already delivered (their
+        owner stores them) nor the listeners (they belong to whoever watches this process)."""
+        return {"enabled": self.enabled, "events": [], "_seq": self._seq, "_clock": self._clock,
                 "_listeners": []}
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
+from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
@@ -45,6 +46,7 @@ class Simulation:
                                    extender_transcript=extender_transcript)
         self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
         self.cycles = 0
+        self._settled_reported = False
         self._start()
 
     def _start(self) -> None:
@@ -69,6 +71,7 @@ class Simulation:
         would create one that exists."""
         s = self.scheduler
         self._check_action(action, params)
+        self._settled_reported = False
         if self.sink.enabled:
             self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
@@ -162,9 +165,13 @@ class Simulation:
         self._process_due()
         if self.scheduler.schedule_one():
             self.cycles += 1
+            self._settled_reported = False
             return "cycle"
         t = self.next_wakeup()
         if t is None:
+            if self.sink.enabled and not self._settled_reported:
+                self.sink.emit("settled", settled=True)
+            self._settled_reported = True
             return "settled"
         if t > max_time:
             return "max-time"
@@ -183,8 +190,6 @@ class Simulation:
         while True:
             r = self.step(max_time)
             if r == "settled":
-                if self.sink.enabled:
-                    self.sink.emit("settled", settled=True)
                 return True
             if r == "max-time":
                 return False
@@ -229,8 +234,8 @@ class Simulation:
         s = self.scheduler
         cs = s.cluster
         nominated: dict[str, list[str]] = {}
-        for key, node in s.queue.nominator.nominated_pod_to_node.items():
-            nominated.setdefault(node, []).append(key)
+        for node, refs in s.queue.nominator.nominated_pods.items():
+            nominated[node] = [r.key for r in refs]
         nodes = []
         for name in s.cache.node_tree.list():
             ni = s.cache.nodes[name]
@@ -245,7 +250,7 @@ class Simulation:
                 "requested": ni.requested.to_json(),
                 "pods": [pi.pod.key for pi in ni.pods],
                 "assumed": [pi.pod.key for pi in ni.pods if s.cache.is_assumed_pod(pi.pod)],
-                "nominated": sorted(nominated.get(name, [])),
+                "nominated": nominated.get(name, []),
             })
         pods = []
         for key in cs.all_pods:
@@ -260,11 +265,16 @@ class Simulation:
                 "deletedBy": rec.deleted_by,
                 "message": rec.message if rec.status == "Pending" else None,
             })
+        queues = s.queue.pending_pods()
+        for entry in queues["unschedulable"]:
+            # What could move the pod: the cluster events its rejecting plugins registered.
+            entry["movedBy"] = sorted({event_label(ev) for pl in entry["unschedulablePlugins"]
+                                       for ev in s.queue.plugin_to_events.get(pl, [])})
         return {
             "clock": self.clock.now(),
             "cycle": s.queue.scheduling_cycle,
             "cycles": self.cycles,
-            "queues": s.queue.pending_pods(),
+            "queues": queues,
             "nodes": nodes,
             "pods": pods,
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,

@@ -81,70 +81,31 @@ def apply_unit(sim: Any, unit: dict[str, Any]) -> str:
     """Execute one stored unit on the engine; the same call the worker made the first time."""
     op = unit["op"]
     if op == "step":
-        result = sim.step(unit.get("max_time", 3600.0))
-        if result == "settled":  # as Simulation.run() reports it
-            sim.sink.emit("settled", settled=True)
-        return result
+        return sim.step(unit.get("max_time", 3600.0))
     if op == "action":
         sim.apply_manifest_action(unit["action"], index=unit["index"])
         return "action"
     raise ValueError(f"unknown unit {unit!r}")
 
 
-def _action_names(bits: int) -> str:
-    from scheduler_core.framework.types import ActionType
+def _restore_extender_calls(sim: Any, unit: dict[str, Any]) -> None:
+    """Give the engine the extender answers a stored unit received, so replaying it makes no
+    HTTP call and sees exactly what the first execution saw."""
+    calls = unit.get("extender_calls")
+    if calls:
+        from scheduler_core.extender import ExtenderCall
 
-    if bits == ActionType.ALL:
-        return "All"
-    names = []
-    for name in dir(ActionType):
-        if name.isupper() and name not in {"NONE", "ALL", "UPDATE", "UPDATE_POD_TOLERATION"}:
-            value = getattr(ActionType, name)
-            if value and bits & value == value:
-                names.append("".join(part.capitalize() for part in name.lower().split("_")))
-    if bits & ActionType.UPDATE == ActionType.UPDATE:
-        names = [n for n in names if not n.startswith("Update")] + ["Update"]
-    return "|".join(names) or str(bits)
-
-
-def _would_move(sim: Any, plugins: list[str]) -> list[str]:
-    """The cluster events each rejecting plugin registered (upstream EventsToRegister): what can
-    move the pod back to activeQ/backoffQ. Read from the engine's plugins, never guessed here."""
-    found: list[str] = []
-    for plugin_name in plugins:
-        for framework in sim.scheduler.profiles.values():
-            plugin = framework.plugins_map.get(plugin_name)
-            register = getattr(plugin, "events_to_register", None)
-            if register is None:
-                continue
-            try:
-                entries = register()
-            except NotImplementedError:
-                continue
-            for entry in entries:
-                event = getattr(entry, "event", None) or entry[0]
-                text = f"{event.resource}/{_action_names(event.action_type)}"
-                if text not in found:
-                    found.append(text)
-            break
-    return found
+        sim.extender_transcript.calls.extend(ExtenderCall.from_json(c) for c in calls)
 
 
 def engine_view(sim: Any) -> dict[str, Any]:
-    """`Simulation.view()` as a frame stores it: without the k8s events (they are RunEvent rows),
-    with what would move each unschedulable pod."""
+    """`Simulation.view()` as a frame stores it: without the k8s events (they are RunEvent rows).
+    The engine says what would move each unschedulable pod (`movedBy`: the cluster events its
+    rejecting plugins registered)."""
     view = sim.view()
     view.pop("events", None)
-    # Engine quirk: view()["nodes"][i]["nominated"] lists pod UIDs (the nominator's keys), not
-    # namespace/name keys like everything else; translate them here.
-    uids = {getattr(pod, "uid", None): key for key, pod in sim.scheduler.cluster.pods.items()}
-    for queue in view["queues"].values():
-        if isinstance(queue, list):
-            uids.update({item["uid"]: item["pod"] for item in queue if isinstance(item, dict) and "uid" in item})
-    for node in view["nodes"]:
-        node["nominated"] = sorted(uids.get(n, n) for n in node.get("nominated", []))
     for pod in view["queues"].get("unschedulable", []):
-        pod["wouldMove"] = _would_move(sim, list(pod.get("unschedulablePlugins") or []))
+        pod["wouldMove"] = pod.get("movedBy", [])
     return view
 
 
@@ -175,6 +136,7 @@ class Engine:
         for frame in run.frames.filter(step__gt=checkpoint.step, step__lte=run.head_step).only(
             "step", "unit", "last_seq", "result"
         ):
+            _restore_extender_calls(sim, frame.unit)
             result = apply_unit(sim, frame.unit)
             sim.sink.events = []  # already stored
             if sim.sink.seq != frame.last_seq or result != frame.result:
@@ -189,7 +151,12 @@ class Engine:
     def execute(self, unit: dict[str, Any], action_index: int | None) -> str:
         sim = self.sim
         first_seq = sim.sink.seq + 1
+        calls_before = len(sim.extender_transcript)
         result = apply_unit(sim, unit)
+        new_calls = sim.extender_transcript.calls[calls_before:]
+        if new_calls:
+            # Extender answers are part of the run's log: a rebuild replays them, never the service.
+            unit = {**unit, "extender_calls": [c.to_json() for c in new_calls]}
         new_events, sim.sink.events = sim.sink.events, []
         self.step += 1
         self._record(unit, result, action_index, first_seq, new_events)

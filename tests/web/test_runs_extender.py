@@ -1,0 +1,48 @@
+"""A run that consults an HTTP extender stores the extender's answers with its log: rebuilding
+the engine (a worker restart, a jump) replays them without calling the service again."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from playground.models import RunAction
+from playground.services import runs as svc
+from playground.services.scenarios import scenario_create
+from scheduler_core.sample_extender import serve
+from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery" / "extender-gpu.yaml"
+
+
+@pytest.fixture
+def extender_url() -> Any:
+    server = serve(port=0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", server
+    server.shutdown()
+    server.server_close()
+
+
+def test_extender_answers_are_replayed_on_rebuild(inline_worker: list, extender_url: Any) -> None:  # noqa: F811
+    url, server = extender_url
+    text = GALLERY.read_text().replace("http://127.0.0.1:8888", url)
+    scenario = scenario_create(actor=OWNER, name="extender", description="", seed=0, yaml_text=text)
+    run = svc.run_start(scenario=scenario, actor=OWNER)
+    act(run, RunAction.KIND_PLAY)
+    calls = [e.data for e in run.events.filter(type="extender_call").order_by("seq")]
+    assert calls and all(c["ok"] for c in calls), calls
+    assert {c["verb"] for c in calls} >= {"filter", "prioritize"}
+    pods = {p["key"]: p for p in run.frames.order_by("-step").first().view["pods"]}
+    assert pods["default/trainer-1"]["node"] == "gpu-b"
+    assert pods["default/trainer-2"]["status"] == "Pending"
+
+    server.shutdown()  # the service is gone: a rebuild must not need it
+    engine = svc.Engine.rebuild(run)  # raises if replay diverged from the stored log
+    assert engine.sim.sink.seq == run.last_seq
