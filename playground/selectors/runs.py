@@ -352,6 +352,32 @@ class Screen:
         return self._first("selected")
 
     @property
+    def extender_calls(self) -> list[dict[str, Any]]:
+        """HTTP extender calls of this cycle (filter, prioritize, preempt, bind) with their
+        latency and what each changed, as the engine recorded them."""
+        rows = []
+        for e in self._all("extender_call"):
+            changed = e.get("changed") or {}
+            verb = e.get("verb")
+            if verb == "filter":
+                summary = ", ".join(
+                    [f"removed {n}" for n in changed.get("removed", [])]
+                    + [f"{n}: {r}" for n, r in (changed.get("failed") or {}).items()]
+                    + [f"{n} (unresolvable): {r}" for n, r in (changed.get("failedAndUnresolvable") or {}).items()]
+                ) or "kept every node"
+            elif verb == "prioritize":
+                summary = ", ".join(f"{n} +{w}" for n, w in (changed.get("weighted") or {}).items())
+            elif verb == "preempt":
+                summary = ", ".join(
+                    [f"dropped node {n}" for n in changed.get("removed_nodes", [])]
+                    + [f"spared {', '.join(v)} on {n}" for n, v in (changed.get("removed_victims") or {}).items()]
+                ) or "kept every candidate"
+            else:
+                summary = f"bound to {changed.get('node')}" if changed.get("node") else ""
+            rows.append({**e, "summary": summary})
+        return rows
+
+    @property
     def postfilters(self) -> list[dict[str, Any]]:
         return self._all("postfilter")
 

@@ -46,3 +46,14 @@ def test_extender_answers_are_replayed_on_rebuild(inline_worker: list, extender_
     server.shutdown()  # the service is gone: a rebuild must not need it
     engine = svc.Engine.rebuild(run)  # raises if replay diverged from the stored log
     assert engine.sim.sink.seq == run.last_seq
+
+
+def test_run_page_shows_extender_calls(inline_worker: list, extender_url: Any, client: Any) -> None:  # noqa: F811
+    url, _ = extender_url
+    text = GALLERY.read_text().replace("http://127.0.0.1:8888", url)
+    scenario = scenario_create(actor=OWNER, name="extender", description="", seed=0, yaml_text=text)
+    run = svc.run_start(scenario=scenario, actor=OWNER)
+    act(run, RunAction.KIND_STEP)  # trainer-1's cycle: filter + prioritize + bind by the extender
+    html = client.get(f"/runs/{run.share_token}/").content.decode()
+    assert 'id="extender-calls"' in html
+    assert "prioritize" in html and "filter" in html and " ms" in html
