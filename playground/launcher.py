@@ -34,6 +34,9 @@ class LaunchError(RuntimeError):
     """Something the stack needs could not be started."""
 
 
+SAMPLE_EXTENDER_PORT = 8888
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -271,6 +274,11 @@ def run(host: str, port: int) -> int:
         env = dict(os.environ)
         worker = supervisor.start("celery worker", celery_worker_argv(), env=env)
         web = supervisor.start("daphne", daphne_argv(host, port), env=env)
+        # The sample scheduler extender the "Scheduler extender" gallery scenario talks to.
+        if port_is_free(SAMPLE_EXTENDER_PORT):
+            supervisor.start("sample extender", [sys.executable, "-m", "scheduler_core.sample_extender",
+                                                 "--port", str(SAMPLE_EXTENDER_PORT), "--quiet"], env=env)
+            print(f"Sample scheduler extender on http://127.0.0.1:{SAMPLE_EXTENDER_PORT}", flush=True)
 
         shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         url = f"http://{shown_host}:{port}/"
