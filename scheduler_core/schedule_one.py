@@ -19,7 +19,7 @@ from scheduler_core.framework.runtime.batch import sign_pod
 from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.goheap import heap_init, heap_pop
+from scheduler_core.util.goheap import heap_init, heap_pop, max_heap_init_root
 
 if TYPE_CHECKING:
     from scheduler_core.scheduler import Scheduler
@@ -131,11 +131,18 @@ def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod) 
             sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=host,
                             score=None, ties=[host], hinted=bool(diagnosis.node_hint))
         return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
-    scores = prioritize_nodes(sched, fwk, state, pod, feasible)
-    host, rest = select_host(sched, pod, scores)
-    if batch is not None:
-        batch.store_schedule_results(diagnosis.signature, diagnosis.node_hint, host, rest,
-                                     sched.queue.scheduling_cycle, sched.clock.now())
+    if not sched.extenders and not sched.sink.enabled and (batch is None or diagnosis.signature is None):
+        # Nothing needs the sorted scores (an unsignable pod leaves no batch behind).
+        host = _prioritize_and_select_fast(sched, fwk, state, pod, feasible)
+        if batch is not None:
+            batch.store_schedule_results(None, diagnosis.node_hint, host, None,
+                                         sched.queue.scheduling_cycle, sched.clock.now())
+    else:
+        scores = prioritize_nodes(sched, fwk, state, pod, feasible)
+        host, rest = select_host(sched, pod, scores)
+        if batch is not None:
+            batch.store_schedule_results(diagnosis.signature, diagnosis.node_hint, host, rest,
+                                         sched.queue.scheduling_cycle, sched.clock.now())
     return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 
 
@@ -215,12 +222,14 @@ def find_nodes_that_pass_filters(sched: Scheduler, fwk: Framework, state: CycleS
         return [nodes[(start + i) % num_all] for i in range(to_find)]
 
     verbose = sched.sink.enabled
+    has_nominated = bool(sched.queue.nominator.nominated_pod_to_node)
+    if not verbose and not has_nominated:
+        return _pass_filters_batched(fwk, state, pod, diagnosis, nodes, start, to_find)
     feasible: list[NodeInfo] = []
     order: list[str] = []
     verdicts: dict[str, Any] = {}
     statuses: list[tuple[str, Status]] = []
     error: Status | None = None
-    has_nominated = bool(sched.queue.nominator.nominated_pod_to_node)
     run = fwk.run_filter_plugins_with_nominated_pods if has_nominated else fwk.run_filter_plugins
     for i in range(num_all):
         ni = nodes[(start + i) % num_all]
@@ -251,6 +260,49 @@ def find_nodes_that_pass_filters(sched: Scheduler, fwk: Framework, state: CycleS
             "filter_verdicts", cycle=sched.queue.scheduling_cycle, pod=pod.key, nominated_only=nominated,
             nodes=order, verdicts=verdicts, feasible=[n.name for n in feasible], num_to_find=to_find,
             start_index=start, not_evaluated=[n.name for n in nodes if n.name not in evaluated])
+    if error is not None:
+        raise SchedulingError(error)
+    return feasible
+
+
+def _pass_filters_batched(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
+                          nodes: list[NodeInfo], start: int, to_find: int) -> list[NodeInfo]:
+    """The same walk, a chunk of nodes at a time through fwk.run_filter_plugins_batch. A chunk
+    is never longer than the nodes the walk still needs if all of them pass, so exactly the
+    nodes the one-by-one walk evaluates are evaluated (beyond the first Error, at most the rest
+    of its chunk: the cycle fails then anyway)."""
+    num_all = len(nodes)
+    order = nodes[start:] + nodes[:start] if start else nodes
+    feasible: list[NodeInfo] = []
+    pos = 0
+    error: Status | None = None
+    node_to_status = diagnosis.node_to_status
+    while pos < num_all and error is None:
+        need = to_find + 1 - len(feasible)
+        chunk = order[pos:pos + need]
+        pos += len(chunk)
+        sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+        if sts.count(None) == len(sts):
+            if len(feasible) + len(chunk) > to_find:
+                feasible.extend(chunk[:to_find - len(feasible)])
+                break
+            feasible.extend(chunk)
+            continue
+        done = False
+        for ni, st in zip(chunk, sts, strict=True):
+            if st is None or st.code == Code.SUCCESS:
+                if len(feasible) >= to_find:
+                    done = True
+                    break
+                feasible.append(ni)
+            elif st.code == Code.ERROR:
+                error = st
+                break
+            else:
+                node_to_status.set(ni.name, st)
+                diagnosis.add_plugin_status(st)
+        if done:
+            break
     if error is not None:
         raise SchedulingError(error)
     return feasible
@@ -310,6 +362,23 @@ def prioritize_nodes(sched: Scheduler, fwk: Framework, state: CycleState, pod: P
                         totals={s.name: s.total_score for s in scores},
                         weights=dict(fwk.score_weights))
     return scores
+
+
+def _prioritize_and_select_fast(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
+                                nodes: list[NodeInfo]) -> str:
+    """prioritize_nodes + select_host when no extender adds scores (so every randomizer is 0)
+    and nobody listens: only the weighted totals are computed, and the heap root is found
+    without building the heap. Same host as the general path."""
+    if not fwk.has_score_plugins():
+        return nodes[0].name  # every total is 1: heap.Init leaves the first node at the root
+    st = fwk.run_pre_score_plugins(state, pod, nodes)
+    if st is not None and st.code != Code.SUCCESS:
+        raise SchedulingError(st)
+    totals, st = fwk.run_score_plugins_totals(state, pod, nodes)
+    if st is not None:
+        raise SchedulingError(st)
+    assert totals is not None
+    return nodes[max_heap_init_root(totals)].name
 
 
 def _score_less(a: NodePluginScores, b: NodePluginScores) -> bool:

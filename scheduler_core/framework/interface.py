@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from scheduler_core.api.types import Pod
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.status import Status
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ClusterEvent,
     NodeInfo,
@@ -135,6 +135,13 @@ class FilterPlugin(Plugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node, in order (the framework's batched filter walk calls this).
+        Plugins on the hot path override it to skip the per-node call where the answer is
+        obviously Success; the result must equal calling `filter` on each node."""
+        f = self.filter
+        return [f(state, pod, ni) for ni in nodes]
+
 
 @dataclass
 class PostFilterResult:
@@ -155,10 +162,30 @@ class PreScorePlugin(Plugin):
 class ScoreExtensions(Protocol):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None: ...
 
+    # Optional: `normalize_score_values(state, pod, scores: list[int]) -> Status | None`, the same
+    # normalisation on the bare scores in node order (in place); the framework prefers it when a
+    # plugin defines it, which saves building a NodeScore per node.
+
 
 class ScorePlugin(Plugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         raise NotImplementedError
+
+    def score_nodes(self, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        """Score every node, in order: (raw scores, None), or (None, the first non-success status).
+
+        The framework calls this once per cycle instead of `score` per node; plugins on the hot
+        path override it with a loop free of per-node call overhead. It must give exactly what
+        calling `score` on each node would (scores are per node, independent of each other)."""
+        out: list[int] = []
+        score = self.score
+        for ni in nodes:
+            s, st = score(state, pod, ni)
+            if st is not None and st.code != Code.SUCCESS:
+                return None, st
+            out.append(s)
+        return out, None
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None

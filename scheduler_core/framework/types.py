@@ -394,10 +394,13 @@ class NodeInfo:
         "allocatable",
         "image_states",
         "generation",
+        "name",
     )
 
     def __init__(self, node: Node | None = None) -> None:
         self.node: Node | None = None
+        # The node's name, kept as a plain attribute (read for every node in every cycle).
+        self.name = ""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -410,12 +413,9 @@ class NodeInfo:
         if node is not None:
             self.set_node(node)
 
-    @property
-    def name(self) -> str:
-        return self.node.name if self.node is not None else ""
-
     def set_node(self, node: Node) -> None:
         self.node = node
+        self.name = node.name
         self.allocatable = Resource.from_list(node.allocatable)
         self.generation = next_generation()
 
@@ -470,6 +470,7 @@ class NodeInfo:
         """A copy whose lists and aggregates can change without touching this one."""
         c = NodeInfo.__new__(NodeInfo)
         c.node = self.node
+        c.name = self.name
         c.pods = list(self.pods)
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

@@ -80,3 +80,34 @@ def heap_fix(h: list, i: int, less: Less) -> None:
     """heap.Fix: restore the invariant after element i changed."""
     if not _down(h, i, len(h), less):
         _up(h, i, less)
+
+
+def max_heap_init_root(values: list[int]) -> int:
+    """The index of the element `heap_init(h, lambda a, b: a > b)` would leave at the root, without
+    moving anything (selectHost over totals when no tie-breaking randomizer is set).
+
+    heap.Init sifts every internal node down after its subtrees became heaps, and an element only
+    sinks below a child that is strictly greater. So the root keeps its element when that equals
+    the maximum m; otherwise the larger child's subtree root comes up (the left one when both
+    subtrees reach m). Following that rule from the root finds the winner."""
+    if not values:
+        raise IndexError("max_heap_init_root of an empty list")
+    m = max(values)
+    if values[0] == m:
+        return 0
+    tops = [i for i, v in enumerate(values) if v == m]
+    if len(tops) == 1:
+        return tops[0]
+    # Every position whose subtree holds an m.
+    holds: set[int] = set()
+    for p in tops:
+        while p not in holds:
+            holds.add(p)
+            if p == 0:
+                break
+            p = (p - 1) // 2
+    i = 0
+    while values[i] != m:
+        left = 2 * i + 1
+        i = left if left in holds else left + 1
+    return i

@@ -212,26 +212,47 @@ class Cache:
 
     # ---- snapshot ----------------------------------------------------------------------
     def update_snapshot(self, snap: Snapshot) -> None:
-        """Bring `snap` up to date, copying only the NodeInfos that changed since last time."""
+        """Bring `snap` up to date, copying only the NodeInfos that changed since last time.
+
+        Without node additions/removals this is O(changed nodes) plus one list copy: the changed
+        entries are replaced at their known positions, and the lists of nodes with (anti-)affinity
+        pods are rebuilt only when a changed node had or has such pods."""
         if not self._dirty and not self._node_set_changed:
             return
+        rebuild_aff = rebuild_anti = self._node_set_changed
+        old_map = snap.node_info_map
         for name in self._dirty:
             ni = self.nodes.get(name)
             if ni is not None:
-                snap.node_info_map[name] = ni.snapshot()
+                new = ni.snapshot()
+                old = old_map.get(name)
+                if old is not None:
+                    rebuild_aff = rebuild_aff or bool(old.pods_with_affinity)
+                    rebuild_anti = rebuild_anti or bool(old.pods_with_required_anti_affinity)
+                rebuild_aff = rebuild_aff or bool(new.pods_with_affinity)
+                rebuild_anti = rebuild_anti or bool(new.pods_with_required_anti_affinity)
+                old_map[name] = new
         if self._node_set_changed:
             for name in list(snap.node_info_map):
                 if name not in self.nodes:
                     del snap.node_info_map[name]
             snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()]
+            snap.index = {ni.name: i for i, ni in enumerate(snap.node_info_list)}
         else:
-            snap.node_info_list = [
-                snap.node_info_map[ni.name] if ni.name in self._dirty else ni for ni in snap.node_info_list
+            # A fresh list (holders of the previous one keep their view), changed slots replaced.
+            lst = list(snap.node_info_list)
+            index = snap.index
+            for name in self._dirty:
+                i = index.get(name)
+                if i is not None:
+                    lst[i] = old_map[name]
+            snap.node_info_list = lst
+        if rebuild_aff:
+            snap.have_pods_with_affinity = [ni for ni in snap.node_info_list if ni.pods_with_affinity]
+        if rebuild_anti:
+            snap.have_pods_with_required_anti_affinity = [
+                ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity
             ]
-        snap.have_pods_with_affinity = [ni for ni in snap.node_info_list if ni.pods_with_affinity]
-        snap.have_pods_with_required_anti_affinity = [
-            ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity
-        ]
         snap.generation += 1
         self._dirty.clear()
         self._node_set_changed = False

@@ -11,7 +11,7 @@ from scheduler_core.framework.types import NodeInfo
 
 class Snapshot:
     __slots__ = ("node_info_map", "node_info_list", "have_pods_with_affinity",
-                 "have_pods_with_required_anti_affinity", "generation")
+                 "have_pods_with_required_anti_affinity", "generation", "index")
 
     def __init__(self) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
@@ -19,6 +19,7 @@ class Snapshot:
         self.have_pods_with_affinity: list[NodeInfo] = []
         self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
         self.generation = 0
+        self.index: dict[str, int] = {}  # node name -> position in node_info_list
 
     # SharedLister / NodeInfoLister
     def list(self) -> list[NodeInfo]:

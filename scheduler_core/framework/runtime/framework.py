@@ -307,6 +307,38 @@ class Framework:
                 return s
         return None
 
+    def run_filter_plugins_batch(self, state: CycleState, pod: Pod,
+                                 nodes: list[NodeInfo]) -> list[Status | None]:
+        """run_filter_plugins on every node (the result per node, in order), plugin by plugin:
+        each plugin sees only the nodes every earlier plugin accepted, so every node meets
+        exactly the plugins it would meet one node at a time, with the same verdicts."""
+        result: list[Status | None] = [None] * len(nodes)
+        alive = nodes
+        alive_idx: list[int] | None = None  # None: every node still in the running
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if skip and pl.name in skip:
+                continue
+            if not alive:
+                break
+            sts = pl.filter_nodes(state, pod, alive)
+            if sts.count(None) == len(sts):
+                continue
+            next_alive: list[NodeInfo] = []
+            next_idx: list[int] = []
+            for k, s in enumerate(sts):
+                i = k if alive_idx is None else alive_idx[k]
+                if s is not None and s.code != Code.SUCCESS:
+                    if not s.is_rejected():
+                        s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
+                    s.plugin = pl.name
+                    result[i] = s
+                else:
+                    next_alive.append(alive[k])
+                    next_idx.append(i)
+            alive, alive_idx = next_alive, next_idx
+        return result
+
     def run_filter_plugins_verbose(self, state: CycleState, pod: Pod,
                                    node_info: NodeInfo) -> tuple[Status | None, dict[str, Any]]:
         """Like run_filter_plugins, also returning each plugin's verdict for the UI
@@ -409,45 +441,63 @@ class Framework:
         finally:
             state.skip_score_plugins = skip
 
+    def _score_all(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[list[tuple[str, int, list[int]]], dict[str, Any] | None, Status | None]:
+        """Every non-skipped plugin's raw scores (node order), normalised in place: returns
+        [(plugin, weight, scores)], the raw-score breakdown when someone listens, or an error."""
+        skip = state.skip_score_plugins
+        plugins = [pl for pl in self.score_plugins if pl.name not in skip] if skip else self.score_plugins
+        per_plugin: list[tuple[str, int, list[int]]] = []
+        weights = self.score_weights
+        for pl in plugins:
+            lst, st = pl.score_nodes(state, pod, nodes)
+            if st is not None and st.code != Code.SUCCESS:
+                return [], None, Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
+                                              f"{st.message()}")
+            per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
+        breakdown = None
+        if self.sched.sink.enabled:
+            breakdown = {name: {ni.name: {"raw": sc} for ni, sc in zip(nodes, lst, strict=True)}
+                         for name, _, lst in per_plugin}
+        for pl, (name, _, lst) in zip(plugins, per_plugin, strict=True):
+            ext = pl.score_extensions()
+            if ext is None:
+                continue
+            fast = getattr(ext, "normalize_score_values", None)
+            if fast is not None:
+                st = fast(state, pod, lst)
+            else:
+                ns = [NodeScore(ni.name, sc) for ni, sc in zip(nodes, lst, strict=True)]
+                st = ext.normalize_score(state, pod, ns)
+                lst[:] = [x.score for x in ns]
+            if st is not None and st.code != Code.SUCCESS:
+                return [], None, Status.error(f"running Normalize on Score plugins: plugin {name!r} failed "
+                                              f"with: {st.message()}")
+        lo, hi = fi.MIN_NODE_SCORE, fi.MAX_NODE_SCORE
+        if any(lst and (min(lst) < lo or max(lst) > hi) for _, _, lst in per_plugin):
+            # Report the first out-of-range score in node order, then plugin order.
+            for i in range(len(nodes)):
+                for name, _, lst in per_plugin:
+                    sc = lst[i]
+                    if sc > hi or sc < lo:
+                        return [], None, Status.error(
+                            f"applying score defaultWeights on Score plugins: plugin {name!r} returns an "
+                            f"invalid score {sc}, it should in the range of [{lo}, {hi}] after normalizing")
+        return per_plugin, breakdown, None
+
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores] | None, Status | None, dict[str, Any] | None]:
         """Raw scores per plugin, normalised, then weighted and summed per node. The third value
         is the per-plugin breakdown for the UI (only built when someone listens)."""
-        plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
-        per_plugin: dict[str, list[NodeScore]] = {}
-        for pl in plugins:
-            lst = []
-            score = pl.score
-            for ni in nodes:
-                s, st = score(state, pod, ni)
-                if st is not None and st.code != Code.SUCCESS:
-                    return None, Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
-                                              f"{st.message()}"), None
-                lst.append(NodeScore(ni.name, s))
-            per_plugin[pl.name] = lst
-        breakdown = None
-        if self.sched.sink.enabled:
-            breakdown = {pl.name: {ns.name: {"raw": ns.score} for ns in per_plugin[pl.name]} for pl in plugins}
-        for pl in plugins:
-            ext = pl.score_extensions()
-            if ext is None:
-                continue
-            st = ext.normalize_score(state, pod, per_plugin[pl.name])
-            if st is not None and st.code != Code.SUCCESS:
-                return None, Status.error(f"running Normalize on Score plugins: plugin {pl.name!r} failed "
-                                          f"with: {st.message()}"), None
+        per_plugin, breakdown, st = self._score_all(state, pod, nodes)
+        if st is not None:
+            return None, st, None
         out: list[NodePluginScores] = []
-        weights = [(pl.name, self.score_weights[pl.name], per_plugin[pl.name]) for pl in plugins]
         for i, ni in enumerate(nodes):
             total = 0
             scores = []
-            for name, w, lst in weights:
-                sc = lst[i].score
-                if sc > fi.MAX_NODE_SCORE or sc < fi.MIN_NODE_SCORE:
-                    return None, Status.error(
-                        f"applying score defaultWeights on Score plugins: plugin {name!r} returns an invalid "
-                        f"score {sc}, it should in the range of [{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] "
-                        f"after normalizing"), None
+            for name, w, lst in per_plugin:
+                sc = lst[i]
                 ws = sc * w
                 scores.append((name, ws))
                 total += ws
@@ -455,6 +505,24 @@ class Framework:
                     breakdown[name][ni.name].update(normalized=sc, weighted=ws)
             out.append(NodePluginScores(ni.name, scores, total))
         return out, None, breakdown
+
+    def run_score_plugins_totals(self, state: CycleState, pod: Pod,
+                                 nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        """Only the weighted total per node (node order): what selectHost needs when no extender
+        adds scores and nobody listens for the breakdown."""
+        per_plugin, _, st = self._score_all(state, pod, nodes)
+        if st is not None:
+            return None, st
+        if not per_plugin:
+            return [0] * len(nodes), None
+        _, w, lst = per_plugin[0]
+        totals = [sc * w for sc in lst] if w != 1 else list(lst)
+        for _, w, lst in per_plugin[1:]:
+            if w == 1:
+                totals = [t + sc for t, sc in zip(totals, lst, strict=True)]
+            else:
+                totals = [t + sc * w for t, sc in zip(totals, lst, strict=True)]
+        return totals, None
 
     # ---- Reserve / Permit / Bind -----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -30,7 +30,10 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
-from scheduler_core.framework.plugins.helper.normalize_score import default_normalize_score
+from scheduler_core.framework.plugins.helper.normalize_score import (
+    default_normalize_score,
+    default_normalize_score_values,
+)
 from scheduler_core.framework.plugins.helper.podutil import same_pod
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -118,11 +121,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return 0, Status.error(NOT_FOUND)
         return 0, None
 
+    def score_nodes(self, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        if state.get(STATE_KEY) is None:
+            return None, Status.error(NOT_FOUND)
+        return [0] * len(nodes), None
+
     def score_extensions(self) -> DynamicResources:
         return self
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
+        return default_normalize_score_values(MAX_NODE_SCORE, False, scores)
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.get(STATE_KEY)

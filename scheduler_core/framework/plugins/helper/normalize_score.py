@@ -29,3 +29,26 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
             score = max_priority - score
         s.score = score
     return None
+
+
+def default_normalize_score_values(max_priority: int, reverse: bool, scores: list[int]) -> Status | None:
+    """default_normalize_score on bare scores (node order), in place."""
+    max_count = max(scores, default=0)
+    if max_count < 0:
+        max_count = 0
+    n = len(scores)
+    if max_count == 0:
+        if reverse:
+            scores[:] = [max_priority] * n
+        return None
+    if min(scores) >= 0:
+        # Non-negative operands: Go's truncating division is floor division.
+        if reverse:
+            scores[:] = [max_priority - (max_priority * s) // max_count for s in scores]
+        else:
+            scores[:] = [(max_priority * s) // max_count for s in scores]
+        return None
+    for i in range(n):
+        score = go_div(max_priority * scores[i], max_count)
+        scores[i] = max_priority - score if reverse else score
+    return None

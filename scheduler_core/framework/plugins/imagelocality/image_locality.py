@@ -61,5 +61,25 @@ class ImageLocality(ScorePlugin):
         image_scores = sum_image_scores(node_info, pod, total_num_nodes)
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
 
+    def score_nodes(self, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        total_num_nodes = len(self.handle.snapshot.list())
+        num_containers = len(pod.init_containers) + len(pod.containers)
+        names = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
+        empty = calculate_priority(0, num_containers)  # a node holding none of the images
+        out = []
+        for ni in nodes:
+            states = ni.image_states
+            if not states:
+                out.append(empty)
+                continue
+            total = 0
+            for name in names:
+                st = states.get(name)
+                if st is not None:
+                    total += scaled_image_score(st, total_num_nodes)
+            out.append(calculate_priority(total, num_containers))
+        return out, None
+
     def score_extensions(self) -> None:
         return None

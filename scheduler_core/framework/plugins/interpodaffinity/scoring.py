@@ -133,3 +133,19 @@ class ScoringMixin:
                 f = float(MAX_NODE_SCORE) * (float(ns.score - min_count) / float(diff))
             ns.score = int(f)
         return None
+
+    def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
+        """normalize_score on the bare scores (node order), in place."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.error(f"failed to read {PRE_SCORE_STATE_KEY!r} from cycleState: not found")
+        if not s.topology_score or not scores:
+            return None
+        min_count = min(scores)
+        diff = max(scores) - min_count
+        if diff > 0:
+            fd = float(diff)
+            scores[:] = [int(float(MAX_NODE_SCORE) * (float(sc - min_count) / fd)) for sc in scores]
+        else:
+            scores[:] = [0] * len(scores)
+        return None

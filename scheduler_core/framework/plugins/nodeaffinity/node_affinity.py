@@ -37,7 +37,10 @@ from scheduler_core.framework.plugins.helper.nodeaffinity import (
     RequiredNodeAffinity,
     new_node_selector,
 )
-from scheduler_core.framework.plugins.helper.normalize_score import default_normalize_score
+from scheduler_core.framework.plugins.helper.normalize_score import (
+    default_normalize_score,
+    default_normalize_score_values,
+)
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -181,6 +184,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
+        return default_normalize_score_values(MAX_NODE_SCORE, False, scores)
 
     # --- Queueing -----------------------------------------------------------------------------
 

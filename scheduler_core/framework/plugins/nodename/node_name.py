@@ -24,6 +24,12 @@ class NodeName(FilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        if not pod.node_name:
+            return [None] * len(nodes)
+        f = self.filter
+        return [f(state, pod, ni) for ni in nodes]
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # QueueingHints are on in v1.35: only a new node can help; no hint function (always Queue).
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]

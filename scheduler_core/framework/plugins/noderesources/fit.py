@@ -34,8 +34,8 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper.nodeaffinity import is_valid_label_key
 from scheduler_core.framework.plugins.helper.podutil import same_pod
-from scheduler_core.framework.plugins.noderesources.least_allocated import least_resource_scorer
-from scheduler_core.framework.plugins.noderesources.most_allocated import most_resource_scorer
+from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch, least_resource_scorer
+from scheduler_core.framework.plugins.noderesources.most_allocated import most_cpu_mem_batch, most_resource_scorer
 from scheduler_core.framework.plugins.noderesources.requested_to_capacity_ratio import (
     MAX_CUSTOM_PRIORITY_SCORE,
     requested_to_capacity_ratio_scorer,
@@ -299,9 +299,15 @@ class FitArgs:
 
 def build_scorer(a: FitArgs) -> ResourceAllocationScorer:
     if a.type == LEAST_ALLOCATED:
-        return ResourceAllocationScorer(LEAST_ALLOCATED, least_resource_scorer(a.resources), a.resources)
+        sc = ResourceAllocationScorer(LEAST_ALLOCATED, least_resource_scorer(a.resources), a.resources)
+        if len(a.resources) == 2:
+            sc.fast_cpu_mem = least_cpu_mem_batch(a.resources)
+        return sc
     if a.type == MOST_ALLOCATED:
-        return ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(a.resources), a.resources)
+        sc = ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(a.resources), a.resources)
+        if len(a.resources) == 2:
+            sc.fast_cpu_mem = most_cpu_mem_batch(a.resources)
+        return sc
     return ResourceAllocationScorer(
         REQUESTED_TO_CAPACITY_RATIO, requested_to_capacity_ratio_scorer(a.resources, a.shape or []), a.resources
     )
@@ -341,6 +347,24 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                 code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return Status(code, *[ir.reason for ir in insufficient])
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None or s.scalars:
+            return super().filter_nodes(state, pod, nodes)
+        # The quick test below is _insufficient's conditions without the scalar resources.
+        cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
+        out: list[Status | None] = [None] * len(nodes)
+        f = self.filter
+        for k, ni in enumerate(nodes):
+            a = ni.allocatable
+            r = ni.requested
+            if (len(ni.pods) >= a.allowed_pod_number
+                    or (cpu > 0 and cpu > a.milli_cpu - r.milli_cpu)
+                    or (mem > 0 and mem > a.memory - r.memory)
+                    or (eph > 0 and eph > a.ephemeral_storage - r.ephemeral_storage)):
+                out[k] = f(state, pod, ni)
+        return out
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
         return None
@@ -349,6 +373,12 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         s = state.get(PRE_SCORE_STATE_KEY)
         reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
         return self.scorer.score(node_info, reqs)
+
+    def score_nodes(self, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score_nodes(nodes, reqs)
 
     def score_extensions(self) -> None:
         return None

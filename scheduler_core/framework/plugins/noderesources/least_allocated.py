@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec, ScorerFn
+from scheduler_core.framework.types import NodeInfo
 
 
 def least_requested_score(requested: int, capacity: int) -> int:
@@ -28,3 +29,32 @@ def least_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
         return node_score // weight_sum
 
     return scorer
+
+
+def least_cpu_mem_batch(resources: list[ResourceSpec]):
+    """The scorer above for (cpu, memory) on the nodes' non-zero requests, over a node list."""
+    wc, wm = resources[0].weight, resources[1].weight
+
+    def batch(nodes: list[NodeInfo], pc: int, pm: int) -> list[int]:
+        out = []
+        append = out.append
+        for ni in nodes:
+            a = ni.allocatable
+            u = ni.non_zero_requested
+            ac = a.milli_cpu
+            am = a.memory
+            ns = ws = 0
+            if ac:
+                r = u.milli_cpu + pc
+                if r <= ac:
+                    ns = ((ac - r) * MAX_NODE_SCORE) // ac * wc
+                ws = wc
+            if am:
+                r = u.memory + pm
+                if r <= am:
+                    ns += ((am - r) * MAX_NODE_SCORE) // am * wm
+                ws += wm
+            append(ns // ws if ws else 0)
+        return out
+
+    return batch

@@ -71,6 +71,9 @@ class ResourceAllocationScorer:
         self.use_requested = use_requested
         self._kinds = [(_kind(r.name), r.name) for r in self.resources]
         self._cpu_mem = [k for k, _ in self._kinds] == [_K_CPU, _K_MEM]
+        # Optional batch form of `scorer` for (cpu, memory): fn(nodes, pod cpu, pod memory) -> scores,
+        # reading the same requests `score` reads; set by the strategies that have one.
+        self.fast_cpu_mem: Callable[[list[NodeInfo], int, int], list[int]] | None = None
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
@@ -132,6 +135,22 @@ class ResourceAllocationScorer:
             allocatable[i] = alloc
             requested[i] = req
         return self.scorer(requested, allocatable), None
+
+    def score_nodes(self, nodes: list[NodeInfo], pod_requests_list: list[int]) -> tuple[list[int] | None,
+                                                                                          Status | None]:
+        """`score` for every node, in order, without per-node call overhead for the default
+        strategies on the default resources (cpu, memory)."""
+        fast = self.fast_cpu_mem
+        if self._cpu_mem and fast is not None:
+            return fast(nodes, pod_requests_list[0], pod_requests_list[1]), None
+        out = []
+        score = self.score
+        for ni in nodes:
+            sc, st = score(ni, pod_requests_list)
+            if st is not None:
+                return None, st
+            out.append(sc)
+        return out, None
 
     def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str,
                                                pod_request: int) -> tuple[int, int]:

@@ -30,6 +30,10 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        f = self.filter
+        return [f(state, pod, ni) if ni.node.unschedulable else None for ni in nodes]
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(

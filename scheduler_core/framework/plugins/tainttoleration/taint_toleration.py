@@ -16,7 +16,10 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
-from scheduler_core.framework.plugins.helper.normalize_score import default_normalize_score
+from scheduler_core.framework.plugins.helper.normalize_score import (
+    default_normalize_score,
+    default_normalize_score_values,
+)
 from scheduler_core.framework.plugins.helper.podutil import same_pod
 from scheduler_core.framework.plugins.helper.taint import (
     do_not_schedule_taints_filter_func,
@@ -73,6 +76,10 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        f = self.filter
+        return [f(state, pod, ni) if ni.node.taints else None for ni in nodes]
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.tolerations)))
         return None
@@ -86,11 +93,23 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             return 0, None
         return count_intolerable_taints_prefer_no_schedule(node, s.tolerations_prefer_no_schedule), None
 
+    def score_nodes(self, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        tols = s.tolerations_prefer_no_schedule
+        return [count_intolerable_taints_prefer_no_schedule(ni.node, tols) if ni.node.taints else 0
+                for ni in nodes], None
+
     def score_extensions(self) -> TaintToleration:
         return self
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
+        return default_normalize_score_values(MAX_NODE_SCORE, True, scores)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
