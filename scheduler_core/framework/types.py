@@ -478,7 +478,10 @@ class NodeInfo:
         c.requested = self.requested.clone()
         c.non_zero_requested = self.non_zero_requested.clone()
         c.allocatable = self.allocatable.clone()
-        c.image_states = self.image_states
+        # Upstream snapshots each image's node count when the node is cloned (only nodes that
+        # changed are cloned), so counts seen by ImageLocality lag behind other nodes' changes.
+        c.image_states = {k: ImageStateSummary(v.size, v.num_nodes) for k, v in self.image_states.items()} \
+            if self.image_states else self.image_states
         c.generation = self.generation
         return c
 
