@@ -27,7 +27,7 @@ def test_max_heap_init_root_matches_go_heap_init(seed):
         n = r.randint(1, 70)
         vals = [r.randint(0, r.randint(0, 5)) for _ in range(n)]
         h = list(range(n))
-        heap_init(h, lambda a, b: vals[a] > vals[b])
+        heap_init(h, lambda a, b, vals=vals: vals[a] > vals[b])
         assert max_heap_init_root(vals) == h[0], vals
 
 
