@@ -83,6 +83,7 @@ def run_detail(request: HttpRequest, token: str) -> HttpResponse:
         "share_url": request.build_absolute_uri(_run_url(run, screen.share_query)),
         "speeds": run_service.SPEEDS,
         "taint_effects": run_service.TAINT_EFFECTS,
+        "score_plugins": run_selectors.score_plugins(run=run),
     }
     return render(request, "playground/runs/run.html", context)
 

@@ -9,6 +9,7 @@ when a Permit plugin makes the pod wait). Where upstream's informers deliver an 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from typing import Any
@@ -631,6 +632,26 @@ class Scheduler:
                     self._terminate(ev.pod, "TaintManagerEviction", "DeletionByTaintManager")
                 else:
                     self.delete_pod(ev.pod, by="TaintManagerEviction")
+
+    # ---- scheduler settings during a run -----------------------------------------------------------
+    def set_score_weight(self, profile: str, plugin: str, weight: int) -> None:
+        """Change a Score plugin's weight from now on (a restarted scheduler with an edited
+        profile). The configuration is updated too, so checkpoints rebuild the same weights."""
+        from scheduler_core.config.types import PluginRef, Plugins, PluginSet
+
+        fwk = self.profiles[profile]
+        fwk.score_weights[plugin] = weight
+        self.config = copy.deepcopy(self.config)  # never the scenario's own object
+        for prof in self.config.profiles:
+            if prof.scheduler_name != profile:
+                continue
+            if prof.plugins is None:
+                prof.plugins = Plugins()
+            multi = prof.plugins.sets.setdefault("multiPoint", PluginSet())
+            multi.enabled = [r for r in multi.enabled if r.name != plugin] + [PluginRef(plugin, weight)]
+            score = prof.plugins.sets.get("score")
+            if score is not None:
+                score.enabled = [PluginRef(r.name, weight) if r.name == plugin else r for r in score.enabled]
 
     # ---- node actions (what users and timelines do) ---------------------------------------------------
     def set_unschedulable(self, node_name: str, value: bool) -> None:

@@ -95,6 +95,8 @@ class Simulation:
             s.remove_taint(params["node"], params["key"], params.get("effect", ""))
         elif action == "setNodeLabels":
             s.set_node_labels(params["node"], params["labels"])
+        elif action == "setScoreWeight":
+            s.set_score_weight(params["profile"], params["plugin"], params["weight"])
         else:
             raise ValueError(f"unknown action {action!r}")
 
@@ -111,6 +113,14 @@ class Simulation:
         elif action == "addNode":
             if params["node"].name in cs.nodes:
                 raise ActionError(f'node "{params["node"].name}" already exists')
+        elif action == "setScoreWeight":
+            fwk = self.scheduler.profiles.get(params["profile"])
+            if fwk is None:
+                raise ActionError(f'no profile with schedulerName "{params["profile"]}"')
+            if params["plugin"] not in {pl.name for pl in fwk.score_plugins}:
+                raise ActionError(f'"{params["plugin"]}" is not a Score plugin of profile '
+                                  f'"{params["profile"]}" (its Score plugins: '
+                                  f'{", ".join(pl.name for pl in fwk.score_plugins)})')
         elif params.get("node") not in cs.nodes:
             raise ActionError(f'node "{params.get("node")}" does not exist')
 

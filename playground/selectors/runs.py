@@ -496,3 +496,11 @@ def run_progress(*, run: Run) -> dict[str, Any]:
         "last_failed": last_failed if last_done is not None and last_failed == last_done else None,
         "actions_total": run.actions.count(),
     }
+
+
+def score_plugins(*, run: Run, profile: str = "default-scheduler") -> list[str]:
+    """The profile's Score plugins, as the engine reported them when the run started."""
+    started = run.events.filter(type="run_started").values_list("data", flat=True).first()
+    if not started:
+        return []
+    return list(((started.get("profiles") or {}).get(profile) or {}).get("score") or [])

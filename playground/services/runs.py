@@ -52,6 +52,7 @@ CLUSTER_ACTIONS = {
     "addTaint",
     "removeTaint",
     "setNodeLabels",
+    "setScoreWeight",
 }
 
 
@@ -692,4 +693,20 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not text("node") or not text("key"):
             raise RunError("Removing a taint needs the node and the taint's key.")
         return {"action": "removeTaint", "node": text("node"), "key": text("key")}
+    if what == "setScoreWeight":
+        if not text("plugin") or not text("weight"):
+            raise RunError("Choose a Score plugin and its new weight.")
+        try:
+            weight = int(text("weight"))
+        except ValueError:
+            raise RunError("The weight must be a whole number from 1 to 100.") from None
+        return {"action": "setScoreWeight", "plugin": text("plugin"), "weight": weight}
+    if what == "setScoreWeight":
+        if not text("plugin") or not text("weight"):
+            raise RunError("Choose a Score plugin and its new weight.")
+        try:
+            weight = int(text("weight"))
+        except ValueError:
+            raise RunError("The weight must be a whole number from 1 to 100.") from None
+        return {"action": "setScoreWeight", "plugin": text("plugin"), "weight": weight}
     raise RunError("Unknown cluster action.")

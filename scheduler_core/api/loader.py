@@ -1108,7 +1108,7 @@ def _workload(r: _Reader, obj: dict[str, Any], kind: str) -> WorkloadSelector:
 # Timeline
 
 _TIMELINE_ACTIONS = ("addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon",
-                     "addTaint", "removeTaint", "setNodeLabels")
+                     "addTaint", "removeTaint", "setNodeLabels", "setScoreWeight")
 
 
 def _pod_ref(r: _Reader, obj: Any, path: str) -> str:
@@ -1498,6 +1498,18 @@ def _timeline(r: _Reader, obj: dict[str, Any], admission: _PriorityAdmission, sc
         elif action == "deletePod":
             allowed_keys.add("pod")
             params["pod"] = _pod_ref(r, m.get("pod"), f"{p}.pod")
+        elif action == "setScoreWeight":
+            allowed_keys.update(("plugin", "weight", "profile"))
+            plugin = r.string(m.get("plugin"), f"{p}.plugin")
+            if not plugin:
+                raise r.err(f"{p}.plugin", "Required value: a Score plugin's name")
+            if m.get("weight") is None:
+                raise r.err(f"{p}.weight", "Required value")
+            weight = r.integer(m.get("weight"), f"{p}.weight")
+            if not 1 <= weight <= 100:
+                raise r.err(f"{p}.weight", f"Invalid value: {weight}: must be between 1 and 100")
+            params.update(plugin=plugin, weight=weight,
+                          profile=r.string(m.get("profile"), f"{p}.profile") or DEFAULT_SCHEDULER_NAME)
         else:
             allowed_keys.add("node")
             node = r.string(m.get("node"), f"{p}.node")

@@ -240,3 +240,25 @@ def test_event_seq_is_unique_per_run() -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         RunEvent.objects.create(run=run, seq=1, step=0, type="x", data={})
     assert RunFrame.objects.filter(run=run).count() == 1
+
+
+def test_score_weight_changes_during_a_run(inline_worker: list) -> None:
+    run = start()
+    action = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
+        {"what": "setScoreWeight", "plugin": "NodeResourcesFit", "weight": "7"}))
+    assert action.state == RunAction.STATE_DONE, action.result
+    act(run, RunAction.KIND_STEP)
+    scores = [e.data for e in run.events.filter(type="scores").order_by("seq")]
+    assert not scores or scores[-1]["weights"]["NodeResourcesFit"] == 7
+    bad = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
+        {"what": "setScoreWeight", "plugin": "NodePorts", "weight": "3"}))
+    assert bad.state == RunAction.STATE_FAILED and "not a Score plugin" in bad.result
+
+
+def test_run_page_offers_the_score_weight_form(client: Any) -> None:
+    run = start()
+    session = client.session
+    html = client.get(f"/runs/{run.share_token}/").content.decode()
+    assert 'id="form-score-weight"' not in html  # a stranger cannot drive the run
+    assert session is not None
+    assert sel.score_plugins(run=run)[:3] == ["TaintToleration", "NodeAffinity", "NodeResourcesFit"]

@@ -54,3 +54,21 @@ def test_same_seed_same_events_and_fork_is_independent() -> None:
     fork.run()
     assert _dump(fork) != _dump(a)  # the fork took its own path
     assert _dump(a) == _dump(b)  # and did not disturb the original
+
+
+def test_score_weight_change_mid_run_survives_checkpoints() -> None:
+    if not FILES:
+        pytest.skip("no cases")
+    scenario = load_scenario_file(CASES / "v09-node-affinity-preferred-selector.yaml")
+    sim = Simulation(scenario, seed=2, record_events=True)
+    sim.step()
+    sim.apply_manifest_action({"action": "setScoreWeight", "plugin": "NodeAffinity", "weight": 50})
+    assert sim.scheduler.profiles["default-scheduler"].score_weights["NodeAffinity"] == 50
+    restored = Simulation.restore(sim.checkpoint())
+    assert restored.scheduler.profiles["default-scheduler"].score_weights["NodeAffinity"] == 50
+    assert scenario.config.profiles[0].plugins is None  # the scenario itself is untouched
+    fresh = Simulation(scenario, seed=2)
+    assert fresh.scheduler.profiles["default-scheduler"].score_weights["NodeAffinity"] == 2
+    sim.run()
+    restored.run()
+    assert sim.result(True) == restored.result(True)
