@@ -274,24 +274,26 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
                                          pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
-        for pl in self.pre_filter_plugins:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
-                continue
-            s = ext.add_pod(state, pod_to_schedule, pod_info_to_add, node_info)
-            if s is not None and s.code != Code.SUCCESS:
-                return Status.error(f"running AddPod on PreFilter plugin {pl.name!r}: {s.message()}")
-        return None
+        """Tell every PreFilter plugin's extension that a pod joins the node (nominated pods,
+        preemption dry runs), so its precomputed state stays right."""
+        return self._run_pre_filter_extension("AddPod", state, pod_to_schedule, pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
                                             pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
+        """The same for a pod leaving the node (a preemption victim in a dry run)."""
+        return self._run_pre_filter_extension("RemovePod", state, pod_to_schedule, pod_info_to_remove,
+                                              node_info)
+
+    def _run_pre_filter_extension(self, op: str, state: CycleState, pod_to_schedule: Pod, pod_info: PodInfo,
+                                  node_info: NodeInfo) -> Status | None:
         for pl in self.pre_filter_plugins:
             ext = pl.pre_filter_extensions()
             if ext is None or pl.name in state.skip_filter_plugins:
                 continue
-            s = ext.remove_pod(state, pod_to_schedule, pod_info_to_remove, node_info)
+            fn = ext.add_pod if op == "AddPod" else ext.remove_pod
+            s = fn(state, pod_to_schedule, pod_info, node_info)
             if s is not None and s.code != Code.SUCCESS:
-                return Status.error(f"running RemovePod on PreFilter plugin {pl.name!r}: {s.message()}")
+                return Status.error(f"running {op} on PreFilter plugin {pl.name!r}: {s.message()}")
         return None
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

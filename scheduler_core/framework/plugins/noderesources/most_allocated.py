@@ -4,7 +4,11 @@ capacity — possible with the non-zero defaults — count as full)."""
 from __future__ import annotations
 
 from scheduler_core.framework.interface import MAX_NODE_SCORE
-from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec, ScorerFn
+from scheduler_core.framework.plugins.noderesources.resource_allocation import (
+    ResourceSpec,
+    ScorerFn,
+    weighted_mean_scorer,
+)
 from scheduler_core.framework.types import NodeInfo
 
 
@@ -17,20 +21,7 @@ def most_requested_score(requested: int, capacity: int) -> int:
 
 
 def most_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
-    weights = [r.weight for r in resources]
-
-    def scorer(requested: list[int], allocatable: list[int]) -> int:
-        node_score = weight_sum = 0
-        for req, alloc, w in zip(requested, allocatable, weights, strict=True):
-            if alloc == 0:
-                continue
-            node_score += most_requested_score(req, alloc) * w
-            weight_sum += w
-        if weight_sum == 0:
-            return 0
-        return node_score // weight_sum
-
-    return scorer
+    return weighted_mean_scorer(resources, most_requested_score)
 
 
 def most_cpu_mem_batch(resources: list[ResourceSpec]):

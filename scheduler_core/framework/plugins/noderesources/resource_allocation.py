@@ -44,6 +44,27 @@ DEFAULT_RESOURCE_SPEC: tuple[ResourceSpec, ...] = (ResourceSpec(RESOURCE_CPU, 1)
 # scorer(requested, allocatable) -> score; both lists follow `resources` order.
 ScorerFn = Callable[[list[int], list[int]], int]
 
+
+def weighted_mean_scorer(resources: list[ResourceSpec] | tuple[ResourceSpec, ...],
+                         resource_score: Callable[[int, int], int]) -> ScorerFn:
+    """A node scorer: the weight-averaged `resource_score(requested, allocatable)` over the
+    resources the node has (allocatable 0 leaves a resource out), as LeastAllocated and
+    MostAllocated both compute it."""
+    weights = [r.weight for r in resources]
+
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for req, alloc, w in zip(requested, allocatable, weights, strict=True):
+            if alloc == 0:
+                continue
+            node_score += resource_score(req, alloc) * w
+            weight_sum += w
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer
+
 # Resource kinds, resolved once per strategy so Score does not compare strings per node.
 _K_CPU, _K_MEM, _K_EPH, _K_SCALAR, _K_OTHER = range(5)
 
