@@ -348,6 +348,40 @@ def _fmt_q(q: Fraction) -> str:
 # Selectors
 
 
+def _requirement(r: _Reader, e: Any, p: str, *, allow_invalid_values: bool,
+                 numeric_ops: bool) -> tuple[str, str, list[str]]:
+    """One matchExpressions entry (label or node selector): key, operator and values validated
+    as the apiserver does. Node selectors also allow Gt/Lt with a single value."""
+    em = r.mapping(e, p, required=True)
+    key = r.string(em.get("key"), f"{p}.key")
+    op = r.string(em.get("operator"), f"{p}.operator")
+    values = r.string_list(em.get("values"), f"{p}.values")
+    if op in ("In", "NotIn"):
+        if not values:
+            raise r.err(f"{p}.values",
+                        "Required value: must be specified when `operator` is 'In' or 'NotIn'")
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            raise r.err(f"{p}.values", "Forbidden: may not be specified when `operator` is "
+                                       "'Exists' or 'DoesNotExist'")
+    elif numeric_ops and op in ("Gt", "Lt"):
+        # Admission only checks the count; a non-integer value simply never matches.
+        if len(values) != 1:
+            raise r.err(f"{p}.values", "Required value: must be specified single value when "
+                                       "`operator` is 'Lt' or 'Gt'")
+    else:
+        raise r.err(f"{p}.operator", f'Invalid value: "{op}": not a valid selector operator')
+    err = qualified_name_error(key)
+    if err:
+        raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+    if not allow_invalid_values:
+        for j, v in enumerate(values):
+            err = label_value_error(v)
+            if err:
+                raise r.err(f"{p}.values[{j}]", f'Invalid value: "{v}": {err}')
+    return key, op, values
+
+
 def _label_selector(r: _Reader, obj: Any, path: str, *, allow_invalid_values: bool = False,
                     ) -> LabelSelector | None:
     """metav1.LabelSelector; None when absent (matches nothing), empty when `{}` (everything)."""
@@ -358,29 +392,8 @@ def _label_selector(r: _Reader, obj: Any, path: str, *, allow_invalid_values: bo
     exprs: list[LabelSelectorRequirement] = []
     epath = _join(path, "matchExpressions")
     for i, e in enumerate(r.seq(m.get("matchExpressions"), epath)):
-        p = f"{epath}[{i}]"
-        em = r.mapping(e, p, required=True)
-        key = r.string(em.get("key"), f"{p}.key")
-        op = r.string(em.get("operator"), f"{p}.operator")
-        values = r.string_list(em.get("values"), f"{p}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                raise r.err(f"{p}.values",
-                            "Required value: must be specified when `operator` is 'In' or 'NotIn'")
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise r.err(f"{p}.values", "Forbidden: may not be specified when `operator` is "
-                                           "'Exists' or 'DoesNotExist'")
-        else:
-            raise r.err(f"{p}.operator", f'Invalid value: "{op}": not a valid selector operator')
-        err = qualified_name_error(key)
-        if err:
-            raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
-        if not allow_invalid_values:
-            for j, v in enumerate(values):
-                err = label_value_error(v)
-                if err:
-                    raise r.err(f"{p}.values[{j}]", f'Invalid value: "{v}": {err}')
+        key, op, values = _requirement(r, e, f"{epath}[{i}]", allow_invalid_values=allow_invalid_values,
+                                       numeric_ops=False)
         exprs.append(LabelSelectorRequirement(key, op, tuple(values)))
     return LabelSelector(match_labels=match_labels, match_expressions=exprs)
 
@@ -391,34 +404,8 @@ def _node_selector_term(r: _Reader, obj: Any, path: str, *, allow_invalid_values
     exprs: list[NodeSelectorRequirement] = []
     epath = _join(path, "matchExpressions")
     for i, e in enumerate(r.seq(m.get("matchExpressions"), epath)):
-        p = f"{epath}[{i}]"
-        em = r.mapping(e, p, required=True)
-        key = r.string(em.get("key"), f"{p}.key")
-        op = r.string(em.get("operator"), f"{p}.operator")
-        values = r.string_list(em.get("values"), f"{p}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                raise r.err(f"{p}.values",
-                            "Required value: must be specified when `operator` is 'In' or 'NotIn'")
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise r.err(f"{p}.values", "Forbidden: may not be specified when `operator` is "
-                                           "'Exists' or 'DoesNotExist'")
-        elif op in ("Gt", "Lt"):
-            # Admission only checks the count; a non-integer value simply never matches.
-            if len(values) != 1:
-                raise r.err(f"{p}.values", "Required value: must be specified single value when "
-                                           "`operator` is 'Lt' or 'Gt'")
-        else:
-            raise r.err(f"{p}.operator", f'Invalid value: "{op}": not a valid selector operator')
-        err = qualified_name_error(key)
-        if err:
-            raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
-        if not allow_invalid_values:
-            for j, v in enumerate(values):
-                err = label_value_error(v)
-                if err:
-                    raise r.err(f"{p}.values[{j}]", f'Invalid value: "{v}": {err}')
+        key, op, values = _requirement(r, e, f"{epath}[{i}]", allow_invalid_values=allow_invalid_values,
+                                       numeric_ops=True)
         exprs.append(NodeSelectorRequirement(key, op, tuple(values)))
     fields: list[NodeSelectorRequirement] = []
     fpath = _join(path, "matchFields")
