@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import sys
 import time
@@ -57,6 +58,8 @@ def bench_file(path: Path, runs: int) -> dict:
         "median_pods_per_s": round(med, 1),
         "upstream_median_pods_per_s": up_med,
         "ratio_vs_upstream": round(med / up_med, 3) if up_med else None,
+        # Peak resident memory of this process so far (scenario + engine state), in MiB.
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
 
@@ -65,7 +68,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--files", nargs="*", default=[str(ROOT.parent / "shared" / "bench" / n) for n in UPSTREAM])
     args = ap.parse_args()
-    for f in args.files:
+    for f in args.files:  # smallest first, so each peak RSS reads as that input's footprint
         print(json.dumps(bench_file(Path(f), args.runs)))
     return 0
 
