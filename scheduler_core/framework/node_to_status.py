@@ -6,6 +6,8 @@ Nodes never evaluated (cut off by numFeasibleNodesToFind, or excluded by a PreFi
 
 from __future__ import annotations
 
+from collections.abc import ItemsView
+
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 
@@ -27,7 +29,7 @@ class NodeToStatus:
     def __len__(self) -> int:
         return len(self.node_to_status)
 
-    def items(self):
+    def items(self) -> ItemsView[str, Status]:
         """Explicit entries in insertion order (upstream iterates a Go map: any order)."""
         return self.node_to_status.items()
 

@@ -19,6 +19,7 @@ from scheduler_core.api.types import (
     RESOURCE_EPHEMERAL_STORAGE,
     RESOURCE_MEMORY,
     RESOURCE_PODS,
+    Container,
     LabelSelector,
     Node,
     Pod,
@@ -159,7 +160,7 @@ def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> di
     the non-zero requests scoring relies on).
     """
 
-    def creqs(c) -> dict[str, Fraction]:
+    def creqs(c: Container) -> dict[str, Fraction]:
         if not non_missing:
             return c.requests
         r = dict(c.requests)

@@ -23,6 +23,10 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
 
 if TYPE_CHECKING:
+    from random import Random
+
+    from scheduler_core.backend.cache.snapshot import Snapshot
+    from scheduler_core.cluster import ClusterState
     from scheduler_core.scheduler import Scheduler
 
 _POINT_TYPES: dict[str, type] = {
@@ -165,19 +169,19 @@ class Framework:
 
     # ---- Handle (what plugins may use) ---------------------------------------------------
     @property
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         return self.sched.snapshot
 
     @property
-    def cluster(self):
+    def cluster(self) -> ClusterState:
         return self.sched.cluster
 
     @property
-    def rng(self):
+    def rng(self) -> Random:
         return self.sched.rng
 
     @property
-    def extenders(self):
+    def extenders(self) -> list[Any]:
         return self.sched.extenders
 
     @property

@@ -3,6 +3,8 @@ as the weighted mean of (allocatable - requested) * 100 / allocatable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.plugins.noderesources.resource_allocation import (
     ResourceSpec,
@@ -22,7 +24,7 @@ def least_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
     return weighted_mean_scorer(resources, least_requested_score)
 
 
-def least_cpu_mem_batch(resources: list[ResourceSpec]):
+def least_cpu_mem_batch(resources: list[ResourceSpec]) -> Callable[[list[NodeInfo], int, int], list[int]]:
     """The scorer above for (cpu, memory) on the nodes' non-zero requests, over a node list."""
     wc, wm = resources[0].weight, resources[1].weight
 

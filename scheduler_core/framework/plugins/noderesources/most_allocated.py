@@ -3,6 +3,8 @@ capacity — possible with the non-zero defaults — count as full)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.plugins.noderesources.resource_allocation import (
     ResourceSpec,
@@ -24,7 +26,7 @@ def most_resource_scorer(resources: list[ResourceSpec]) -> ScorerFn:
     return weighted_mean_scorer(resources, most_requested_score)
 
 
-def most_cpu_mem_batch(resources: list[ResourceSpec]):
+def most_cpu_mem_batch(resources: list[ResourceSpec]) -> Callable[[list[NodeInfo], int, int], list[int]]:
     """The scorer above for (cpu, memory) on the nodes' non-zero requests, over a node list."""
     wc, wm = resources[0].weight, resources[1].weight
 
