@@ -272,6 +272,14 @@ class NodeForm(ManifestForm):
         }
 
 
+TOPOLOGY_CHOICES = [
+    ("", "\u2014"),
+    ("none", "none"),
+    ("kubernetes.io/hostname", "per node (kubernetes.io/hostname)"),
+    ("topology.kubernetes.io/zone", "per zone (topology.kubernetes.io/zone)"),
+]
+
+
 class PodFieldsMixin(forms.Form):
     """The pod template fields shared by the pod form and the batch form."""
 
@@ -287,6 +295,38 @@ class PodFieldsMixin(forms.Form):
         help_text="key=value:Effect, key:Effect, key or * per line; NoExecute may end in :seconds",
     )
     scheduler_name = forms.CharField(max_length=253, required=False, label="schedulerName")
+    host_port = forms.IntegerField(
+        required=False, min_value=1, max_value=65535, label="hostPort", help_text="the first container's host port"
+    )
+    scheduling_gates = forms.CharField(
+        max_length=1000, required=False, label="schedulingGates", help_text="gate names, comma-separated"
+    )
+    anti_affinity = forms.ChoiceField(
+        choices=TOPOLOGY_CHOICES,
+        required=False,
+        label="Anti-affinity to pods with the same labels",
+        help_text="required podAntiAffinity on this topology key (\u2014 keeps what the YAML says)",
+    )
+    spread = forms.ChoiceField(
+        choices=TOPOLOGY_CHOICES,
+        required=False,
+        label="Spread pods with the same labels",
+        help_text="topologySpreadConstraint maxSkew 1, DoNotSchedule (\u2014 keeps what the YAML says)",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        wants_selector = data.get("anti_affinity") not in ("", "none", None) or data.get("spread") not in (
+            "",
+            "none",
+            None,
+        )
+        if wants_selector and not data.get("labels"):
+            self.add_error("labels", "Anti-affinity and spreading select pods by these labels: add at least one.")
+        return data
+
+    def clean_scheduling_gates(self) -> list[dict[str, str]]:
+        return [{"name": g.strip()} for g in self.cleaned_data["scheduling_gates"].split(",") if g.strip()]
 
     def clean_labels(self) -> dict[str, str]:
         return parse_key_values(self.cleaned_data["labels"])
@@ -317,6 +357,35 @@ class PodFieldsMixin(forms.Form):
         _set_or_drop(spec, "nodeSelector", data["node_selector"])
         _set_or_drop(spec, "tolerations", data["tolerations"])
         _set_or_drop(spec, "schedulerName", data["scheduler_name"].strip())
+        _set_or_drop(spec, "schedulingGates", data["scheduling_gates"])
+        ports = [p for p in first.get("ports") or [] if isinstance(p, dict) and not p.get("hostPort")]
+        if data.get("host_port"):
+            ports.insert(0, {"containerPort": data["host_port"], "hostPort": data["host_port"]})
+        _set_or_drop(first, "ports", ports)
+        selector = {"matchLabels": dict(data["labels"])} if data["labels"] else None
+        if data.get("anti_affinity"):
+            affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+            if data["anti_affinity"] == "none":
+                affinity.pop("podAntiAffinity", None)
+            else:
+                affinity["podAntiAffinity"] = {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": selector, "topologyKey": data["anti_affinity"]}
+                    ]
+                }
+            _set_or_drop(spec, "affinity", affinity)
+        if data.get("spread"):
+            constraints = []
+            if data["spread"] != "none":
+                constraints = [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": data["spread"],
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": selector,
+                    }
+                ]
+            _set_or_drop(spec, "topologySpreadConstraints", constraints)
         manifest["spec"] = spec
         return manifest
 
@@ -337,6 +406,8 @@ class PodFieldsMixin(forms.Form):
             "node_selector": format_key_values(spec.get("nodeSelector")),
             "tolerations": format_tolerations(spec.get("tolerations")),
             "scheduler_name": spec.get("schedulerName", ""),
+            "host_port": next((p.get("hostPort") for p in first.get("ports") or [] if p.get("hostPort")), None),
+            "scheduling_gates": ", ".join(g.get("name", "") for g in spec.get("schedulingGates") or []),
         }
 
 
@@ -352,6 +423,10 @@ class PodForm(ManifestForm, PodFieldsMixin):
         ("spec.nodeSelector", "node_selector"),
         ("spec.tolerations", "tolerations"),
         ("spec.schedulerName", "scheduler_name"),
+        ("spec.schedulingGates", "scheduling_gates"),
+        ("spec.containers[0].ports", "host_port"),
+        ("spec.affinity.podAntiAffinity", "anti_affinity"),
+        ("spec.topologySpreadConstraints", "spread"),
     )
 
     name = forms.CharField(max_length=253)
