@@ -27,6 +27,7 @@ from playground.forms import (
     SchedulerConfigForm,
     YamlImportForm,
 )
+from playground.selectors.runs import runs_of_scenario
 from playground.selectors.scenarios import (
     can_edit,
     gallery_scenario_by_slug,
@@ -160,6 +161,7 @@ def _editor_context(request: HttpRequest, scenario: Any, actor: Any, **overrides
         "yaml": scenario_yaml(scenario=scenario),
         "import_form": bound.get("import"),
         "share_url": request.build_absolute_uri(_detail_url(scenario)),
+        "my_runs": runs_of_scenario(scenario=scenario, actor=actor),
         # Room for the runs issue: a link may point into a run at a given cycle.
         "run_id": request.GET.get("run", ""),
         "cycle": request.GET.get("cycle", ""),

@@ -262,3 +262,18 @@ def test_run_page_offers_the_score_weight_form(client: Any) -> None:
     assert 'id="form-score-weight"' not in html  # a stranger cannot drive the run
     assert session is not None
     assert sel.score_plugins(run=run)[:3] == ["TaintToleration", "NodeAffinity", "NodeResourcesFit"]
+
+
+def test_scenario_page_lists_my_runs_only(client: Any) -> None:
+    from playground.services.ownership import SESSION_KEY
+
+    gallery.seed()
+    scenario = Scenario.objects.get(gallery_slug="priority-preemption")
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    run = svc.run_start(scenario=scenario, actor=OWNER)
+    svc.run_start(scenario=scenario, actor=STRANGER)
+    html = client.get(f"/scenarios/{scenario.share_token}/").content.decode()
+    assert 'id="my-runs"' in html and f"/runs/{run.share_token}/" in html
+    assert html.count('href="/runs/') == 1
