@@ -17,6 +17,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.volumes import pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -32,16 +33,12 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 VOLUME_ATTACHMENT = getattr(EventResource, "VOLUME_ATTACHMENT", "VolumeAttachment")
 
 
-def _volumes(pod: Pod) -> list:
-    return getattr(pod, "volumes", None) or []
-
-
 class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = CSI_NAME
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if _volumes(pod):
+        if pod_volumes(pod):
             return None, None
         return None, Status(Code.SKIP)
 
@@ -63,7 +60,7 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old: Pod, new: Any) -> int:
         """Only a placed pod with attachable volumes frees a slot."""
-        vols = _volumes(old)
+        vols = pod_volumes(old)
         if not vols or (not old.node_name and not old.nominated_node_name):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
@@ -72,13 +69,13 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         if getattr(new, "namespace", None) != pod.namespace:
             return QueueingHint.SKIP
         name = getattr(new, "name", None)
-        for v in _volumes(pod):
+        for v in pod_volumes(pod):
             if getattr(v, "claim_name", None) == name:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
     def is_schedulable_after_volume_attachment_deleted(self, pod: Pod, old: Any, new: Any) -> int:
-        for v in _volumes(pod):
+        for v in pod_volumes(pod):
             if getattr(v, "claim_name", None):
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP

@@ -24,6 +24,7 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change, pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -38,10 +39,6 @@ NAME = names.VOLUME_BINDING
 STATE_KEY = NAME
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 CSI_STORAGE_CAPACITY = getattr(EventResource, "CSI_STORAGE_CAPACITY", "CSIStorageCapacity")
-
-
-def _volumes(pod: Pod) -> list:
-    return getattr(pod, "volumes", None) or []
 
 
 class _StateData:
@@ -81,7 +78,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if not _volumes(pod):
+        if not pod_volumes(pod):
             state.write(STATE_KEY, _StateData())
             return None, Status(Code.SKIP)
         state.write(STATE_KEY, _StateData())
@@ -161,13 +158,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         return QueueingHint.QUEUE if o != n else QueueingHint.SKIP
 
     def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any, new: Any) -> int:
-        if getattr(new, "namespace", None) != pod.namespace:
-            return QueueingHint.SKIP
-        name = getattr(new, "name", None)
-        for v in _volumes(pod):
-            if getattr(v, "claim_name", None) == name:
-                return QueueingHint.QUEUE
-        return QueueingHint.SKIP
+        return is_schedulable_after_pvc_change(pod, old, new)
 
     def is_schedulable_after_storage_class_change(self, pod: Pod, old: Any, new: Any) -> int:
         if old is None:
@@ -187,7 +178,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
 
     def is_schedulable_after_csi_driver_change(self, pod: Pod, old: Any, new: Any) -> int:
         """Only a pod with an inline CSI volume of that driver cares (none here)."""
-        for v in _volumes(pod):
+        for v in pod_volumes(pod):
             if getattr(v, "csi_driver", None) == getattr(new, "name", None):
                 if getattr(old, "storage_capacity", False) and not getattr(new, "storage_capacity", False):
                     return QueueingHint.QUEUE

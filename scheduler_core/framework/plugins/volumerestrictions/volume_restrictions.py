@@ -18,6 +18,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.volumes import pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -37,10 +38,6 @@ ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
 )
 
 
-def _volumes(pod: Pod) -> list:
-    return getattr(pod, "volumes", None) or []
-
-
 class _PreFilterState:
     __slots__ = ("read_write_once_pod_pvcs", "conflicting_pvc_ref_count")
 
@@ -58,7 +55,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         # No restricted volume kinds and no ReadWriteOncePod claims: nothing to check.
-        if not _volumes(pod):
+        if not pod_volumes(pod):
             return None, Status(Code.SKIP)
         s = _PreFilterState(frozenset(), 0)
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -102,7 +99,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         if getattr(new, "namespace", None) != pod.namespace:
             return QueueingHint.SKIP
         claim = getattr(new, "name", None)
-        for v in _volumes(pod):
+        for v in pod_volumes(pod):
             if getattr(v, "claim_name", None) == claim:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
@@ -111,8 +108,8 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         """A deleted pod only helps if it held a conflicting volume or a claim this pod uses."""
         if old.namespace != pod.namespace:
             return QueueingHint.SKIP
-        claims = {getattr(v, "claim_name", None) for v in _volumes(pod)} - {None}
-        for v in _volumes(old):
+        claims = {getattr(v, "claim_name", None) for v in pod_volumes(pod)} - {None}
+        for v in pod_volumes(old):
             if getattr(v, "claim_name", None) in claims:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP

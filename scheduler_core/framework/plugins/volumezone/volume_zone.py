@@ -17,6 +17,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -29,10 +30,6 @@ from scheduler_core.framework.types import (
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.VOLUME_ZONE
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
-
-
-def _volumes(pod: Pod) -> list:
-    return getattr(pod, "volumes", None) or []
 
 
 class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
@@ -58,13 +55,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         ]
 
     def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any, new: Any) -> int:
-        if getattr(new, "namespace", None) != pod.namespace:
-            return QueueingHint.SKIP
-        name = getattr(new, "name", None)
-        for v in _volumes(pod):
-            if getattr(v, "claim_name", None) == name:
-                return QueueingHint.QUEUE
-        return QueueingHint.SKIP
+        return is_schedulable_after_pvc_change(pod, old, new)
 
     def is_schedulable_after_storage_class_added(self, pod: Pod, old: Any, new: Any) -> int:
         if getattr(new, "volume_binding_mode", None) != "WaitForFirstConsumer":
