@@ -11,6 +11,9 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 
 COPY . .
+# Bytecode compiled once at build: PYTHONDONTWRITEBYTECODE stops processes writing it, so without
+# this every engine process compiles the package from source (about 0.55 s of CPU per start).
+RUN python -m compileall -q scheduler_core playground config
 # collectstatic needs settings to load; this throwaway key exists only during the build.
 RUN SECRET_KEY=collectstatic-only DEBUG=false python manage.py collectstatic --noinput
 
@@ -18,4 +21,4 @@ RUN useradd --create-home --uid 1000 playground && chown -R playground /app
 USER playground
 
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "config.asgi:application"]
+CMD ["python", "-m", "playground.web_processes", "--host", "0.0.0.0", "--port", "8000"]

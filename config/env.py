@@ -29,6 +29,21 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_int(name: str, default: int, *, minimum: int = 1) -> int:
+    """Read a whole number such as ``PLAYGROUND_MAX_NODES=20000`` (underscores allowed, as in
+    ``5_000``); anything else, or a value below `minimum`, is an error naming the variable."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a whole number") from None
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r} must be at least {minimum}")
+    return value
+
+
 def production_problems(*, debug: bool, secret_key: str, default_secret_key: str) -> list[str]:
     """What makes these settings unfit for production (empty when they are fine)."""
     problems = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_list, production_problems
+from config.env import env_bool, env_int, env_list, production_problems
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -54,7 +54,26 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",
 ]
+
+# HTTPS (Django's deployment checklist). In production: cookies only over HTTPS, HSTS, and plain
+# HTTP redirected to HTTPS; behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER=true (the
+# proxy must set X-Forwarded-Proto) or SECURE_SSL_REDIRECT=false when the proxy redirects itself.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=PRODUCTION)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600) if PRODUCTION else "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=PRODUCTION)
+if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+# /diagnostics/ in production: staff only. Pings are rate-limited per client everywhere.
+DIAGNOSTICS_PUBLIC = env_bool("DIAGNOSTICS_PUBLIC", default=not PRODUCTION)
+DIAGNOSTICS_PINGS_PER_MINUTE = int(os.environ.get("DIAGNOSTICS_PINGS_PER_MINUTE", "10"))
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -109,6 +128,19 @@ CHANNEL_LAYERS = {
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis may restart under a running worker: retry the broker forever (not 100 times), notice a
+# dead connection quickly, and keep the worker process alive. A task interrupted by the outage is
+# not cancelled; the run's own recovery (lock expiry + re-queue) covers anything lost with Redis.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "health_check_interval": 10,
+    "socket_keepalive": True,
+    "socket_connect_timeout": 5,
+    "retry_on_timeout": True,
+    "visibility_timeout": 3600,
+}
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -145,6 +177,27 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-# Scenario imports: pasted YAML may be up to the engine's 5 MB limit, so the request body limit
-# (2.5 MB by default) is raised a little above it; the views report oversized input clearly.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
+# How much one scenario may bring (the engine's loader refuses more, naming the setting to
+# raise). Per request, for anyone who can reach the server: the defaults are the engine's
+# library defaults, which a small shared server simulates in seconds; the command line allows
+# 15,000 nodes / 100,000 pods / 64 MiB because it spends only its user's machine.
+PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
+PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 20_000)
+PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 5 * 1024 * 1024)
+
+# Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
+# is a little above it; the views report oversized input clearly, naming the setting.
+DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_MAX_BYTES + 1024 * 1024
+
+# Scheduler extenders a run may call (design: SSRF guard). Comma-separated http(s) URL prefixes;
+# a port of * allows every port. Development default: the bundled sample extender on loopback
+# (./dev run starts it on port 8888); production default: none.
+EXTENDER_ALLOWED_URLS = env_list(
+    "EXTENDER_ALLOWED_URLS", [] if PRODUCTION else ["http://127.0.0.1:8888/", "http://localhost:8888/"]
+)
+# Seconds one run action (a step, a play) may spend waiting for extenders in total; after that its
+# extender calls fail at once (so one slow extender cannot hold a worker for long).
+EXTENDER_TIME_BUDGET = float(os.environ.get("EXTENDER_TIME_BUDGET", "30"))
+# Runs whose scenario configures extenders go to their own Celery queue (./dev run and
+# docker-compose start a worker for it), so a slow extender never delays other runs.
+PLAYGROUND_EXTENDER_QUEUE = os.environ.get("PLAYGROUND_EXTENDER_QUEUE", "extenders")

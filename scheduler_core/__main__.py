@@ -1,4 +1,9 @@
-"""Command line: `python -m scheduler_core simulate|trace FILE [--seed N] [--max-time S]`.
+"""Command line: `python -m scheduler_core simulate|trace FILE [--seed N] [--max-time S]
+[--kubernetes-version v1.35|v1.30]`.
+
+Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`) whose defaults admit
+15,000 nodes and 100,000 pods. Fields the playground accepts but does not simulate are listed on
+stderr as `warning: ...` lines; they never change the exit status.
 
 `simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);
 `trace` prints every engine event as one JSON object per line. Same file and seed give
@@ -12,7 +17,10 @@ import json
 import sys
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_file
+from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
+from scheduler_core.events_jsonl import event_line_writer
+from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
+from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
 from scheduler_core.simulation import Simulation
 
 
@@ -25,29 +33,50 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("file")
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--max-time", type=float, default=3600.0, help="virtual seconds (default 3600)")
+        p.add_argument("--kubernetes-version", default=None, metavar="VERSION",
+                       help=f"kube-scheduler release to model: {', '.join(SUPPORTED_VERSIONS)} "
+                            f"(default {DEFAULT_KUBERNETES_VERSION})")
         p.add_argument("--graceful-termination", action="store_true",
                        help="deleted pods terminate over their grace period (default: gone at once, "
                             "as in the upstream recordings without kubelets)")
+        p.add_argument("--max-nodes", type=int, default=CLI_LIMITS.max_nodes, metavar="N",
+                       help=f"refuse scenarios with more nodes (default {CLI_LIMITS.max_nodes:,})")
+        p.add_argument("--max-pods", type=int, default=CLI_LIMITS.max_pods, metavar="N",
+                       help=f"refuse scenarios with more pods (default {CLI_LIMITS.max_pods:,})")
+        p.add_argument("--max-bytes", type=int, default=CLI_LIMITS.max_bytes, metavar="N",
+                       help=f"refuse larger files (default {CLI_LIMITS.max_bytes:,})")
+        p.add_argument("--extender-allow", action="append", default=[], metavar="URL_PREFIX",
+                       help="an extender URL prefix the run may call (repeatable; a port of * allows "
+                            "every port); default: any port on loopback (127.0.0.1, localhost, [::1])")
     args = ap.parse_args(argv)
     try:
-        scenario = load_scenario_file(args.file)
-        sim = Simulation(scenario, seed=args.seed, record_events=(args.command == "trace"),
-                         graceful_termination=args.graceful_termination)
-    except ScenarioError as e:
+        policy = (ExtenderPolicy.from_prefixes(args.extender_allow) if args.extender_allow
+                  else ExtenderPolicy.loopback())
+    except ValueError as e:
+        print(f"error: --extender-allow: {e}", file=sys.stderr)
+        return 2
+    try:
+        limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
+                        max_bytes=args.max_bytes, hints=CLI_HINTS)
+        scenario = load_scenario_file(args.file, limits=limits)
+        for warning in scenario.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        tracing = args.command == "trace"
+        sim = Simulation(scenario, seed=args.seed, record_events=tracing,
+                         graceful_termination=args.graceful_termination,
+                         kubernetes_version=args.kubernetes_version,
+                         event_writer=event_line_writer(sys.stdout) if tracing else None,
+                         extender_transcript=ExtenderTranscript(policy=policy))
+    except (ScenarioError, UnknownVersionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: {args.file}: {e.strerror or e}", file=sys.stderr)
         return 2
     settled = sim.run(args.max_time)
-    out = sys.stdout
     if args.command == "simulate":
-        json.dump(sim.result(settled), out, indent=2, sort_keys=False)
-        out.write("\n")
-    else:
-        for ev in sim.sink.events:
-            out.write(json.dumps(ev, sort_keys=True, default=str))
-            out.write("\n")
+        json.dump(sim.result(settled), sys.stdout, indent=2, sort_keys=False)
+        sys.stdout.write("\n")
     return 0
 
 

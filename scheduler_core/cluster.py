@@ -32,6 +32,7 @@ class PodRecord:
     deleted_at: float | None = None
     message: str | None = None  # last FailedScheduling message
     bound_at: float | None = None
+    owner: str | None = None  # "Kind/name" of the pod's controller (ownerReferences), for the UI
 
 
 @dataclass

@@ -2,8 +2,13 @@
 
 Every step of the engine is reported as one event: a plain, JSON-serialisable dict with
 `seq` (position in the run), `time` (virtual seconds), `type` (one of EVENT_TYPES) and the
-type's own fields. Emission is cheap when nobody listens: callers check `sink.enabled` before
-building a payload, so a headless `simulate` pays one attribute read per step.
+type's own fields. Engine code emits unconditionally, as upstream records events; a recorder
+nobody listens to drops them at once (`NullRecorder`, or an `EventSink` not enabled). The two
+payloads that grow with the cluster (a cycle's per-node filter verdicts and its score
+breakdown) are built only when `enabled`, and packed (schema 2): a table of distinct verdict
+rows with one row index per node, and score columns aligned with one node list. Read them
+through scheduler_core/events_compact.py (`iter_verdicts`, `verdict_for`, `feasible_nodes`,
+`score_table`), which also reads schema-1 events.
 
 Kubernetes Events (what `kubectl get events` shows: Scheduled, FailedScheduling, Preempted,
 TaintManagerEviction) are one type among them: "k8s_event".
@@ -12,9 +17,9 @@ TaintManagerEviction) are one type among them: "k8s_event".
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # type -> what it reports (fields beyond seq/time/type)
 EVENT_TYPES: dict[str, str] = {
@@ -23,10 +28,19 @@ EVENT_TYPES: dict[str, str] = {
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
     "cycle_started": "cycle, pod, profile, attempts",
     "prefilter": "cycle, pod, plugin, code, reasons, node_names (narrowing) ",
-    "filter_verdicts": "cycle, pod, nodes (evaluation order), verdicts {node: {plugin: verdict}}, "
-                       "not_evaluated [nodes], feasible, num_to_find, start_index",
+    "filter_verdicts": "cycle, pod, nominated_only, num_to_find, start_index, nodes [evaluated nodes, "
+                       "evaluation order], outcome [per evaluated node: index into verdicts], verdicts "
+                       "[distinct rows {plugin: {code, reasons?, withNominatedPods?}}; a node the walk "
+                       "stopped at because enough were feasible has the row {'_': Cancelled}], "
+                       "num_feasible (the feasible nodes are the first num_feasible evaluated nodes "
+                       "whose row is all Success/Skip), not_evaluated [nodes, list order]",
     "nominated_node_tried": "cycle, pod, node, feasible",
-    "scores": "cycle, pod, plugins {plugin: {node: {raw, normalized, weighted}}}, totals {node: total}",
+    "scores": "cycle, pod, nodes [scored nodes], plugins [columns: Score plugins, then extenders], "
+              "weights {plugin: weight}, raw {plugin: column}, normalized {plugin: column, only where "
+              "Normalize changed raw}, weighted {extender: column} (a plugin's is normalized x weight), "
+              "extenders [extender columns; their cells are null for nodes they did not score], "
+              "totals [per node, only when the profile has extenders; else the plugins' weighted sum]; "
+              "a column is a list aligned with nodes, or one value for every node",
     "selected": "cycle, pod, node, score, ties [nodes with the top score]",
     "extension_point": "cycle, pod, point (Reserve|Permit|PreBind|Bind|PostBind|Unreserve), plugin, code, reasons",
     "assumed": "pod, node",
@@ -54,25 +68,52 @@ EVENT_TYPES: dict[str, str] = {
 }
 
 
+class Recorder(Protocol):
+    """Where the engine reports its steps (upstream's EventRecorder, widened to every step)."""
+
+    enabled: bool
+
+    def emit(self, type_: str, **fields: Any) -> None: ...
+
+
+class NullRecorder:
+    """The recorder of a run nobody watches: every event is dropped."""
+
+    __slots__ = ()
+    enabled = False
+
+    def emit(self, type_: str, **fields: Any) -> None:
+        return None
+
+
 class EventSink:
-    """Collects events; `enabled` is False when no one listens (headless simulate)."""
+    """Delivers events; `enabled` is False when no one listens (headless simulate).
 
-    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners")
+    Without a `writer` the sink buffers what it emits in `events` until its owner drains it
+    (the web stores a step's events, then empties the list: only one step is ever held). With
+    a `writer` every event goes straight to it and nothing is kept, so a trace of any length
+    runs in the memory of the run itself (`trace` writes each event as one JSON line)."""
 
-    def __init__(self, clock: Callable[[], float], enabled: bool = True) -> None:
+    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners", "_writer")
+
+    def __init__(self, clock: Callable[[], float], enabled: bool = True,
+                 writer: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.enabled = enabled
         self.events: list[dict[str, Any]] = []
         self._seq = 0
         self._clock = clock
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._writer = writer
 
     def __getstate__(self) -> dict[str, Any]:
         """Checkpoints keep the sequence counter, not the events already delivered (their
-        owner stores them) nor the listeners (they belong to whoever watches this process)."""
+        owner stores them) nor the listeners and writer (they belong to whoever watches this
+        process)."""
         return {"enabled": self.enabled, "events": [], "_seq": self._seq, "_clock": self._clock,
-                "_listeners": []}
+                "_listeners": [], "_writer": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_writer", None)
         for k, v in state.items():
             setattr(self, k, v)
 
@@ -81,13 +122,23 @@ class EventSink:
         self.enabled = True
 
     def emit(self, type_: str, **fields: Any) -> None:
-        """Record one event. Call only when `enabled` (callers guard to keep the hot path cheap)."""
+        """Record one event; nothing when no one listens (not `enabled`)."""
+        if not self.enabled:
+            return
         self._seq += 1
         ev = {"seq": self._seq, "time": self._clock(), "type": type_}
         ev.update(fields)
-        self.events.append(ev)
+        if self._writer is not None:
+            self._writer(ev)
+        else:
+            self.events.append(ev)
         for fn in self._listeners:
             fn(ev)
+
+    def drain(self) -> list[dict[str, Any]]:
+        """The events buffered since the last drain, handing them over to the caller."""
+        out, self.events = self.events, []
+        return out
 
     @property
     def seq(self) -> int:

@@ -1,95 +1,58 @@
-"""One scheduling attempt's algorithm: find feasible nodes, score them, pick one
-(upstream schedule_one.go: schedulePod, findNodesThatFitPod, findNodesThatPassFilters,
-numFeasibleNodesToFind, prioritizeNodes, selectHost).
+"""One pod's way through the scheduler (upstream schedule_one.go): pop it, run its scheduling
+cycle (find feasible nodes, score them, pick one; assume, Reserve, Permit), then its binding
+cycle (PreBind, Bind, PostBind), or handle the failure (requeue, FailedScheduling, nomination).
 
-These are free functions over a `Scheduler` so the order of operations can be read top to
-bottom next to upstream. The scheduling cycle (assume/reserve/permit) and the binding cycle live
-in `scheduler_core.scheduler`.
+`ScheduleOne` holds the cycles as methods of `Scheduler` (a mixin, as upstream's are methods of
+its Scheduler), in upstream's order: schedule_one, scheduling_cycle, binding_cycle,
+handle_binding_cycle_error, extenders_binding, handle_scheduling_failure. The algorithm of one
+attempt follows as free functions over the scheduler, read top to bottom next to upstream:
+schedule_pod, find_nodes_that_fit_pod, find_nodes_that_pass_filters, num_feasible_nodes_to_find,
+find_nodes_that_pass_extenders, prioritize_nodes, select_host.
+
+Everything happens on the virtual clock in one thread: where upstream runs the binding cycle in
+a goroutine, it runs here right after the scheduling cycle at the same virtual time (or later,
+when a Permit plugin makes the pod wait).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
+from scheduler_core.backend.cache.cache import CacheError
+from scheduler_core.backend.queue.nominator import NominatingInfo, NominatingMode
+from scheduler_core.framework import events as fe
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.fit_error import Diagnosis, FitError, SchedulingError, fit_status
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.runtime.batch import sign_pod
+from scheduler_core.framework.runtime.filter_record import FilterRecord
 from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
+from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
 from scheduler_core.framework.status import Code, Status
-from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.goheap import heap_init, heap_pop, max_heap_init_root
+from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from scheduler_core.util.goheap import heap_init, heap_pop
+from scheduler_core.util.name_table import table_for
+from scheduler_core.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 
 if TYPE_CHECKING:
-    from scheduler_core.scheduler import Scheduler
+    from scheduler_core.backend.cache.cache import Cache
+    from scheduler_core.backend.cache.snapshot import Snapshot
+    from scheduler_core.backend.queue.scheduling_queue import PriorityQueue
+    from scheduler_core.cluster import ClusterState
+    from scheduler_core.config.types import KubeSchedulerConfiguration
+    from scheduler_core.events import EventSink
+    from scheduler_core.framework.runtime.batch import OpportunisticBatch
+    from scheduler_core.framework.runtime.options import Clock
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 EXTENDER_NAME = "Extender"
-
-
-@dataclass
-class Diagnosis:
-    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    pending_plugins: set[str] = field(default_factory=set)
-    pre_filter_msg: str = ""
-    post_filter_msg: str = ""
-    node_hint: str = ""  # opportunistic batching's hinted node
-    signature: tuple | None = None  # the pod's batching signature
-
-    def add_plugin_status(self, st: Status) -> None:
-        if not st.plugin:
-            return
-        if st.is_rejected():
-            self.unschedulable_plugins.add(st.plugin)
-        if st.code == Code.PENDING:
-            self.pending_plugins.add(st.plugin)
-
-
-class FitError(Exception):
-    """No node fits: carries the diagnosis FailedScheduling's message is built from."""
-
-    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
-        super().__init__()
-        self.pod = pod
-        self.num_all_nodes = num_all_nodes
-        self.diagnosis = diagnosis
-
-    def message(self) -> str:
-        """"0/N nodes are available: <sorted counted reasons>. <PostFilter message>"."""
-        d = self.diagnosis
-        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
-        if d.pre_filter_msg:
-            msg += f" {d.pre_filter_msg}."
-        else:
-            counts: dict[str, int] = {}
-            for st in d.node_to_status.node_to_status.values():
-                for r in st.reasons:
-                    counts[r] = counts.get(r, 0) + 1
-            n_explicit = len(d.node_to_status)
-            if n_explicit < self.num_all_nodes:
-                for r in d.node_to_status.absent_nodes_status.reasons:
-                    counts[r] = counts.get(r, 0) + self.num_all_nodes - n_explicit
-            parts = sorted(f"{v} {k}" for k, v in counts.items())
-            if parts:
-                msg += " " + ", ".join(parts) + "."
-        if d.post_filter_msg:
-            msg += " " + d.post_filter_msg
-        return msg
-
-    __str__ = message
-
-
-class SchedulingError(Exception):
-    """A non-FitError failure (plugin Error status, no nodes)."""
-
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message())
-        self.status = status
+NOTE_LENGTH_LIMIT = 1024
 
 
 @dataclass
@@ -99,7 +62,268 @@ class ScheduleResult:
     feasible_nodes: int = 0
 
 
-def num_feasible_nodes_to_find(sched: Scheduler, percentage: int | None, num_all_nodes: int) -> int:
+class ScheduleOne:
+    """The scheduling and binding cycles and failure handling (part of `Scheduler`).
+
+    What the cycles use of the scheduler they belong to, set up by `Scheduler.__init__`; the
+    API writes (bind_pod, set_nominated_node_name, _k8s_event, ...) come from its other parts.
+    """
+
+    config: KubeSchedulerConfiguration
+    profiles: dict[str, Framework]
+    queue: PriorityQueue
+    cache: Cache
+    snapshot: Snapshot
+    cluster: ClusterState
+    clock: Clock
+    sink: EventSink
+    extenders: list[Any]
+    batches: dict[str, OpportunisticBatch]
+    batchable: dict[str, list[Any] | None]
+    next_start_node_index: int
+    waiting_pods: dict[str, WaitingPod]
+    _deferred_moves: list[Any]
+
+    # ---- the scheduling cycle ------------------------------------------------------------------
+    def schedule_one(self) -> bool:
+        """Pop one pod and run its scheduling cycle (and, unless it waits at Permit, its binding
+        cycle). False when activeQ is empty."""
+        qpi = self.queue.pop()
+        if qpi is None and self.bind_updates.pending():
+            # An idle scheduler's Pop waits; the binding goroutine's updates arrive meanwhile.
+            self.bind_updates.deliver(self)
+            qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        self.bind_updates.deliver(self)  # the previous binding's update: this pod is in flight
+        pod = self.cluster.pods.get(qpi.pod.key, qpi.pod)
+        fwk = self.profiles[pod.scheduler_name]
+        self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
+                       profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
+        if pod.deletion_timestamp is not None:
+            self._k8s_event("Warning", "FailedScheduling", pod.key,
+                            f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
+            self.queue.done(pod.uid)
+            return True
+        if self.cache.is_assumed_pod(pod):
+            self.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        result, assumed_qpi, status, nominating = self.scheduling_cycle(state, fwk, qpi, pod)
+        if status is not None and status.code != Code.SUCCESS:
+            self.handle_scheduling_failure(fwk, assumed_qpi, status, nominating)
+            return True
+        if status is not None and status.code == Code.SUCCESS and result.suggested_host == "":
+            return True
+        self.binding_cycle(state, fwk, result, assumed_qpi)
+        return True
+
+    def scheduling_cycle(self, state: CycleState, fwk: Framework, qpi: QueuedPodInfo, pod: Pod
+                         ) -> tuple[ScheduleResult, QueuedPodInfo, Status | None, str | None]:
+        """Returns (result, qpi, status, nominating) where nominating is None (leave the
+        nomination), "" (clear it) or a node name."""
+        try:
+            result = schedule_pod(self, fwk, state, pod)
+        except SchedulingError as e:
+            return ScheduleResult(), qpi, e.status, ""
+        except FitError as fe_:
+            if not fwk.has_post_filter_plugins():
+                return ScheduleResult(), qpi, fit_status(fe_), ""
+            pf_result, pf_status = fwk.run_post_filter_plugins(state, pod, fe_.diagnosis.node_to_status)
+            fe_.diagnosis.post_filter_msg = pf_status.message() if pf_status is not None else ""
+            nominating = pf_result.nominated_node_name if pf_result is not None else None
+            return ScheduleResult(), qpi, fit_status(fe_), nominating
+
+        host = result.suggested_host
+        assumed_pod = dataclasses.replace(pod, node_name=host)
+        assumed_qpi = dataclasses.replace(qpi, pod_info=PodInfo(assumed_pod))
+        try:
+            self.cache.assume_pod(assumed_pod, assumed_qpi.pod_info)
+        except CacheError as e:
+            return result, assumed_qpi, Status.error(str(e)), ""
+        self.queue.delete_nominated_pod_if_exists(assumed_pod)
+        self.sink.emit("assumed", pod=pod.key, node=host)
+
+        st = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
+        self._emit_point("Reserve", pod, st)
+        if st is not None and st.code != Code.SUCCESS:
+            fwk.run_reserve_plugins_unreserve(state, assumed_pod, host)
+            self._forget(assumed_pod)
+            return result, assumed_qpi, self._single_node_failure(pod, host, st), ""
+
+        st, waits = fwk.run_permit_plugins(state, assumed_pod, host)
+        self._emit_point("Permit", pod, st)
+        if st is not None and st.code not in (Code.SUCCESS, Code.WAIT):
+            fwk.run_reserve_plugins_unreserve(state, assumed_pod, host)
+            self._forget(assumed_pod)
+            return result, assumed_qpi, self._single_node_failure(pod, host, st), ""
+        if st is not None and st.code == Code.WAIT:
+            now = self.clock.now()
+            self.waiting_pods[pod.key] = WaitingPod(assumed_qpi, state, fwk, host,
+                                                    {p: now + t for p, t in waits.items()}, dict(waits))
+            for p, t in waits.items():
+                self.sink.emit("permit_wait", pod=pod.key, node=host, plugin=p, timeout=t)
+            return ScheduleResult(), assumed_qpi, Status(Code.SUCCESS), None
+        return result, assumed_qpi, None, None
+
+    # ---- the binding cycle ------------------------------------------------------------------------
+    def binding_cycle(self, state: CycleState, fwk: Framework, result: ScheduleResult,
+                       qpi: QueuedPodInfo) -> None:
+        pod = qpi.pod
+        host = result.suggested_host or pod.node_name
+        st = fwk.run_pre_bind_pre_flights(state, pod, host)
+        if st is not None and (st.code == Code.ERROR or st.is_rejected()):
+            self.handle_binding_cycle_error(state, fwk, qpi, host, st)
+            return
+        if st is None:
+            # Some PreBind plugin has work: tell the world where the pod is headed.
+            self.set_nominated_node_name(pod, host)
+        self.queue.done(pod.uid)
+        st = fwk.run_pre_bind_plugins(state, pod, host)
+        self._emit_point("PreBind", pod, st)
+        if st is not None and st.code != Code.SUCCESS:
+            self.handle_binding_cycle_error(state, fwk, qpi, host, st)
+            return
+        st = self.extenders_binding(pod, host)
+        if st is False:
+            st = fwk.run_bind_plugins(state, pod, host)
+        self._emit_point("Bind", pod, st)
+        if st is not None and st.code != Code.SUCCESS:
+            self.handle_binding_cycle_error(state, fwk, qpi, host, st)
+            return
+        self.cache.finish_binding(pod, self.clock.now())
+        self._k8s_event("Normal", "Scheduled", pod.key,
+                        f"Successfully assigned {pod.namespace}/{pod.name} to {host}")
+        fwk.run_post_bind_plugins(state, pod, host)
+        # The API now has the pod assigned; the informer reports it after the next Pop.
+        cur = self.cluster.pods.get(pod.key)
+        if cur is not None:
+            new = dataclasses.replace(cur, node_name=host, nominated_node_name="")
+            self.cluster.pods[pod.key] = new
+            self.bind_updates.add(cur)
+
+    def handle_binding_cycle_error(self, state: CycleState, fwk: Framework, qpi: QueuedPodInfo,
+                                    host: str, st: Status) -> None:
+        pod = qpi.pod
+        fwk.run_reserve_plugins_unreserve(state, pod, host)
+        try:
+            self.cache.forget_pod(pod)
+        except CacheError:
+            pass
+        else:
+            if st.is_rejected():
+                uid = pod.uid
+                self._deferred_moves.append(lambda: self.queue.move_all_to_active_or_backoff_queue(
+                    fe.EVENT_ASSIGNED_POD_DELETE, pod, None, lambda p: p.uid != uid))
+            else:
+                self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_ASSIGNED_POD_DELETE, pod, None, None)
+        unassigned = dataclasses.replace(qpi, pod_info=PodInfo(dataclasses.replace(pod, node_name="")))
+        self.handle_scheduling_failure(fwk, unassigned, st, "")
+        while self._deferred_moves:
+            self._deferred_moves.pop(0)()
+
+    def extenders_binding(self, pod: Pod, host: str) -> Status | None | bool:
+        """False when no extender binds this pod (the Bind plugins do it)."""
+        for ext in self.extenders:
+            if not ext.is_binder() or not ext.is_interested(pod):
+                continue
+            err = self.call_extender_bind(ext, pod, host)
+            if err is not None and ext.is_ignorable():
+                continue
+            if err is not None:
+                return Status.error(err)
+            bind_st = self.bind_pod(pod, host)
+            return bind_st
+        return False
+
+    # ---- failures ----------------------------------------------------------------------------
+    def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
+                                   nominating: str | None) -> None:
+        pod = qpi.pod
+        fit = status.cause if isinstance(status.cause, FitError) else None
+        if fit is not None:
+            qpi.unschedulable_plugins = set(fit.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit.diagnosis.pending_plugins)
+        msg = status.message() if fit is None else fit.message()
+        cur = self.cluster.pods.get(pod.key)
+        if cur is None:
+            self.queue.done(pod.uid)
+        elif cur.node_name:
+            self.queue.done(pod.uid)
+        else:
+            qpi.pod_info = PodInfo(cur)
+            self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        if nominating is not None and cur is not None and not cur.node_name:
+            self.queue.add_nominated_pod(qpi.pod_info, NominatingInfo(nominating, NominatingMode.OVERRIDE))
+        elif cur is not None and not cur.node_name:
+            self.queue.add_nominated_pod(qpi.pod_info, None)
+        msg = truncate_message(msg)
+        self._k8s_event("Warning", "FailedScheduling", pod.key, msg)
+        rec = self.cluster.records.get(pod.key)
+        if rec is not None and cur is not None:
+            rec.message = msg
+        if nominating is not None and cur is not None and not cur.node_name:
+            self.set_nominated_node_name(cur, nominating)
+
+    # ---- helpers of the cycles ------------------------------------------------------------------
+    def _single_node_failure(self, pod: Pod, host: str, st: Status) -> Status:
+        if not st.is_rejected():
+            return st
+        d = Diagnosis()
+        d.node_to_status.set(host, st)
+        d.add_plugin_status(st)
+        s = fit_status(FitError(pod, 1, d))
+        s.code = st.code
+        return s
+
+    def _emit_point(self, point: str, pod: Pod, st: Status | None) -> None:
+        self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point=point,
+                       code=(st.code.label if st else "Success"), reasons=(st.reasons if st else []),
+                       plugin=(st.plugin if st else ""))
+
+    def _forget(self, pod: Pod) -> None:
+        try:
+            self.cache.forget_pod(pod)
+        except CacheError:
+            pass
+        self.sink.emit("forgotten", pod=pod.key, node=pod.node_name)
+
+    # ---- Permit waits ----------------------------------------------------------------------------
+    def allow_waiting_pod(self, pod_key: str, plugin: str) -> None:
+        wp = self.waiting_pods.get(pod_key)
+        if wp is None:
+            return
+        wp.pending.pop(plugin, None)
+        if not wp.pending:
+            del self.waiting_pods[pod_key]
+            self.binding_cycle(wp.state, wp.fwk, ScheduleResult(wp.node, 1, 1), wp.qpi)
+
+    def _reject_waiting_pod(self, wp: WaitingPod, msg: str, plugin: str = "") -> None:
+        st = Status(Code.UNSCHEDULABLE, msg, plugin=plugin)
+        d = Diagnosis()
+        d.node_to_status.set(wp.node, st)
+        if plugin:
+            d.unschedulable_plugins.add(plugin)
+        self.handle_binding_cycle_error(wp.state, wp.fwk, wp.qpi, wp.node,
+                                         fit_status(FitError(wp.qpi.pod, 1, d), code=Code.UNSCHEDULABLE))
+
+    def expire_permit_waits(self) -> None:
+        now = self.clock.now()
+        for key in sorted(self.waiting_pods):
+            wp = self.waiting_pods[key]
+            expired = [p for p, dl in wp.pending.items() if dl <= now]
+            if expired:
+                del self.waiting_pods[key]
+                plugin = expired[0]
+                waited = wp.timeouts.get(plugin, 0.0)
+                self._reject_waiting_pod(
+                    wp, f"rejected due to timeout after waiting {go_duration(waited)} at plugin {plugin}", plugin)
+
+    def next_permit_deadline(self) -> float | None:
+        return next_deadline(self.waiting_pods)
+
+
+def num_feasible_nodes_to_find(sched: ScheduleOne, percentage: int | None, num_all_nodes: int) -> int:
     """How many feasible nodes to find before stopping the filter walk."""
     if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
         return num_all_nodes
@@ -112,7 +336,7 @@ def num_feasible_nodes_to_find(sched: Scheduler, percentage: int | None, num_all
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
+def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
     """Raises FitError / SchedulingError when no node is suggested."""
     sched.cache.update_snapshot(sched.snapshot)
     num_nodes = sched.snapshot.num_nodes()
@@ -127,13 +351,14 @@ def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod) 
         if batch is not None:
             batch.store_schedule_results(diagnosis.signature, diagnosis.node_hint, host, None,
                                          sched.queue.scheduling_cycle, sched.clock.now())
-        if sched.sink.enabled:
-            sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=host,
-                            score=None, ties=[host], hinted=bool(diagnosis.node_hint))
+        sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=host,
+                        score=None, ties=[host], hinted=bool(diagnosis.node_hint))
         return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
-    if not sched.extenders and not sched.sink.enabled and (batch is None or diagnosis.signature is None):
-        # Nothing needs the sorted scores (an unsignable pod leaves no batch behind).
-        host = _prioritize_and_select_fast(sched, fwk, state, pod, feasible)
+    if (fastpath.select_applies(sched.extenders, batch, diagnosis.signature)
+            and sched.feature_gates.node_score_heap_tie_break):
+        host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible)
+        if sched.sink.enabled:
+            _emit_scores_and_selected(sched, fwk, pod, feasible, host, totals, columns)
         if batch is not None:
             batch.store_schedule_results(None, diagnosis.node_hint, host, None,
                                          sched.queue.scheduling_cycle, sched.clock.now())
@@ -146,7 +371,7 @@ def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod) 
     return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 
 
-def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
+def find_nodes_that_fit_pod(sched: ScheduleOne, fwk: Framework, state: CycleState,
                             pod: Pod) -> tuple[list[NodeInfo], Diagnosis]:
     diagnosis = Diagnosis()
     all_nodes = sched.snapshot.list()
@@ -177,9 +402,8 @@ def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
                 feasible = find_nodes_that_pass_extenders(sched, pod, feasible, diagnosis.node_to_status)
             except SchedulingError:
                 feasible = []  # upstream only logs a failed evaluation and goes on with all nodes
-            if sched.sink.enabled:
-                sched.sink.emit("nominated_node_tried", cycle=sched.queue.scheduling_cycle, pod=pod.key,
-                                node=ni.name, feasible=bool(feasible))
+            sched.sink.emit("nominated_node_tried", cycle=sched.queue.scheduling_cycle, pod=pod.key,
+                            node=ni.name, feasible=bool(feasible))
             if feasible:
                 return feasible, diagnosis
 
@@ -188,9 +412,8 @@ def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
         wanted = pre_res.node_names or set()
         # Upstream ranges over a Go map here (random order); node-tree order is one of them.
         nodes = [ni for ni in all_nodes if ni.name in wanted]
-        diagnosis.node_to_status.absent_nodes_status = Status(
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-            f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]")
+        diagnosis.node_to_status.absent_nodes_status = prefilter_result_absent_status(
+            sched.feature_gates, unsched_plugins)
     feasible = find_nodes_that_pass_filters(sched, fwk, state, pod, diagnosis, nodes)
     processed = len(feasible) + len(diagnosis.node_to_status)
     if all_nodes:
@@ -201,11 +424,11 @@ def find_nodes_that_fit_pod(sched: Scheduler, fwk: Framework, state: CycleState,
     return after_ext, diagnosis
 
 
-def _has_scoring(sched: Scheduler, fwk: Framework) -> bool:
+def _has_scoring(sched: ScheduleOne, fwk: Framework) -> bool:
     return fwk.has_score_plugins() or any(e.is_prioritizer() for e in sched.extenders)
 
 
-def find_nodes_that_pass_filters(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
+def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod,
                                  diagnosis: Diagnosis, nodes: list[NodeInfo],
                                  nominated: bool = False) -> list[NodeInfo]:
     """Walk `nodes` from the rotating start index, one by one (parallelism 1), until
@@ -221,88 +444,61 @@ def find_nodes_that_pass_filters(sched: Scheduler, fwk: Framework, state: CycleS
     if not fwk.has_filter_plugins():
         return [nodes[(start + i) % num_all] for i in range(to_find)]
 
-    verbose = sched.sink.enabled
     has_nominated = bool(sched.queue.nominator.nominated_pod_to_node)
-    if not verbose and not has_nominated:
-        return _pass_filters_batched(fwk, state, pod, diagnosis, nodes, start, to_find)
+    record = None
+    if sched.sink.enabled:
+        record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)
+    try:
+        if fastpath.filters_apply(has_nominated):
+            return fastpath.pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, record)
+        return walk_filters(sched, fwk, state, pod, diagnosis, nodes, start, to_find, has_nominated, record)
+    finally:
+        if record is not None:
+            table = None
+            if nodes is sched.snapshot.list():  # the whole list: its names are shared cycle to cycle
+                index = sched.snapshot.index
+                table = table_for(index, lambda: list(index))
+            sched.sink.emit("filter_verdicts", cycle=sched.queue.scheduling_cycle, pod=pod.key,
+                            nominated_only=nominated, num_to_find=to_find, start_index=start,
+                            **record.fields(nodes, start, table))
+
+
+def walk_filters(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
+                 nodes: list[NodeInfo], start: int, to_find: int, has_nominated: bool,
+                 record: FilterRecord | None = None) -> list[NodeInfo]:
+    """The plain walk: node after node from `start`, each through every Filter plugin (twice
+    with nominated pods, when there are any), recording each plugin's verdict into `record`
+    when someone listens. fastpath.pass_filters gives the same result faster."""
+    num_all = len(nodes)
     feasible: list[NodeInfo] = []
-    order: list[str] = []
-    verdicts: dict[str, Any] = {}
     statuses: list[tuple[str, Status]] = []
     error: Status | None = None
     run = fwk.run_filter_plugins_with_nominated_pods if has_nominated else fwk.run_filter_plugins
     for i in range(num_all):
         ni = nodes[(start + i) % num_all]
-        if verbose:
+        if record is not None:
             st, per_plugin = _verbose_filter(fwk, state, pod, ni, has_nominated)
-            order.append(ni.name)
-            verdicts[ni.name] = per_plugin
         else:
             st = run(state, pod, ni)
         if st is None or st.code == Code.SUCCESS:
             if len(feasible) >= to_find:
-                if verbose:
-                    verdicts[ni.name] = {"_": {"code": "Cancelled",
-                                               "reasons": ["enough feasible nodes were found"]}}
+                if record is not None:
+                    record.add_cancelled(ni.name)
                 break
             feasible.append(ni)
         elif st.code == Code.ERROR:
             error = st
-            break
         else:
             statuses.append((ni.name, st))
+        if record is not None:
+            record.add_row(ni.name, per_plugin)
+        if error is not None:
+            break
     for name, st in statuses:
         diagnosis.node_to_status.set(name, st)
         diagnosis.add_plugin_status(st)
-    if verbose:
-        evaluated = set(order)
-        sched.sink.emit(
-            "filter_verdicts", cycle=sched.queue.scheduling_cycle, pod=pod.key, nominated_only=nominated,
-            nodes=order, verdicts=verdicts, feasible=[n.name for n in feasible], num_to_find=to_find,
-            start_index=start, not_evaluated=[n.name for n in nodes if n.name not in evaluated])
-    if error is not None:
-        raise SchedulingError(error)
-    return feasible
-
-
-def _pass_filters_batched(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
-                          nodes: list[NodeInfo], start: int, to_find: int) -> list[NodeInfo]:
-    """The same walk, a chunk of nodes at a time through fwk.run_filter_plugins_batch. A chunk
-    is never longer than the nodes the walk still needs if all of them pass, so exactly the
-    nodes the one-by-one walk evaluates are evaluated (beyond the first Error, at most the rest
-    of its chunk: the cycle fails then anyway)."""
-    num_all = len(nodes)
-    order = nodes[start:] + nodes[:start] if start else nodes
-    feasible: list[NodeInfo] = []
-    pos = 0
-    error: Status | None = None
-    node_to_status = diagnosis.node_to_status
-    while pos < num_all and error is None:
-        need = to_find + 1 - len(feasible)
-        chunk = order[pos:pos + need]
-        pos += len(chunk)
-        sts = fwk.run_filter_plugins_batch(state, pod, chunk)
-        if sts.count(None) == len(sts):
-            if len(feasible) + len(chunk) > to_find:
-                feasible.extend(chunk[:to_find - len(feasible)])
-                break
-            feasible.extend(chunk)
-            continue
-        done = False
-        for ni, st in zip(chunk, sts, strict=True):
-            if st is None or st.code == Code.SUCCESS:
-                if len(feasible) >= to_find:
-                    done = True
-                    break
-                feasible.append(ni)
-            elif st.code == Code.ERROR:
-                error = st
-                break
-            else:
-                node_to_status.set(ni.name, st)
-                diagnosis.add_plugin_status(st)
-        if done:
-            break
+    if record is not None:
+        record.num_feasible = len(feasible)
     if error is not None:
         raise SchedulingError(error)
     return feasible
@@ -321,7 +517,7 @@ def _verbose_filter(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo,
     return fwk.run_filter_plugins_verbose(state, pod, ni)
 
 
-def find_nodes_that_pass_extenders(sched: Scheduler, pod: Pod, feasible: list[NodeInfo],
+def find_nodes_that_pass_extenders(sched: ScheduleOne, pod: Pod, feasible: list[NodeInfo],
                                    statuses: NodeToStatus) -> list[NodeInfo]:
     """Extenders filter after the plugins; their rejections join the node statuses."""
     for ext in sched.extenders:
@@ -344,52 +540,50 @@ def find_nodes_that_pass_extenders(sched: Scheduler, pod: Pod, feasible: list[No
     return feasible
 
 
-def prioritize_nodes(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
+def prioritize_nodes(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod,
                      nodes: list[NodeInfo]) -> list[NodePluginScores]:
     if not sched.extenders and not fwk.has_score_plugins():
         return [NodePluginScores(ni.name, [], 1) for ni in nodes]
     st = fwk.run_pre_score_plugins(state, pod, nodes)
     if st is not None and st.code != Code.SUCCESS:
         raise SchedulingError(st)
-    scores, st, breakdown = fwk.run_score_plugins(state, pod, nodes)
+    scores, st, columns = fwk.run_score_plugins(state, pod, nodes)
     if st is not None:
         raise SchedulingError(st)
     assert scores is not None
     if sched.extenders:
-        sched.apply_extender_scores(pod, nodes, scores, breakdown)
-    if sched.sink.enabled:
-        sched.sink.emit("scores", cycle=sched.queue.scheduling_cycle, pod=pod.key, plugins=breakdown or {},
-                        totals={s.name: s.total_score for s in scores},
+        sched.apply_extender_scores(pod, nodes, scores, columns)
+    if columns is not None:
+        if sched.extenders:  # extenders add to the totals: store them (else the plugins' sum)
+            columns["totals"] = [s.total_score for s in scores]
+        sched.sink.emit("scores", cycle=sched.queue.scheduling_cycle, pod=pod.key, **columns,
                         weights=dict(fwk.score_weights))
     return scores
 
 
-def _prioritize_and_select_fast(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
-                                nodes: list[NodeInfo]) -> str:
-    """prioritize_nodes + select_host when no extender adds scores (so every randomizer is 0)
-    and nobody listens: only the weighted totals are computed, and the heap root is found
-    without building the heap. Same host as the general path."""
-    if not fwk.has_score_plugins():
-        return nodes[0].name  # every total is 1: heap.Init leaves the first node at the root
-    st = fwk.run_pre_score_plugins(state, pod, nodes)
-    if st is not None and st.code != Code.SUCCESS:
-        raise SchedulingError(st)
-    totals, st = fwk.run_score_plugins_totals(state, pod, nodes)
-    if st is not None:
-        raise SchedulingError(st)
-    assert totals is not None
-    return nodes[max_heap_init_root(totals)].name
+def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, pod: Pod, nodes: list[NodeInfo], host: str,
+                              totals: list[int], columns: dict[str, Any] | None) -> None:
+    """The events prioritize_nodes and select_host emit, for the fast path's result."""
+    cycle = sched.queue.scheduling_cycle
+    if columns is not None:
+        sched.sink.emit("scores", cycle=cycle, pod=pod.key, **columns, weights=dict(fwk.score_weights))
+    best = max(totals)
+    names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
+    sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best,
+                    ties=[n for n, t in zip(names, totals, strict=True) if t == best])
 
 
 def _score_less(a: NodePluginScores, b: NodePluginScores) -> bool:
     return a.total_score > b.total_score or (a.total_score == b.total_score and a.randomizer > b.randomizer)
 
 
-def select_host(sched: Scheduler, pod: Pod,
+def select_host(sched: ScheduleOne, pod: Pod,
                 scores: list[NodePluginScores]) -> tuple[str, list[NodePluginScores]]:
     """The first pop of Go's container/heap over the scores in walk order: highest total wins;
     among equal totals, whichever heap.Init leaves at the root (not a random choice).
     Returns the winner and the remaining heap (opportunistic batching hints from it)."""
+    if not sched.feature_gates.node_score_heap_tie_break:
+        return select_host_reservoir(sched, pod, scores), []
     h = list(scores)
     heap_init(h, _score_less)
     best = heap_pop(h, _score_less)
@@ -398,3 +592,11 @@ def select_host(sched: Scheduler, pod: Pod,
         sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=best.name,
                         score=best.total_score, ties=ties)
     return best.name, h
+
+
+def truncate_message(msg: str) -> str:
+    """Cut to the Event note limit as upstream does: in bytes, with " ..." appended."""
+    raw = msg.encode("utf-8")
+    if len(raw) <= NOTE_LENGTH_LIMIT:
+        return msg
+    return raw[: NOTE_LENGTH_LIMIT - 4].decode("utf-8", errors="replace") + " ..."

@@ -1,8 +1,8 @@
 """A run: the scheduler and the taint manager driven on the virtual clock until settled.
 
 `Simulation` is what the CLI, the web worker and the tests drive. It applies the scenario
-(nodes in name order, as an API server lists them; bound pods; then pending pods in document
-order), then alternates between scheduling cycles and jumping the clock to the next thing that
+(nodes in name order, as an API server lists them; bound pods in the informer's list order,
+namespace then name; then pending pods in document order), then alternates between scheduling cycles and jumping the clock to the next thing that
 can happen: a backoff expiring, a NoExecute eviction, a Permit timeout, a timeline action.
 Unschedulable pods waiting only for the periodic 5-minute flush do not keep a run alive.
 """
@@ -11,55 +11,70 @@ from __future__ import annotations
 
 import io
 import pickle
+from collections.abc import Callable
 from typing import Any
 
+from scheduler_core.api.errors import ActionError
 from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
+from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for
 from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
+from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
 
-KUBERNETES_VERSION = "v1.35"
+__all__ = ["ActionError", "Simulation"]
 
+# Live actions are numbered by their place in a run's log; timeline scale actions count from
+# here, so the two never derive the same pod names or uids.
+TIMELINE_SCALE_INDEX = 1_000_000
 
-class ActionError(ValueError):
-    """A live action that cannot apply to the cluster as it is now."""
+KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION  # the default modelled version
 
 
 class Simulation:
     def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False,
                  graceful_termination: bool = False, extender_transcript: ExtenderTranscript | None = None,
-                 ) -> None:
+                 kubernetes_version: str | None = None,
+                 event_writer: Callable[[dict[str, Any]], None] | None = None) -> None:
         """`extender_transcript`: the extender calls to replay (mode "replay": no HTTP) or to
-        record into (mode "record", the default when None); see scheduler_core.extender."""
+        record into (mode "record", the default when None); see scheduler_core.extender.
+        `kubernetes_version`: the kube-scheduler release to model ("v1.35", "v1.30"); None takes
+        the scenario's. Raises features.UnknownVersionError for a version not modelled.
+        `event_writer`: where each recorded event goes as it is emitted, instead of being
+        buffered in `sink.events` (see EventSink)."""
         self.scenario = scenario
         self.seed = seed
+        self.feature_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
         self.clock = VirtualClock()
-        self.sink = EventSink(self.clock.now, enabled=record_events)
+        self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer)
         self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
                                    graceful_termination=graceful_termination,
-                                   extender_transcript=extender_transcript)
+                                   extender_transcript=extender_transcript,
+                                   feature_gates=self.feature_gates)
         self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
         self.cycles = 0
+        self._timeline_scales = 0
         self._settled_reported = False
         self._start()
 
     def _start(self) -> None:
         s = self.scheduler
-        if self.sink.enabled:
-            self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
-                           pods=len(self.scenario.pods),
-                           profiles={n: f.plugin_names() for n, f in s.profiles.items()})
+        self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
+                       pods=len(self.scenario.pods),
+                       profiles={n: f.plugin_names() for n, f in s.profiles.items()})
         for node in sorted(self.scenario.nodes, key=lambda n: n.name):
             s.create_node(node)
-        for pod in self.scenario.pods:
-            if pod.node_name:
-                s.create_pod(pod)
+        # Pods already running reach the scheduler through the informer's initial list, which
+        # the API server returns in key order (namespace, then name), not in document order.
+        # Each node's pod order decides, e.g., which equal victim preemption spares.
+        for pod in sorted((p for p in self.scenario.pods if p.node_name), key=lambda p: (p.namespace, p.name)):
+            s.create_pod(pod)
         for pod in self.scenario.pods:
             if not pod.node_name:
                 s.create_pod(pod)
@@ -72,8 +87,7 @@ class Simulation:
         s = self.scheduler
         self._check_action(action, params)
         self._settled_reported = False
-        if self.sink.enabled:
-            self.sink.emit("cluster_action", action=action, params=_jsonable(params))
+        self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
             pod: Pod = params["pod"]
             s.create_pod(pod)
@@ -124,13 +138,33 @@ class Simulation:
         elif params.get("node") not in cs.nodes:
             raise ActionError(f'node "{params.get("node")}" does not exist')
 
+    def mark_changed(self) -> None:
+        """The cluster changed outside apply_action (a controller acted): report settling anew."""
+        self._settled_reported = False
+
     def apply_manifest_action(self, obj: dict[str, Any], index: int = 0) -> TimelineAction:
         """Parse a live action given as plain data ({"action": "addTaint", "node": "n1",
         "taint": {...}}), validate it, apply it at the current virtual time, and return it.
         Raises ScenarioError / ActionError with a clear message; nothing changes then."""
+        if isinstance(obj, dict) and obj.get("action") == "scaleDeployment":
+            from scheduler_core.scale_action import scale_deployment
+
+            return scale_deployment(self, obj, index)
         act = parse_action(obj, self.scenario, at=self.clock.now(), index=index)
         self.apply_action(act.action, act.params)
         return act
+
+    def _timeline_scale(self, a: TimelineAction) -> None:
+        """A timeline scaleDeployment: the same controller step as the live action. Its index
+        (for the created pods' names and uids) is the action's place among the timeline's
+        scale actions, offset past any live action's, so a replay names the same pods."""
+        from scheduler_core.scale_action import scale_deployment
+
+        self._timeline_scales = getattr(self, "_timeline_scales", 0) + 1  # older checkpoints
+        scale_deployment(self, {"action": "scaleDeployment", "name": a.params["name"],
+                                "namespace": a.params["namespace"],
+                                "replicas": a.params["replicas"]},
+                         TIMELINE_SCALE_INDEX + self._timeline_scales)
 
     # ---- the loop --------------------------------------------------------------------------
     def _process_due(self) -> None:
@@ -138,7 +172,10 @@ class Simulation:
         now = self.clock.now()
         while self.timeline and self.timeline[0].time <= now:
             a = self.timeline.pop(0)
-            self.apply_action(a.action, a.params)
+            if a.action == "scaleDeployment":
+                self._timeline_scale(a)
+            else:
+                self.apply_action(a.action, a.params)
         s = self.scheduler
         s.fire_evictions()
         s.finish_terminations()
@@ -179,7 +216,7 @@ class Simulation:
             return "cycle"
         t = self.next_wakeup()
         if t is None:
-            if self.sink.enabled and not self._settled_reported:
+            if not self._settled_reported:
                 self.sink.emit("settled", settled=True)
             self._settled_reported = True
             return "settled"
@@ -191,7 +228,7 @@ class Simulation:
     def advance_clock(self, t: float) -> None:
         if t < self.clock.now():
             raise ValueError("the virtual clock cannot go back")
-        if self.sink.enabled and t != self.clock.now():
+        if t != self.clock.now():
             self.sink.emit("clock", **{"from": self.clock.now()}, to=t)
         self.clock.t = t
 
@@ -213,18 +250,20 @@ class Simulation:
         plugin is re-pointed at the rebuilt one."""
         buf = io.BytesIO()
         _EnginePickler(buf).dump(self)
-        return pickle.dumps({"config": self.scheduler.config, "engine": buf.getvalue()},
+        return pickle.dumps({"config": self.scheduler.config, "gates": self.scheduler.feature_gates,
+                             "engine": buf.getvalue()},
                             protocol=pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
         outer = pickle.loads(blob)
         registry = get_registry()
-        frameworks = {p.scheduler_name: Framework(p, None, registry)  # type: ignore[arg-type]
+        gates = outer.get("gates") or gates_for(None)
+        frameworks = {p.scheduler_name: Framework(p, registry, feature_gates=gates)
                       for p in outer["config"].profiles}
         sim: Simulation = _EngineUnpickler(io.BytesIO(outer["engine"]), frameworks).load()
         for fwk in frameworks.values():
-            fwk.sched = sim.scheduler
+            sim.scheduler.attach_framework(fwk)
         return sim
 
     @property
@@ -237,31 +276,58 @@ class Simulation:
         return Simulation.restore(self.checkpoint())
 
     # ---- what the UI shows -----------------------------------------------------------------
-    def view(self) -> dict[str, Any]:
+    def view(self, queue_limit: int | None = None, node_memo: dict[str, Any] | None = None) -> dict[str, Any]:
         """The run's current state as plain JSON: queues, nodes with their pods and nominated
         pods, pending evictions, Permit waits, every pod's status and "why pending" message.
-        It only reads engine state; the web UI renders this and the event log, nothing else."""
+        It only reads engine state; the web UI renders this and the event log, nothing else.
+        `queue_limit`: list only each queue's first pods (their full lengths: `queues.counts`).
+        `node_memo`: a dict the caller keeps between calls (one per simulation): a node whose
+        NodeInfo generation and Node object did not change reuses its described resources,
+        labels and taints (a step changes a node or two; a view describes all of them). The
+        node entries are then shared between successive views: treat them as read-only."""
         s = self.scheduler
         cs = s.cluster
         nominated: dict[str, list[str]] = {}
         for node, refs in s.queue.nominator.nominated_pods.items():
             nominated[node] = [r.key for r in refs]
         nodes = []
+        memo = node_memo if node_memo is not None else {}
+        assumed_keys = s.cache.assumed_pods
         for name in s.cache.node_tree.list():
             ni = s.cache.nodes[name]
             node = ni.node
             assert node is not None
-            nodes.append({
-                "name": name,
-                "labels": dict(node.labels),
-                "taints": [t.to_string() for t in node.taints],
-                "unschedulable": node.unschedulable,
-                "allocatable": ni.allocatable.to_json(),
-                "requested": ni.requested.to_json(),
-                "pods": [pi.pod.key for pi in ni.pods],
-                "assumed": [pi.pod.key for pi in ni.pods if s.cache.is_assumed_pod(pi.pod)],
-                "nominated": nominated.get(name, []),
-            })
+            seen = memo.get(name)
+            if seen is None or seen[0] != ni.generation or seen[1] is not node:
+                # Every change to a NodeInfo's pods or resources takes a new generation; a node
+                # update replaces the Node object.
+                pod_keys = [pi.pod.key for pi in ni.pods]
+                entry = {
+                    "name": name,
+                    "labels": dict(node.labels),
+                    "taints": [t.to_string() for t in node.taints],
+                    "unschedulable": node.unschedulable,
+                    "allocatable": ni.allocatable.to_json(),
+                    "requested": ni.requested.to_json(),
+                    "pods": pod_keys,
+                    "assumed": [k for k in pod_keys if k in assumed_keys],
+                    # Deleted in the API, still counted by the scheduler until its informer
+                    # delivers the Delete event (asynchronous preemption: docs/async-edges.md).
+                    "deleting": [k for k in pod_keys if k not in cs.pods],
+                    "nominated": nominated.get(name, []),
+                }
+            else:
+                # Assumed (a bind in flight), deleting and nominated pods change without a new
+                # generation.
+                entry = seen[2]
+                assumed = [k for k in entry["pods"] if k in assumed_keys] if assumed_keys else []
+                deleting = [k for k in entry["pods"] if k not in cs.pods]
+                nominees = nominated.get(name, [])
+                if assumed != entry["assumed"] or nominees != entry["nominated"] or deleting != entry["deleting"]:
+                    entry = {**entry, "assumed": assumed, "deleting": deleting, "nominated": nominees}
+            if node_memo is not None:
+                memo[name] = (ni.generation, node, entry)
+            nodes.append(entry)
         pods = []
         for key in cs.all_pods:
             rec = cs.records[key]
@@ -271,11 +337,13 @@ class Simulation:
                 "status": rec.status,
                 "node": rec.node,
                 "priority": cur.priority if cur else None,
+                "startTime": cur.start_time if cur else None,
                 "nominatedNodeName": cur.nominated_node_name if cur else "",
                 "deletedBy": rec.deleted_by,
                 "message": rec.message if rec.status == "Pending" else None,
+                "owner": rec.owner,
             })
-        queues = s.queue.pending_pods()
+        queues = s.queue.pending_pods(queue_limit)
         for entry in queues["unschedulable"]:
             # What could move the pod: the cluster events its rejecting plugins registered.
             entry["movedBy"] = sorted({event_label(ev) for pl in entry["unschedulablePlugins"]
@@ -292,6 +360,7 @@ class Simulation:
             "waitingPods": [{"pod": k, "node": wp.node, "plugins": dict(wp.pending)}
                             for k, wp in sorted(s.waiting_pods.items())],
             "nextWakeup": self.next_wakeup(),
+            "deployments": deployments_view(self),
             "events": [e.to_json() for e in cs.events],
         }
 
@@ -315,7 +384,7 @@ class Simulation:
                 "message": rec.message if rec.status == "Pending" else None,
             })
         return {
-            "kubernetesVersion": KUBERNETES_VERSION,
+            "kubernetesVersion": self.feature_gates.version,
             "seed": self.seed,
             "settled": settled,
             "clock": self.clock.now(),

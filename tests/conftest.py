@@ -184,7 +184,7 @@ def celery_worker(live_env: dict[str, str], redis_url: str, live_logs_dir: Path)
     log_path = live_logs_dir / "celery-worker.log"
     process = _start_and_wait(
         "celery worker",
-        celery_worker_argv(pool="solo", hostname=hostname),
+        celery_worker_argv(pool="solo", hostname=hostname, queues=("celery", "extenders")),
         live_env,
         log_path,
         lambda: celery_worker_ready(redis_url, timeout=0.5),

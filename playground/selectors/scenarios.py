@@ -1,4 +1,4 @@
-"""Reading scenarios: lists, one scenario by its share token, its objects, its YAML, who may edit."""
+"""Reading scenarios: lists, one scenario by its share token, its objects, its YAML."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.http import Http404
 
 from playground.manifests import build_yaml
 from playground.models import Scenario, ScenarioObject
+from playground.ownership import Actor, owned_by
 
 # How many rows of one kind the editor lists; the rest are edited in the YAML view.
 LIST_LIMIT = 200
@@ -17,47 +18,9 @@ LIST_LIMIT = 200
 FORM_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "KubeSchedulerConfiguration")
 
 
-@dataclass(frozen=True)
-class Actor:
-    """Who is asking: the session's anonymous owner token and, when signed in, the user."""
-
-    session_token: str = ""
-    user: Any = None  # an authenticated User, or None
-
-    @property
-    def user_id(self) -> int | None:
-        user = self.user
-        if user is not None and getattr(user, "is_authenticated", False):
-            return user.pk
-        return None
-
-
-def can_edit(*, scenario: Scenario, actor: Actor) -> bool:
-    """Owners edit their scenarios; nobody edits a gallery scenario (fork it instead)."""
-    if scenario.is_gallery:
-        return False
-    if actor.user_id is not None and scenario.owner_id == actor.user_id:
-        return True
-    return bool(actor.session_token) and scenario.owner_token == actor.session_token
-
-
-def _owned_by(actor: Actor) -> Q | None:
-    clauses = []
-    if actor.session_token:
-        clauses.append(Q(owner_token=actor.session_token))
-    if actor.user_id is not None:
-        clauses.append(Q(owner_id=actor.user_id))
-    if not clauses:
-        return None
-    query = clauses[0]
-    for clause in clauses[1:]:
-        query |= clause
-    return query
-
-
 def scenarios_owned_by(*, actor: Actor) -> QuerySet[Scenario]:
     """The actor's own scenarios, most recently changed first, with object counts."""
-    owned = _owned_by(actor)
+    owned = owned_by(actor)
     if owned is None:
         return Scenario.objects.none()
     return _with_counts(Scenario.objects.filter(owned, is_gallery=False))

@@ -5,16 +5,13 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from playground.groups import DIAGNOSTICS_GROUP, push_template
 from playground.models import DiagnosticPing
-from playground.services.fragments import push_template
-
-DIAGNOSTICS_GROUP = "diagnostics"
+from playground.tasks.diagnostics import answer_ping_task
 
 
 def request_ping() -> DiagnosticPing:
     """Record a ping and have a Celery worker answer it once the row is committed."""
-    from playground.tasks import answer_ping_task  # tasks import this module
-
     ping = DiagnosticPing.objects.create()
     transaction.on_commit(lambda: answer_ping_task.delay(ping.pk))
     return ping
@@ -27,5 +24,5 @@ def answer_ping(*, ping_id: int, worker: str) -> DiagnosticPing:
         ping.answered_at = timezone.now()
         ping.answered_by = worker
         ping.save(update_fields=["answered_at", "answered_by"])
-    push_template(DIAGNOSTICS_GROUP, "playground/partials/ping_result_oob.html", {"ping": ping})
+    push_template(DIAGNOSTICS_GROUP, "playground/diagnostics/partials/ping_result_oob.html", {"ping": ping})
     return ping

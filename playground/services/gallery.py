@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -32,6 +32,11 @@ class GalleryEntry:
     explanation: str
     text: str
     path: Path
+    # Machine-checkable claims of the explanation (`# expect:`), checked by a test that runs the
+    # scenario: bound {pod: node}, pending {pod: message part}, deleted {pod: by}, nodeCounts
+    # {node: bound pods}, events [reasons], eventTimes {pod: eviction time}, filterCutoff, nodes,
+    # extender ("running": the claims hold with the sample extender up).
+    expect: dict = field(default_factory=dict)
 
     @property
     def digest(self) -> str:
@@ -66,6 +71,7 @@ def gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
                 explanation=str(header.get("explanation") or "").strip(),
                 text=text,
                 path=path,
+                expect=dict(header.get("expect") or {}),
             )
         )
     return sorted(entries, key=lambda e: (e.order, e.slug))

@@ -1,9 +1,14 @@
 """Changing scenarios: create, import, edit objects, bulk helpers, fork, delete.
 
-Every change that touches a scenario's objects goes through `_replace_objects`, which joins the
-new list of manifests into YAML and has the engine's loader (`load_scenario_text`) validate the
-whole scenario first. Invalid input raises `ScenarioInvalid` with the loader's message and the
+Every change that touches a scenario's objects first joins the new list of manifests into YAML
+and has the engine's loader (`load_scenario_text`, with the web's limits from settings) validate
+the whole scenario. Invalid input raises `ScenarioInvalid` with the loader's message and the
 database is left exactly as it was (each service runs in one transaction).
+
+Fields the loader accepts but does not simulate (probes, volumes, env, ...) are not errors; the
+services that take a user's manifests (create, import, saving an object) return their model
+instance with a transient `not_simulated` attribute, the loader's `LoadWarning`s for what that
+change brought in, so the page can list them once.
 """
 
 from __future__ import annotations
@@ -14,14 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from playground.limits import web_limits
 from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents
 from playground.models import Scenario, ScenarioObject
-from playground.selectors.scenarios import Actor, can_edit, scenario_manifests
+from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
+from playground.selectors.scenarios import scenario_manifests
+from playground.services.extender_access import refused_extender
 
-MAX_YAML_BYTES = 5 * 1024 * 1024  # the loader's limit too; checked here before any parsing
 MAX_BULK = 5000
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -65,31 +71,41 @@ def validate_manifests(manifests: list[dict[str, Any]], *, source: str = "scenar
     return text
 
 
-def validate_text(text: str, *, source: str = "scenario") -> None:
-    """Run the engine's loader over `text`; translate its ScenarioError into ScenarioInvalid."""
+def validate_text(text: str, *, source: str = "scenario") -> list[Any]:
+    """Run the engine's loader over `text` with the web's limits; translate its ScenarioError
+    into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s)."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader import load_scenario_text
 
-    if len(text.encode("utf-8")) > MAX_YAML_BYTES:
-        raise ScenarioInvalid(
-            f"{source}: the YAML is too large ({len(text.encode('utf-8')):,} bytes; the limit is "
-            f"{MAX_YAML_BYTES:,} bytes)"
-        )
     try:
-        load_scenario_text(text, source=source)
+        loaded = load_scenario_text(text, source=source, limits=web_limits())
     except ScenarioError as error:
         raise ScenarioInvalid(
             str(error), field=error.field, kind=error.kind, name=error.name, document=error.document
         ) from None
     except RecursionError:
         raise ScenarioInvalid(f"{source}: the YAML is nested too deeply") from None
+    refused = refused_extender(loaded)
+    if refused is not None:
+        field, message = refused
+        raise ScenarioInvalid(f"{source}: KubeSchedulerConfiguration {field}: {message}", field=field,
+                              kind="KubeSchedulerConfiguration")
+    return loaded.warnings
 
 
-def ensure_can_edit(*, scenario: Scenario, actor: Actor) -> None:
-    if not can_edit(scenario=scenario, actor=actor):
-        if scenario.is_gallery:
-            raise PermissionDenied("Gallery scenarios are read-only: fork it to make your own copy.")
-        raise PermissionDenied("Only the owner can change this scenario: fork it to make your own copy.")
+def manifest_warnings(manifest: dict[str, Any], *, source: str = "form") -> list[Any]:
+    """The "not simulated" warnings of one object alone (the whole scenario was validated
+    already): what saving this object brings in, not what its neighbours carry."""
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.api.loader.documents import flatten_documents
+    from scheduler_core.api.loader.strict import NotSimulated
+
+    notes = NotSimulated()
+    try:
+        flatten_documents([manifest], source, notes)
+    except ScenarioError:
+        return []
+    return notes.warnings()
 
 
 def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[ScenarioObject]:
@@ -102,15 +118,6 @@ def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[
     return rows
 
 
-def _replace_objects(scenario: Scenario, manifests: list[dict[str, Any]], *, source: str = "scenario") -> None:
-    """Validate, then replace every object of the scenario with `manifests` (in a transaction)."""
-    validate_manifests(manifests, source=source)
-    with transaction.atomic():
-        scenario.kube_objects.all().delete()
-        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
-        scenario.save(update_fields=["updated_at"])
-
-
 def _locked(scenario: Scenario) -> Scenario:
     """Re-read the scenario inside a transaction, locking its row where the database can."""
     return Scenario.objects.select_for_update().get(pk=scenario.pk)
@@ -119,25 +126,22 @@ def _locked(scenario: Scenario) -> Scenario:
 # ---- scenarios ---------------------------------------------------------------------------------
 
 
-def _owner_fields(actor: Actor) -> dict[str, Any]:
-    return {"owner_token": actor.session_token, "owner_id": actor.user_id}
-
-
 def scenario_create(
     *, actor: Actor, name: str, description: str = "", seed: int = 0, yaml_text: str | None = None, source: str = ""
 ) -> Scenario:
     """A new scenario owned by `actor`, empty or with the objects of `yaml_text` (validated first)."""
-    if not actor.session_token and actor.user_id is None:
-        raise PermissionDenied("Creating a scenario needs a session (enable cookies).")
+    ensure_has_identity(actor, "Creating a scenario")
     manifests: list[dict[str, Any]] = []
+    warnings: list[Any] = []
     if yaml_text is not None and yaml_text.strip():
-        manifests = parse_yaml_import(yaml_text, source=source or name or "<input>")
+        manifests, warnings = read_yaml_import(yaml_text, source=source or name or "<input>")
     with transaction.atomic():
         scenario = Scenario.objects.create(
-            name=name.strip() or "Untitled scenario", description=description, seed=seed, **_owner_fields(actor)
+            name=name.strip() or "Untitled scenario", description=description, seed=seed, **owner_fields(actor)
         )
         if manifests:
             ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+    scenario.not_simulated = warnings
     return scenario
 
 
@@ -150,40 +154,59 @@ def scenario_update_details(*, scenario: Scenario, actor: Actor, name: str, desc
     return scenario
 
 
-def parse_yaml_import(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:
-    """Validate multi-document YAML through the engine and cut it into one manifest per object."""
-    if "\x00" in text:
-        raise ScenarioInvalid(f"{source}: the file is not text (it contains NUL bytes)")
-    validate_text(text, source=source)
+def refuse_nul(text: str, *, source: str) -> None:
+    """Refuse text with a NUL character, saying where the first one is (YAML forbids it, and
+    it is the mark of a binary or UTF-16 file read as UTF-8)."""
+    at = text.find("\x00")
+    if at < 0:
+        return
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise ScenarioInvalid(
+        f"{source}: line {line}, column {column}: the file is not text (it contains a NUL byte; "
+        "is it binary, or UTF-16 instead of UTF-8?)"
+    )
+
+
+def read_yaml_import(text: str, *, source: str = "<input>") -> tuple[list[dict[str, Any]], list[Any]]:
+    """Validate multi-document YAML through the engine and cut it into one manifest per object;
+    also return the loader's "not simulated" warnings."""
+    refuse_nul(text, source=source)
+    warnings = validate_text(text, source=source)
     try:
-        return split_documents(text)
+        return split_documents(text), warnings
     except ManifestError as error:
         raise ScenarioInvalid(f"{source}: {error}") from None
+
+
+def parse_yaml_import(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:
+    """Validate multi-document YAML through the engine and cut it into one manifest per object."""
+    return read_yaml_import(text, source=source)[0]
 
 
 def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source: str = "<input>") -> Scenario:
     """Replace all of the scenario's objects with those of `text`; bad input changes nothing."""
     ensure_can_edit(scenario=scenario, actor=actor)
-    manifests = parse_yaml_import(text, source=source)
+    manifests, warnings = read_yaml_import(text, source=source)
     with transaction.atomic():
         scenario = _locked(scenario)
         scenario.kube_objects.all().delete()
         ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
         scenario.save(update_fields=["updated_at"])
+    scenario.not_simulated = warnings
     return scenario
 
 
 def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
     """An editable copy of any scenario the actor can see (gallery or shared), owned by the actor."""
-    if not actor.session_token and actor.user_id is None:
-        raise PermissionDenied("Forking needs a session (enable cookies).")
+    ensure_has_identity(actor, "Forking")
     with transaction.atomic():
         fork = Scenario.objects.create(
             name=scenario.name if scenario.name.startswith("Fork of ") else f"Fork of {scenario.name}"[:200],
             description=scenario.description or scenario.explanation,
             seed=scenario.seed,
             forked_from=scenario,
-            **_owner_fields(actor),
+            **owner_fields(actor),
         )
         ScenarioObject.objects.bulk_create(build_rows(fork, scenario_manifests(scenario=scenario)), batch_size=500)
     return fork
@@ -235,6 +258,7 @@ def scenario_object_save(
             obj.kind, obj.namespace, obj.name, obj.manifest = kind, namespace, name, manifest
             obj.save(update_fields=["kind", "namespace", "name", "manifest"])
         scenario.save(update_fields=["updated_at"])
+    obj.not_simulated = manifest_warnings(manifest)
     return obj
 
 

@@ -6,6 +6,9 @@ from typing import Any
 
 from django import template
 
+from playground.templatetags.text_tags import plural
+from scheduler_core.events_compact import feasible_nodes, score_totals
+
 register = template.Library()
 
 
@@ -29,9 +32,17 @@ def _reasons(event: dict[str, Any]) -> str:
     return ("; ".join(str(r) for r in reasons)) if reasons else ""
 
 
+SUMMARY_LIMIT = 300  # characters of one log line: a whole cluster's worth of fields is not a line
+
+
 @register.filter
 def event_summary(event: dict[str, Any]) -> str:
-    """A plain-text line for the event log (the template escapes it)."""
+    """A plain-text line for the event log (the template escapes it), at most SUMMARY_LIMIT long."""
+    text = _summary(event)
+    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 1] + "…"
+
+
+def _summary(event: dict[str, Any]) -> str:
     t = event.get("type")
     pod = event.get("pod", "")
     if t == "queue_move":
@@ -44,12 +55,11 @@ def event_summary(event: dict[str, Any]) -> str:
         return f"{pod}: {event.get('plugin')} {event.get('code')}" + (f" — {extra}" if extra else "")
     if t == "filter_verdicts":
         return (
-            f"{pod}: {len(event.get('feasible') or [])} feasible of {len(event.get('nodes') or [])} evaluated, "
+            f"{pod}: {len(feasible_nodes(event))} feasible of {len(event.get('nodes') or [])} evaluated, "
             f"{len(event.get('not_evaluated') or [])} not evaluated"
         )
     if t == "scores":
-        totals = event.get("totals") or {}
-        return f"{pod}: scored {len(totals)} nodes"
+        return f"{pod}: scored {plural(len(score_totals(event)), 'node')}"
     if t == "selected":
         return f"{pod} → {event.get('node')} (score {event.get('score')}, ties {len(event.get('ties') or [])})"
     if t == "extension_point":
@@ -69,3 +79,6 @@ def event_summary(event: dict[str, Any]) -> str:
         return f"{event.get('action')} {event.get('params')}"
     skip = {"seq", "time", "type"}
     return ", ".join(f"{k}={v}" for k, v in event.items() if k not in skip)
+
+
+register.filter("plural", plural)

@@ -51,3 +51,44 @@ class ScenarioError(Exception):
             parts.append(self.field)
         parts.append(self.reason)
         return ": ".join(parts)
+
+
+class LoadWarning:
+    """Something accepted but not simulated, e.g. a container's livenessProbe.
+
+    Reported once per kind and field (indices dropped), at its first occurrence, with how many
+    other objects have it, so a cluster dump gives a short list rather than one line per pod.
+    str() is one line like ScenarioError's:
+    `dump.yaml: document 1 (Pod default/web-1): spec.containers[0].livenessProbe: not simulated:
+    accepted and ignored (also in 41 more Pods)`.
+    """
+
+    __slots__ = ("file", "document", "kind", "name", "field", "reason", "more")
+
+    def __init__(self, reason: str, *, file: str = "<input>", document: int | None = None,
+                 kind: str | None = None, name: str | None = None, field: str | None = None,
+                 ) -> None:
+        self.file = file
+        self.document = document
+        self.kind = kind
+        self.name = name
+        self.field = field
+        self.reason = reason
+        self.more = 0  # other objects of the same kind with the same field
+
+    def __str__(self) -> str:
+        where = ScenarioError(self.reason, file=self.file, document=self.document,
+                              kind=self.kind, name=self.name, field=self.field)
+        text = str(where)
+        if self.more:
+            noun = self.kind or "object"
+            plural = ("es" if noun.endswith("s") else "s") if self.more > 1 else ""
+            text += f" (also in {self.more} more {noun}{plural})"
+        return text
+
+    def __repr__(self) -> str:
+        return f"LoadWarning({str(self)!r})"
+
+
+class ActionError(ValueError):
+    """A live action that cannot apply to the cluster as it is now."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler_core.api.errors import LoadWarning
 from scheduler_core.api.types import (
     Namespace,
     Node,
@@ -40,3 +41,12 @@ class Scenario:
     config: KubeSchedulerConfiguration = field(default_factory=KubeSchedulerConfiguration)
     timeline: list[TimelineAction] = field(default_factory=list)
     source: str = "<input>"
+    # Fields accepted but not simulated (see api.loader.schema), one per kind and field.
+    warnings: list[LoadWarning] = field(default_factory=list, compare=False, repr=False)
+    # What loading did (controllers' pods created, dump objects dropped): a
+    # scheduler_core.controllers.workloads.WorkloadSummary; None for scenarios built in code.
+    load_summary: Any = field(default=None, compare=False, repr=False)
+    # Lesson documents (scheduler_core.api.lesson): captions for the web app, unused by the engine.
+    lessons: list[Any] = field(default_factory=list, compare=False, repr=False)
+    # The kube-scheduler release a run models unless the run says otherwise (features.gates_for).
+    kubernetes_version: str = "v1.35"

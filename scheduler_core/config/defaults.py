@@ -9,6 +9,7 @@ which is why every default FailedScheduling message carries its PostFilter text.
 from __future__ import annotations
 
 from scheduler_core.config.types import EXTENSION_POINTS, PluginRef, Plugins, PluginSet
+from scheduler_core.features import DEFAULT_GATES, FeatureGates
 
 DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),
@@ -33,8 +34,12 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
 )
 
 
-def default_plugins() -> Plugins:
-    return Plugins({"multiPoint": PluginSet(enabled=[PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT])})
+def default_plugins(gates: FeatureGates = DEFAULT_GATES) -> Plugins:
+    """The default multiPoint set; DynamicResources only with its feature gate (upstream's
+    applyFeatureGates drops it when DynamicResourceAllocation is off, as in v1.30)."""
+    return Plugins({"multiPoint": PluginSet(enabled=[
+        PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT
+        if n != "DynamicResources" or gates.dynamic_resource_allocation])})
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
@@ -63,9 +68,9 @@ def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     return PluginSet(enabled=enabled, disabled=disabled)
 
 
-def merged_plugins(custom: Plugins | None) -> Plugins:
+def merged_plugins(custom: Plugins | None, gates: FeatureGates = DEFAULT_GATES) -> Plugins:
     """A profile's effective plugin sets per extension point (defaults merged with custom)."""
-    base = default_plugins()
+    base = default_plugins(gates)
     if custom is None:
         return base
     out = Plugins()

@@ -13,9 +13,20 @@ stay raw mappings (camelCase keys) for each plugin to default and validate.
 
 from __future__ import annotations
 
-import re
 from typing import Any
+from urllib.parse import urlsplit
 
+from scheduler_core.config.fields import (
+    ConfigError,
+    as_bool,
+    as_int,
+    as_list,
+    as_map,
+    as_str,
+    check_known,
+    parse_duration,
+    type_name,
+)
 from scheduler_core.config.types import (
     DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE,
     DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
@@ -32,6 +43,9 @@ from scheduler_core.config.types import (
 __all__ = ["ConfigError", "parse_config", "IN_TREE_PLUGINS", "DEFAULT_EXTENDER_TIMEOUT_SECONDS"]
 
 DEFAULT_EXTENDER_TIMEOUT_SECONDS = 5.0
+# Upstream has no ceiling; a playground run waits for its extenders, so one that never answers
+# must not hold a worker for long.
+MAX_EXTENDER_TIMEOUT_SECONDS = 60.0
 DEFAULT_PARALLELISM = 16
 
 # The in-tree registry of v1.35 and the extension points each plugin implements.
@@ -88,121 +102,19 @@ _EXTENDER_FIELDS = {
 }
 
 
-class ConfigError(ValueError):
-    """A configuration problem at `field` (dotted path), with `reason`."""
-
-    def __init__(self, field: str | None, reason: str) -> None:
-        self.field = field
-        self.reason = reason
-        super().__init__(f"{field}: {reason}" if field else reason)
-
-
-def _tn(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, dict):
-        return "object"
-    if isinstance(v, list):
-        return "array"
-    return type(v).__name__
-
-
-def _map(v: Any, path: str) -> dict[str, Any]:
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise ConfigError(path, f"expected an object, got {_tn(v)}")
-    return v
-
-
-def _list(v: Any, path: str) -> list[Any]:
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        raise ConfigError(path, f"expected an array, got {_tn(v)}")
-    return v
-
-
-def _str(v: Any, path: str) -> str:
-    if v is None:
-        return ""
-    if not isinstance(v, str):
-        raise ConfigError(path, f"expected a string, got {_tn(v)} {v!r}")
-    return v
-
-
-def _bool(v: Any, path: str) -> bool:
-    if v is None:
-        return False
-    if not isinstance(v, bool):
-        raise ConfigError(path, f"expected a boolean, got {_tn(v)} {v!r}")
-    return v
-
-
-def _int(v: Any, path: str, bits: int = 32) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (
-            isinstance(v, float) and (v != v or v != int(v))):
-        raise ConfigError(path, f"expected an integer, got {_tn(v)} {v!r}")
-    v = int(v)
-    if not -(2 ** (bits - 1)) <= v < 2 ** (bits - 1):
-        raise ConfigError(path, f"Invalid value: {v}: out of range for int{bits}")
-    return v
-
-
-def _strict(m: dict[str, Any], allowed: set[str], path: str) -> None:
-    for k in m:
-        if k not in allowed:
-            where = f"{path}.{k}" if path else str(k)
-            raise ConfigError(where, f'unknown field "{k}"')
-
-
-_DURATION_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
-                   "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: str) -> float:
-    """Go's time.ParseDuration ("5s", "1m30s", "250ms", "0") in seconds."""
-    s = text.strip()
-    if not s:
-        raise ValueError("invalid duration \"\"")
-    sign = 1.0
-    if s[0] in "+-":
-        sign = -1.0 if s[0] == "-" else 1.0
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(s):
-        m = _DURATION_RE.match(s, pos)
-        if not m:
-            raise ValueError(f'invalid duration "{text}"')
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    if pos == 0:
-        raise ValueError(f'invalid duration "{text}"')
-    return sign * total
-
-
 def _plugin_set(v: Any, path: str, point: str) -> PluginSet:
-    m = _map(v, path)
-    _strict(m, {"enabled", "disabled"}, path)
+    m = as_map(v, path)
+    check_known(m, {"enabled", "disabled"}, path)
     ps = PluginSet()
     for which in ("enabled", "disabled"):
-        for i, item in enumerate(_list(m.get(which), f"{path}.{which}")):
+        for i, item in enumerate(as_list(m.get(which), f"{path}.{which}")):
             p = f"{path}.{which}[{i}]"
-            im = _map(item, p)
-            _strict(im, {"name", "weight"}, p)
-            name = _str(im.get("name"), f"{p}.name")
+            im = as_map(item, p)
+            check_known(im, {"name", "weight"}, p)
+            name = as_str(im.get("name"), f"{p}.name")
             if not name:
                 raise ConfigError(f"{p}.name", "Required value")
-            weight = None if im.get("weight") is None else _int(im["weight"], f"{p}.weight")
+            weight = None if im.get("weight") is None else as_int(im["weight"], f"{p}.weight")
             ref = PluginRef(name=name, weight=weight)
             if which == "enabled":
                 if name in _REMOVED_PLUGINS:
@@ -234,9 +146,9 @@ def _plugin_set(v: Any, path: str, point: str) -> PluginSet:
 def _plugins(v: Any, path: str) -> Plugins | None:
     if v is None:
         return None
-    m = _map(v, path)
+    m = as_map(v, path)
     points = ("multiPoint",) + EXTENSION_POINTS
-    _strict(m, set(points), path)
+    check_known(m, set(points), path)
     plugins = Plugins()
     for point in points:
         if point in m:
@@ -247,30 +159,30 @@ def _plugins(v: Any, path: str) -> Plugins | None:
 def _percentage(v: Any, path: str) -> int | None:
     if v is None:
         return None
-    pct = _int(v, path)
+    pct = as_int(v, path)
     if not 0 <= pct <= 100:
         raise ConfigError(path, f"Invalid value: {pct}: not in valid range [0-100]")
     return pct
 
 
 def _profile(v: Any, path: str, single: bool) -> Profile:
-    m = _map(v, path)
-    _strict(m, _PROFILE_FIELDS, path)
+    m = as_map(v, path)
+    check_known(m, _PROFILE_FIELDS, path)
     if m.get("schedulerName") is None and single:
         name = "default-scheduler"
     else:
-        name = _str(m.get("schedulerName"), f"{path}.schedulerName")
+        name = as_str(m.get("schedulerName"), f"{path}.schedulerName")
     if not name:
         raise ConfigError(f"{path}.schedulerName", "Required value")
     prof = Profile(scheduler_name=name)
     prof.percentage_of_nodes_to_score = _percentage(m.get("percentageOfNodesToScore"),
                                                     f"{path}.percentageOfNodesToScore")
     prof.plugins = _plugins(m.get("plugins"), f"{path}.plugins")
-    for i, pc in enumerate(_list(m.get("pluginConfig"), f"{path}.pluginConfig")):
+    for i, pc in enumerate(as_list(m.get("pluginConfig"), f"{path}.pluginConfig")):
         p = f"{path}.pluginConfig[{i}]"
-        pm = _map(pc, p)
-        _strict(pm, {"name", "args"}, p)
-        pname = _str(pm.get("name"), f"{p}.name")
+        pm = as_map(pc, p)
+        check_known(pm, {"name", "args"}, p)
+        pname = as_str(pm.get("name"), f"{p}.name")
         if not pname:
             raise ConfigError(f"{p}.name", "Required value")
         if pname in prof.plugin_config:
@@ -281,7 +193,7 @@ def _profile(v: Any, path: str, single: bool) -> Profile:
                                  'is version "kubescheduler.config.k8s.io/v1")')
         args = pm.get("args")
         if args is not None and not isinstance(args, dict):
-            raise ConfigError(f"{p}.args", f"expected an object, got {_tn(args)}")
+            raise ConfigError(f"{p}.args", f"expected an object, got {type_name(args)}")
         prof.plugin_config[pname] = args if args is not None else {}
     return prof
 
@@ -295,38 +207,45 @@ def _queue_sort_key(prof: Profile) -> tuple[tuple[tuple[str, int | None], ...], 
 
 
 def _extender(v: Any, path: str) -> Extender:
-    m = _map(v, path)
-    _strict(m, _EXTENDER_FIELDS, path)
-    url = _str(m.get("urlPrefix"), f"{path}.urlPrefix")
+    m = as_map(v, path)
+    check_known(m, _EXTENDER_FIELDS, path)
+    url = as_str(m.get("urlPrefix"), f"{path}.urlPrefix")
     ext = Extender(url_prefix=url)
-    ext.filter_verb = _str(m.get("filterVerb"), f"{path}.filterVerb")
-    ext.preempt_verb = _str(m.get("preemptVerb"), f"{path}.preemptVerb")
-    ext.prioritize_verb = _str(m.get("prioritizeVerb"), f"{path}.prioritizeVerb")
-    ext.bind_verb = _str(m.get("bindVerb"), f"{path}.bindVerb")
-    weight = 0 if m.get("weight") is None else _int(m["weight"], f"{path}.weight", bits=64)
+    ext.filter_verb = as_str(m.get("filterVerb"), f"{path}.filterVerb")
+    ext.preempt_verb = as_str(m.get("preemptVerb"), f"{path}.preemptVerb")
+    ext.prioritize_verb = as_str(m.get("prioritizeVerb"), f"{path}.prioritizeVerb")
+    ext.bind_verb = as_str(m.get("bindVerb"), f"{path}.bindVerb")
+    weight = 0 if m.get("weight") is None else as_int(m["weight"], f"{path}.weight", bits=64)
     if ext.prioritize_verb and weight <= 0:
         raise ConfigError(f"{path}.weight",
                           f"Invalid value: {weight}: must have a positive weight applied to it")
     ext.weight = weight if weight > 0 else 1
-    ext.enable_https = _bool(m.get("enableHTTPS"), f"{path}.enableHTTPS")
+    ext.enable_https = as_bool(m.get("enableHTTPS"), f"{path}.enableHTTPS")
     timeout = m.get("httpTimeout")
     if timeout is None or timeout == "":
         ext.http_timeout = DEFAULT_EXTENDER_TIMEOUT_SECONDS
     else:
         try:
-            seconds = parse_duration(_str(timeout, f"{path}.httpTimeout"))
+            seconds = parse_duration(as_str(timeout, f"{path}.httpTimeout"))
         except ValueError as exc:
             raise ConfigError(f"{path}.httpTimeout", str(exc)) from None
+        if seconds < 0:
+            raise ConfigError(f"{path}.httpTimeout", f'Invalid value: "{timeout}": must not be '
+                                                     "negative")
+        if seconds > MAX_EXTENDER_TIMEOUT_SECONDS:
+            raise ConfigError(f"{path}.httpTimeout", f'Invalid value: "{timeout}": must be at '
+                                                     f"most {MAX_EXTENDER_TIMEOUT_SECONDS:g}s "
+                                                     "(upstream's default is 5s)")
         ext.http_timeout = seconds if seconds != 0 else DEFAULT_EXTENDER_TIMEOUT_SECONDS
-    ext.node_cache_capable = _bool(m.get("nodeCacheCapable"), f"{path}.nodeCacheCapable")
-    ext.ignorable = _bool(m.get("ignorable"), f"{path}.ignorable")
-    for i, mr in enumerate(_list(m.get("managedResources"), f"{path}.managedResources")):
+    ext.node_cache_capable = as_bool(m.get("nodeCacheCapable"), f"{path}.nodeCacheCapable")
+    ext.ignorable = as_bool(m.get("ignorable"), f"{path}.ignorable")
+    for i, mr in enumerate(as_list(m.get("managedResources"), f"{path}.managedResources")):
         p = f"{path}.managedResources[{i}]"
-        mm = _map(mr, p)
-        _strict(mm, {"name", "ignoredByScheduler"}, p)
+        mm = as_map(mr, p)
+        check_known(mm, {"name", "ignoredByScheduler"}, p)
         ext.managed_resources.append({
-            "name": _str(mm.get("name"), f"{p}.name"),
-            "ignoredByScheduler": _bool(mm.get("ignoredByScheduler"), f"{p}.ignoredByScheduler"),
+            "name": as_str(mm.get("name"), f"{p}.name"),
+            "ignoredByScheduler": as_bool(mm.get("ignoredByScheduler"), f"{p}.ignoredByScheduler"),
         })
     return ext
 
@@ -345,15 +264,15 @@ def _extended_resource_name_error(name: str) -> str | None:
 
 def parse_config(obj: dict[str, Any]) -> KubeSchedulerConfiguration:
     """Decode, default and validate one KubeSchedulerConfiguration document."""
-    m = _map(obj, "")
-    _strict(m, _TOP_FIELDS, "")
+    m = as_map(obj, "")
+    check_known(m, _TOP_FIELDS, "")
     cfg = KubeSchedulerConfiguration()
     cfg.parallelism = (DEFAULT_PARALLELISM if m.get("parallelism") is None
-                       else _int(m["parallelism"], "parallelism"))
+                       else as_int(m["parallelism"], "parallelism"))
     if cfg.parallelism <= 0:
         raise ConfigError("parallelism", f"Invalid value: {cfg.parallelism}: should be an "
                                          "integer value greater than zero")
-    raw_profiles = _list(m.get("profiles"), "profiles") or [{}]
+    raw_profiles = as_list(m.get("profiles"), "profiles") or [{}]
     cfg.profiles = [_profile(p, f"profiles[{i}]", len(raw_profiles) == 1)
                     for i, p in enumerate(raw_profiles)]
     seen: dict[str, int] = {}
@@ -386,20 +305,20 @@ def parse_config(obj: dict[str, Any]) -> KubeSchedulerConfiguration:
                                         else pct)
     initial = m.get("podInitialBackoffSeconds")
     cfg.pod_initial_backoff_seconds = (DEFAULT_POD_INITIAL_BACKOFF_SECONDS if initial is None
-                                       else _int(initial, "podInitialBackoffSeconds", bits=64))
+                                       else as_int(initial, "podInitialBackoffSeconds", bits=64))
     if cfg.pod_initial_backoff_seconds <= 0:
         raise ConfigError("podInitialBackoffSeconds",
                           f"Invalid value: {cfg.pod_initial_backoff_seconds}: must be greater "
                           "than 0")
     mx = m.get("podMaxBackoffSeconds")
     cfg.pod_max_backoff_seconds = (DEFAULT_POD_MAX_BACKOFF_SECONDS if mx is None
-                                   else _int(mx, "podMaxBackoffSeconds", bits=64))
+                                   else as_int(mx, "podMaxBackoffSeconds", bits=64))
     if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
         raise ConfigError("podMaxBackoffSeconds",
                           f"Invalid value: {cfg.pod_max_backoff_seconds}: must be greater than "
                           "or equal to PodInitialBackoffSeconds")
     cfg.extenders = [_extender(e, f"extenders[{i}]")
-                     for i, e in enumerate(_list(m.get("extenders"), "extenders"))]
+                     for i, e in enumerate(as_list(m.get("extenders"), "extenders"))]
     binders = sum(1 for e in cfg.extenders if e.bind_verb)
     if binders > 1:
         raise ConfigError("extenders", f'Invalid value: "found {binders} extenders implementing '
@@ -415,4 +334,31 @@ def parse_config(obj: dict[str, Any]) -> KubeSchedulerConfiguration:
                 raise ConfigError(p, f'Invalid value: "{mr["name"]}": duplicate extender managed '
                                      "resource name")
             managed.add(mr["name"])
+    for i, ext in enumerate(cfg.extenders):
+        err = _url_prefix_error(ext.url_prefix)
+        if err:
+            raise ConfigError(f"extenders[{i}].urlPrefix", f'Invalid value: "{ext.url_prefix}": {err}')
     return cfg
+
+
+def _url_prefix_error(url: str) -> str | None:
+    """An extender is reached over HTTP(S) only: an absolute http:// or https:// URL with a
+    host (what the scheduler's HTTP client can call; anything else is refused before a run)."""
+    if not url:
+        return "Required value: the extender's http(s) URL"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "must be an http:// or https:// URL"
+    if not parts.hostname:
+        return "must name a host"
+    if port == 0:
+        return "port must be between 1 and 65535"
+    if parts.username is not None or parts.password is not None:
+        return "must not carry credentials"
+    if parts.query or parts.fragment or any(c.isspace() for c in url):
+        return "must be a plain URL prefix (no query, fragment or spaces)"
+    return None

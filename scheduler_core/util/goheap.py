@@ -95,19 +95,30 @@ def max_heap_init_root(values: list[int]) -> int:
     m = max(values)
     if values[0] == m:
         return 0
-    tops = [i for i, v in enumerate(values) if v == m]
-    if len(tops) == 1:
-        return tops[0]
-    # Every position whose subtree holds an m.
-    holds: set[int] = set()
-    for p in tops:
-        while p not in holds:
-            holds.add(p)
-            if p == 0:
-                break
-            p = (p - 1) // 2
+    # A unique maximum (the usual case) is found with two C scans (list.index).
+    first = values.index(m)
+    try:
+        values.index(m, first + 1)
+    except ValueError:
+        return first
+    # Which way the walk goes: left when the left child's subtree holds an m. A subtree's
+    # positions d levels down form one contiguous range, so each level is one C scan
+    # (list.index over that range): ties by the hundred are common, and this costs no Python
+    # work per tie.
+    n = len(values)
+
+    def subtree_holds(p: int) -> bool:
+        lo = hi = p
+        while lo < n:
+            try:
+                values.index(m, lo, hi + 1)
+                return True
+            except ValueError:
+                lo, hi = 2 * lo + 1, 2 * hi + 2
+        return False
+
     i = 0
     while values[i] != m:
         left = 2 * i + 1
-        i = left if left in holds else left + 1
+        i = left if subtree_holds(left) else left + 1
     return i

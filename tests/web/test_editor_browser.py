@@ -33,7 +33,9 @@ def add_node(page: Page, name: str, cpu: str = "4", labels: str = "") -> None:
 
 
 def upload(page: Page, filename: str, text: str) -> None:
-    page.set_input_files("#import-file", files=[{"name": filename, "mimeType": "application/yaml", "buffer": text.encode()}])
+    page.set_input_files(
+        "#import-file", files=[{"name": filename, "mimeType": "application/yaml", "buffer": text.encode()}]
+    )
     page.get_by_role("button", name="Import YAML (replace all objects)").click()
 
 
@@ -93,7 +95,11 @@ def test_build_with_forms_import_with_error_fix_and_export(page: Page) -> None:
         exported = handle.read()
     assert exported == scenario_yaml(scenario=scenario)
     assert exported == page.locator("#scenario-yaml").input_value()
-    assert [line for line in exported.splitlines() if line.startswith("  name:")] == ["  name: a", "  name: b", "  name: c"]
+    assert [line for line in exported.splitlines() if line.startswith("  name:")] == [
+        "  name: a",
+        "  name: b",
+        "  name: c",
+    ]
 
     # delete one object (hx-confirm asks first)
     page.once("dialog", lambda dialog: dialog.accept())

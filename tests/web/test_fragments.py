@@ -7,8 +7,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from playground.services.diagnostics import DIAGNOSTICS_GROUP
-from playground.services.fragments import push_fragment
+from playground.groups import DIAGNOSTICS_GROUP, push_fragment
 
 # Consumers close stale DB connections on each message, so the database must be reachable.
 pytestmark = [pytest.mark.usefixtures("channel_layer"), pytest.mark.django_db]

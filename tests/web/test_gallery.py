@@ -105,6 +105,20 @@ def _check_percentage(pods: dict[str, dict], result: dict) -> None:
     assert all(p["status"] == "Bound" for p in pods.values())
 
 
+def _check_workloads(pods: dict[str, dict], result: dict) -> None:
+    from collections import Counter
+
+    assert all(p["status"] == "Bound" for p in pods.values())
+    web = [p for name, p in pods.items() if name.startswith("web-")]
+    assert len(web) == 6 and len({name.rsplit("-", 1)[0] for name in pods if name.startswith("web-")}) == 1
+    # Default topology spreading, no constraint written: 2 per worker, none on the control plane.
+    assert Counter(p["node"] for p in web) == {"worker-a": 2, "worker-b": 2, "worker-c": 2}
+    agents = sorted(p["node"] for name, p in pods.items() if name.startswith("node-agent-"))
+    assert agents == ["worker-a", "worker-b", "worker-c"]  # the tainted node is not eligible
+    collectors = sorted(p["node"] for name, p in pods.items() if name.startswith("log-collector-"))
+    assert collectors == ["control-plane", "worker-a", "worker-b", "worker-c"]  # tolerated
+
+
 CHECKS = {
     "resource-fit": _check_resource_fit,
     "taints-tolerations": _check_taints,
@@ -115,7 +129,22 @@ CHECKS = {
     "preemption-pdb": _check_pdb,
     "noexecute-eviction": _check_noexecute,
     "percentage-of-nodes-to-score": _check_percentage,
+    "deployments-daemonsets": _check_workloads,
 }
+
+
+def test_without_default_spreading_the_web_pods_would_pile_up() -> None:
+    """The workloads scenario's explanation: it is the default topology spreading that gives
+    2 web pods per worker; least-allocated scoring alone favours the big worker."""
+    from collections import Counter
+
+    entry = next(e for e in ENTRIES if e.slug == "deployments-daemonsets")
+    config = ("---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+              "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+              "      disabled: [{name: PodTopologySpread}]\n")
+    pods = _pods(_run(entry.text + config, "no-spread.yaml"))
+    web = Counter(p["node"] for name, p in pods.items() if name.startswith("web-"))
+    assert web["worker-a"] > 2, web
 
 
 def test_the_checked_scenarios_are_all_in_the_gallery() -> None:

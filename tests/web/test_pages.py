@@ -7,7 +7,7 @@ from django.test import Client
 
 from playground.models import DiagnosticPing
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def test_home_links_to_diagnostics(client: Client) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from playground.models import RunAction
+from playground.selectors.frame_views import view_at
 from playground.services import runs as svc
 from playground.services.scenarios import scenario_create
 from scheduler_core.sample_extender import serve
@@ -21,11 +22,13 @@ GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery" / "exte
 
 
 @pytest.fixture
-def extender_url() -> Any:
+def extender_url(settings: Any) -> Any:
     server = serve(port=0, quiet=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", server
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    settings.EXTENDER_ALLOWED_URLS = [url + "/"]  # the operator allows this one extender
+    yield url, server
     server.shutdown()
     server.server_close()
 
@@ -39,7 +42,7 @@ def test_extender_answers_are_replayed_on_rebuild(inline_worker: list, extender_
     calls = [e.data for e in run.events.filter(type="extender_call").order_by("seq")]
     assert calls and all(c["ok"] for c in calls), calls
     assert {c["verb"] for c in calls} >= {"filter", "prioritize"}
-    pods = {p["key"]: p for p in run.frames.order_by("-step").first().view["pods"]}
+    pods = {p["key"]: p for p in view_at(run=run, step=run.head_step)["pods"]}
     assert pods["default/trainer-1"]["node"] == "gpu-b"
     assert pods["default/trainer-2"]["status"] == "Pending"
 

@@ -14,10 +14,11 @@ from playwright.sync_api import Browser, Page, expect
 
 from playground.launcher import celery_worker_argv, spawn, stop_process_group
 from playground.models import Run, RunAction, RunFrame
-from playground.selectors.scenarios import Actor
+from playground.ownership import Actor
 from playground.services import gallery
 from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import dispatch
 
 pytestmark = pytest.mark.live
 
@@ -55,7 +56,10 @@ def test_preemption_step_by_step_live_for_two_viewers_jump_and_share(
         expect(viewer.locator("#candidates")).to_contain_text("batch-1")
         expect(viewer.locator("#victims")).to_contain_text("default/batch-2")
         node1 = viewer.locator('.node[data-node="node-1"]')
-        expect(node1.locator(".pod-chip.bound")).to_have_count(0)  # the victims left
+        # The victims are deleted in the API; the scheduler sees them go after its next Pop
+        # (asynchronous preemption), so they show as leaving, no longer bound.
+        expect(node1.locator(".pod-chip.bound")).to_have_count(0)
+        expect(node1.locator(".pod-chip.leaving")).to_have_count(2)
         expect(node1.locator('.pod-chip.ghost[data-pod="default/payments"]')).to_be_visible()  # nominated
         expect(viewer.locator("#filter-matrix")).to_contain_text("Insufficient cpu")
 
@@ -177,8 +181,8 @@ def test_killing_the_worker_mid_play_loses_and_duplicates_no_event(
     settings.REDIS_URL = redis_url
     sender = Celery("sender", broker=redis_url)
     monkeypatch.setattr(
-        svc,
-        "_schedule",
+        dispatch,
+        "schedule",
         lambda run_id, index: sender.send_task("playground.advance_run", args=(run_id, index), queue=queue),
     )
     owner = Actor(session_token="crash-owner")

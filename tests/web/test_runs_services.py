@@ -9,12 +9,16 @@ from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
+from playground.ownership import Actor
+from playground.presenters.runs import run_screen
 from playground.selectors import runs as sel
-from playground.selectors.scenarios import Actor
+from playground.selectors.frame_views import view_at
 from playground.services import gallery
 from playground.services import runs as svc
+from playground.services.runs import dispatch
+from playground.services.runs import engine as run_engine
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 OWNER = Actor(session_token="owner-token")
 STRANGER = Actor(session_token="someone-else")
@@ -36,7 +40,7 @@ def inline_worker(
         calls.append((run_id, index))
         svc.advance_run(run_id)
 
-    monkeypatch.setattr(svc, "_schedule", schedule)
+    monkeypatch.setattr(dispatch, "schedule", schedule)
     global _capture
     _capture = django_capture_on_commit_callbacks
     return calls
@@ -89,14 +93,17 @@ def test_steps_preemption_and_bind_then_settle(inline_worker: list) -> None:
     assert first.state == RunAction.STATE_DONE and first.result == "cycle"
     frame1 = run.frames.get(step=1)
     assert frame1.cycle == 1
-    screen = sel.run_screen(run=run, actor=OWNER)
+    screen = run_screen(run=run, actor=OWNER)
     assert screen.preemption["chosen"] == "node-1"
     assert {v["pod"] for v in screen.preemption["victims_deleted"]} == {"default/batch-1", "default/batch-2"}
     node1 = next(n for n in screen.nodes if n["name"] == "node-1")
-    assert node1["pods"] == [] and node1["nominated"] == ["default/payments"]
+    # Deleted in the API; the scheduler's cache drops them when the Delete events reach its
+    # informer, after the next Pop (asynchronous preemption).
+    assert set(node1["pods"]) == set(node1["deleting"]) == {"default/batch-1", "default/batch-2"}
+    assert node1["nominated"] == ["default/payments"]
     act(run, RunAction.KIND_STEP)
     act(run, RunAction.KIND_STEP)
-    screen = sel.run_screen(run=run, actor=OWNER)
+    screen = run_screen(run=run, actor=OWNER)
     assert screen.selected["node"] == "node-1"
     assert "default/payments" in next(n for n in screen.nodes if n["name"] == "node-1")["pods"]
     why = {p["key"]: p["message"] for p in screen.pods}
@@ -114,18 +121,18 @@ def test_step_point_reveals_groups_then_steps(inline_worker: list) -> None:
     run = start()
     act(run, RunAction.KIND_STEP_POINT)
     assert run.head_step == 1 and run.reveal == 1
-    screen = sel.run_screen(run=run, actor=OWNER)
+    screen = run_screen(run=run, actor=OWNER)
     assert screen.groups[0] == "queue" and screen.filter_matrix is None
     while run.reveal is not None and run.reveal < len(screen.groups):
         act(run, RunAction.KIND_STEP_POINT)
-        screen = sel.run_screen(run=run, actor=OWNER)
+        screen = run_screen(run=run, actor=OWNER)
     assert run.head_step == 1 and screen.preemption is not None and screen.filter_matrix is not None
     act(run, RunAction.KIND_STEP_POINT)
     assert run.head_step == 2 and run.reveal == 1
 
 
 def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(svc, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(run_engine, "CHECKPOINT_EVERY", 2)
     run = start("noexecute-eviction")
     for _ in range(3):
         act(run, RunAction.KIND_STEP)
@@ -137,12 +144,12 @@ def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch
 def test_advance_clock_schedules_then_fires_an_eviction(inline_worker: list) -> None:
     run = start("noexecute-eviction")
     act(run, RunAction.KIND_ADVANCE_CLOCK)
-    screen = sel.run_screen(run=run, actor=OWNER)
+    screen = run_screen(run=run, actor=OWNER)
     assert screen.clock == 10.0
     assert [(e["pod"], e["countdown"]) for e in screen.evictions] == [("default/tolerates-30s", 30.0)]
     act(run, RunAction.KIND_ADVANCE_CLOCK)
     act(run, RunAction.KIND_ADVANCE_CLOCK)
-    screen = sel.run_screen(run=run, actor=OWNER)
+    screen = run_screen(run=run, actor=OWNER)
     assert screen.clock == 40.0 and screen.evictions == []
     status = {p["key"]: p["status"] for p in screen.pods}
     assert status["default/tolerates-30s"] == "Deleted" and status["default/tolerates-forever"] == "Bound"
@@ -154,8 +161,18 @@ def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: l
         run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form({"what": "node", "op": "cordon", "node": "worker-2"})
     )
     assert ok.state == RunAction.STATE_DONE
-    assert run.frames.get(step=run.head_step).view["nodes"][1]["unschedulable"] is True
-    bad = act(run, RunAction.KIND_CLUSTER, {"action": "cordon", "node": "nope"})
+    assert view_at(run=run, step=run.head_step)["nodes"][1]["unschedulable"] is True
+    with pytest.raises(svc.RunError, match='node "nope" does not exist'):  # refused in the request
+        act(run, RunAction.KIND_CLUSTER, {"action": "cordon", "node": "nope"})
+    # Something the request could not know (here: written to the log directly) still fails in
+    # the worker with the engine's message, and the run goes on.
+    last = run.actions.order_by("-index").first()
+    bad = RunAction.objects.create(
+        run=run, index=last.index + 1, kind=RunAction.KIND_CLUSTER, params={"action": "cordon", "node": "nope"}
+    )
+    svc.advance_run(run.pk)
+    bad.refresh_from_db()
+    run.refresh_from_db()
     assert bad.state == RunAction.STATE_FAILED and "does not exist" in bad.result
     added = act(
         run,
@@ -163,7 +180,7 @@ def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: l
         svc.cluster_action_from_form({"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}),
     )
     assert added.state == RunAction.STATE_DONE
-    assert "default/extra" in [p["pod"] for p in run.frames.get(step=run.head_step).view["queues"]["activeQ"]]
+    assert "default/extra" in [p["pod"] for p in view_at(run=run, step=run.head_step)["queues"]["activeQ"]]
     assert seqs(run) == list(range(1, run.last_seq + 1))
 
 
@@ -190,7 +207,7 @@ def test_frame_lookup_by_cycle_and_step(inline_worker: list) -> None:
         act(run, RunAction.KIND_STEP)
     assert sel.frame_for(run=run, cycle=2).step == 2
     assert sel.frame_for(run=run, step=99).step == 3
-    screen = sel.run_screen(run=run, actor=STRANGER, cycle=1)
+    screen = run_screen(run=run, actor=STRANGER, cycle=1)
     assert screen.pinned and not screen.can_control and screen.share_query == "cycle=1"
 
 
@@ -244,15 +261,22 @@ def test_event_seq_is_unique_per_run() -> None:
 
 def test_score_weight_changes_during_a_run(inline_worker: list) -> None:
     run = start()
-    action = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
-        {"what": "setScoreWeight", "plugin": "NodeResourcesFit", "weight": "7"}))
+    action = act(
+        run,
+        RunAction.KIND_CLUSTER,
+        svc.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodeResourcesFit", "weight": "7"}),
+    )
     assert action.state == RunAction.STATE_DONE, action.result
     act(run, RunAction.KIND_STEP)
     scores = [e.data for e in run.events.filter(type="scores").order_by("seq")]
     assert not scores or scores[-1]["weights"]["NodeResourcesFit"] == 7
-    bad = act(run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form(
-        {"what": "setScoreWeight", "plugin": "NodePorts", "weight": "3"}))
-    assert bad.state == RunAction.STATE_FAILED and "not a Score plugin" in bad.result
+    with pytest.raises(svc.RunError, match="not a Score plugin") as refused:
+        act(
+            run,
+            RunAction.KIND_CLUSTER,
+            svc.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodePorts", "weight": "3"}),
+        )
+    assert refused.value.field == "plugin"
 
 
 def test_run_page_offers_the_score_weight_form(client: Any) -> None:
@@ -265,7 +289,7 @@ def test_run_page_offers_the_score_weight_form(client: Any) -> None:
 
 
 def test_scenario_page_lists_my_runs_only(client: Any) -> None:
-    from playground.services.ownership import SESSION_KEY
+    from playground.ownership import SESSION_KEY
 
     gallery.seed()
     scenario = Scenario.objects.get(gallery_slug="priority-preemption")

@@ -7,9 +7,8 @@ from django.core.exceptions import PermissionDenied
 
 from playground.manifests import split_documents
 from playground.models import Scenario, ScenarioObject
+from playground.ownership import Actor, can_edit
 from playground.selectors.scenarios import (
-    Actor,
-    can_edit,
     gallery_scenarios,
     scenario_manifests,
     scenario_yaml,
@@ -18,7 +17,7 @@ from playground.selectors.scenarios import (
 from playground.services import scenarios as svc
 from playground.services.scenarios import NodeTemplate, ScenarioInvalid
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 OWNER = Actor(session_token="owner-token")
 STRANGER = Actor(session_token="someone-else")
@@ -91,13 +90,25 @@ def test_kind_list_is_flattened() -> None:
         (NODE.format(name="Bad_Name"), "metadata.name"),
         (
             'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
-            + "".join(f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+            + "".join(
+                f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n"
+                for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+            )
             + "kind: Node\n",
             "alias expansion",
         ),
     ],
-    ids=["malformed", "unknown-kind", "bad-quantity", "absurd-quantity", "negative", "duplicate", "not-object",
-         "bad-name", "alias-bomb"],
+    ids=[
+        "malformed",
+        "unknown-kind",
+        "bad-quantity",
+        "absurd-quantity",
+        "negative",
+        "duplicate",
+        "not-object",
+        "bad-name",
+        "alias-bomb",
+    ],
 )
 def test_bad_import_raises_the_loaders_message_and_changes_nothing(text: str, expected: str) -> None:
     scenario = make()
@@ -114,9 +125,7 @@ def test_size_limits_are_enforced() -> None:
     huge = "# " + "x" * (5 * 1024 * 1024) + "\n" + GOOD
     with pytest.raises(ScenarioInvalid, match="too large"):
         svc.scenario_import_yaml(scenario=scenario, actor=OWNER, text=huge)
-    many_nodes = "---\n".join(
-        f"{{apiVersion: v1, kind: Node, metadata: {{name: n{i}}}}}\n" for i in range(5001)
-    )
+    many_nodes = "---\n".join(f"{{apiVersion: v1, kind: Node, metadata: {{name: n{i}}}}}\n" for i in range(5001))
     with pytest.raises(ScenarioInvalid, match="too many nodes"):
         svc.scenario_import_yaml(scenario=scenario, actor=OWNER, text=many_nodes)
     assert scenario.kube_objects.count() == 3
@@ -202,8 +211,11 @@ def test_deleting_a_priority_class_in_use_is_refused() -> None:
 
 def test_config_save_and_remove() -> None:
     scenario = make()
-    config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-              "percentageOfNodesToScore": 50}
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "percentageOfNodesToScore": 50,
+    }
     svc.scenario_config_save(scenario=scenario, actor=OWNER, config=config)
     assert scenario.kube_objects.get(kind="KubeSchedulerConfiguration").manifest == config
     with pytest.raises(ScenarioInvalid):
@@ -223,7 +235,9 @@ def test_bulk_nodes_spread_over_zones_and_continue_numbering() -> None:
     zones = [n.manifest["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes]
     assert zones == ["zone-a", "zone-b", "zone-c"] * 2
     assert nodes[0].manifest["status"]["capacity"] == {"cpu": "2", "memory": "4Gi", "pods": "110"}
-    svc.scenario_nodes_add_bulk(scenario=scenario, actor=OWNER, count=2, prefix="worker", zones=0, template=NodeTemplate())
+    svc.scenario_nodes_add_bulk(
+        scenario=scenario, actor=OWNER, count=2, prefix="worker", zones=0, template=NodeTemplate()
+    )
     assert scenario.kube_objects.filter(kind="Node").count() == 8
     assert scenario.kube_objects.filter(name="worker-8").exists()
 
@@ -239,8 +253,12 @@ def test_bulk_nodes_with_bad_template_change_nothing() -> None:
 
 def test_pod_batch_is_deployment_like() -> None:
     scenario = make()
-    template = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "shop"},
-                "spec": {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]}}
+    template = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"namespace": "shop"},
+        "spec": {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]},
+    }
     svc.scenario_pods_add_batch(scenario=scenario, actor=OWNER, count=4, name="web", pod_template=template)
     pods = list(scenario.kube_objects.filter(kind="Pod", namespace="shop"))
     replicaset = scenario.kube_objects.get(kind="ReplicaSet")
@@ -251,8 +269,9 @@ def test_pod_batch_is_deployment_like() -> None:
         assert pod.manifest["metadata"]["labels"] == {"app": "web", "pod-template-hash": hash_}
         assert pod.manifest["metadata"]["ownerReferences"][0]["name"] == replicaset.name
     assert replicaset.manifest["spec"]["replicas"] == 4
-    svc.scenario_pods_add_batch(scenario=scenario, actor=OWNER, count=2, name="web", pod_template=template,
-                                with_replicaset=False)
+    svc.scenario_pods_add_batch(
+        scenario=scenario, actor=OWNER, count=2, name="web", pod_template=template, with_replicaset=False
+    )
     assert scenario.kube_objects.filter(kind="Pod", namespace="shop").count() == 6
     assert scenario.kube_objects.filter(kind="ReplicaSet").count() == 1
 

@@ -10,10 +10,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from playground.models import Scenario
+from playground.ownership import SESSION_KEY
 from playground.selectors.scenarios import scenario_manifests, scenario_yaml
-from playground.services.ownership import SESSION_KEY
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 HX = {"HTTP_HX_REQUEST": "true"}
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  capacity: {{cpu: '4', memory: 8Gi}}\n"
@@ -40,8 +40,17 @@ def post(client: Client, scenario: Scenario, action: str, **fields) -> str:
 
 
 def node_fields(**overrides) -> dict:
-    fields = {"kind": "Node", "node-name": "n9", "node-cpu": "8", "node-memory": "32Gi", "node-pods": "110",
-              "node-zone": "zone-a", "node-labels": "disk=ssd", "node-taints": "", "node-unschedulable": ""}
+    fields = {
+        "kind": "Node",
+        "node-name": "n9",
+        "node-cpu": "8",
+        "node-memory": "32Gi",
+        "node-pods": "110",
+        "node-zone": "zone-a",
+        "node-labels": "disk=ssd",
+        "node-taints": "",
+        "node-unschedulable": "",
+    }
     fields.update(overrides)
     return fields
 
@@ -96,17 +105,27 @@ def test_add_edit_delete_node_with_htmx_fragments(client: Client) -> None:
     assert "Node n9 saved." in html
     row = scenario.kube_objects.get()
     assert row.manifest["metadata"]["labels"] == {
-        "disk": "ssd", "kubernetes.io/hostname": "n9", "topology.kubernetes.io/zone": "zone-a"}
+        "disk": "ssd",
+        "kubernetes.io/hostname": "n9",
+        "topology.kubernetes.io/zone": "zone-a",
+    }
     assert row.manifest["status"]["capacity"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}
 
     form = client.get(url(scenario) + f"?edit={row.pk}", **HX).content.decode()
     assert 'value="32Gi"' in form and f'name="object_id" value="{row.pk}"' in form
 
-    post(client, scenario, "save_object", object_id=row.pk,
-         **node_fields(**{"node-taints": "dedicated=db:NoSchedule", "node-unschedulable": "on"}))
+    post(
+        client,
+        scenario,
+        "save_object",
+        object_id=row.pk,
+        **node_fields(**{"node-taints": "dedicated=db:NoSchedule", "node-unschedulable": "on"}),
+    )
     row.refresh_from_db()
-    assert row.manifest["spec"] == {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
-                                    "unschedulable": True}
+    assert row.manifest["spec"] == {
+        "taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}],
+        "unschedulable": True,
+    }
     html = post(client, scenario, "delete_object", object_id=row.pk)
     assert "deleted" in html
     assert not scenario.kube_objects.exists()
@@ -132,13 +151,35 @@ def test_form_syntax_errors_are_reported(client: Client) -> None:
 
 def test_pod_form_builds_a_manifest(client: Client) -> None:
     scenario = create(client, yaml_text=GOOD)
-    post(client, scenario, "save_object", **{
-        "kind": "PriorityClass", "priorityclass-name": "high", "priorityclass-value": "1000",
-        "priorityclass-preemption_policy": "PreemptLowerPriority", "priorityclass-description": ""})
-    html = post(client, scenario, "save_object", **{
-        "kind": "Pod", "pod-name": "web", "pod-namespace": "shop", "pod-cpu": "250m", "pod-memory": "1Gi",
-        "pod-priority_class_name": "high", "pod-labels": "app=web", "pod-node_selector": "disk=ssd",
-        "pod-tolerations": "dedicated=db:NoSchedule\nmaintenance:NoExecute:30\n*", "pod-scheduler_name": ""})
+    post(
+        client,
+        scenario,
+        "save_object",
+        **{
+            "kind": "PriorityClass",
+            "priorityclass-name": "high",
+            "priorityclass-value": "1000",
+            "priorityclass-preemption_policy": "PreemptLowerPriority",
+            "priorityclass-description": "",
+        },
+    )
+    html = post(
+        client,
+        scenario,
+        "save_object",
+        **{
+            "kind": "Pod",
+            "pod-name": "web",
+            "pod-namespace": "shop",
+            "pod-cpu": "250m",
+            "pod-memory": "1Gi",
+            "pod-priority_class_name": "high",
+            "pod-labels": "app=web",
+            "pod-node_selector": "disk=ssd",
+            "pod-tolerations": "dedicated=db:NoSchedule\nmaintenance:NoExecute:30\n*",
+            "pod-scheduler_name": "",
+        },
+    )
     assert "Pod shop/web saved." in html
     pod = scenario.kube_objects.get(kind="Pod").manifest
     assert pod["metadata"] == {"name": "web", "namespace": "shop", "labels": {"app": "web"}}
@@ -153,15 +194,33 @@ def test_pod_form_builds_a_manifest(client: Client) -> None:
 
 def test_pdb_form(client: Client) -> None:
     scenario = create(client)
-    post(client, scenario, "save_object", **{
-        "kind": "PodDisruptionBudget", "poddisruptionbudget-name": "guard", "poddisruptionbudget-namespace": "default",
-        "poddisruptionbudget-selector": "app=db", "poddisruptionbudget-min_available": "2"})
+    post(
+        client,
+        scenario,
+        "save_object",
+        **{
+            "kind": "PodDisruptionBudget",
+            "poddisruptionbudget-name": "guard",
+            "poddisruptionbudget-namespace": "default",
+            "poddisruptionbudget-selector": "app=db",
+            "poddisruptionbudget-min_available": "2",
+        },
+    )
     pdb = scenario.kube_objects.get(kind="PodDisruptionBudget").manifest
     assert pdb["spec"] == {"selector": {"matchLabels": {"app": "db"}}, "minAvailable": 2}
-    html = post(client, scenario, "save_object", **{
-        "kind": "PodDisruptionBudget", "poddisruptionbudget-name": "guard2", "poddisruptionbudget-namespace": "default",
-        "poddisruptionbudget-selector": "app=db", "poddisruptionbudget-min_available": "1",
-        "poddisruptionbudget-max_unavailable": "1"})
+    html = post(
+        client,
+        scenario,
+        "save_object",
+        **{
+            "kind": "PodDisruptionBudget",
+            "poddisruptionbudget-name": "guard2",
+            "poddisruptionbudget-namespace": "default",
+            "poddisruptionbudget-selector": "app=db",
+            "poddisruptionbudget-min_available": "1",
+            "poddisruptionbudget-max_unavailable": "1",
+        },
+    )
     assert "cannot be both set" in html
 
 
@@ -207,12 +266,17 @@ def test_import_bad_then_good_and_export(client: Client) -> None:
         (b"x" * (5 * 1024 * 1024 + 1), "too large"),
         (b"kind: Node\n  - broken: [", "YAML syntax error"),
         (b"apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n", 'unsupported kind "Secret"'),
-        (b"a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
-         b"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
-         b"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nkind: Node\n",
-         "alias expansion is too large"),
-        (b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: i\n"
-         b"    resources: {requests: {cpu: 1e999999}}\n", "quantity is too large"),
+        (
+            b"a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+            b"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+            b"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nkind: Node\n",
+            "alias expansion is too large",
+        ),
+        (
+            b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: i\n"
+            b"    resources: {requests: {cpu: 1e999999}}\n",
+            "quantity is too large",
+        ),
     ],
     ids=["not-utf8", "too-large", "malformed", "unknown-kind", "alias-bomb", "absurd-quantity"],
 )
@@ -292,18 +356,49 @@ def test_gallery_is_read_only_and_forkable(client: Client) -> None:
 
 def test_bulk_helpers_through_the_page(client: Client) -> None:
     scenario = create(client)
-    html = post(client, scenario, "bulk_nodes", **{
-        "bulknodes-count": "4", "bulknodes-prefix": "w", "bulknodes-zones": "2", "bulknodes-cpu": "2",
-        "bulknodes-memory": "4Gi", "bulknodes-pods": "110", "bulknodes-labels": "", "bulknodes-taints": ""})
+    html = post(
+        client,
+        scenario,
+        "bulk_nodes",
+        **{
+            "bulknodes-count": "4",
+            "bulknodes-prefix": "w",
+            "bulknodes-zones": "2",
+            "bulknodes-cpu": "2",
+            "bulknodes-memory": "4Gi",
+            "bulknodes-pods": "110",
+            "bulknodes-labels": "",
+            "bulknodes-taints": "",
+        },
+    )
     assert "4 nodes added." in html
-    html = post(client, scenario, "pod_batch", **{
-        "podbatch-count": "3", "podbatch-name": "api", "podbatch-namespace": "default", "podbatch-cpu": "100m",
-        "podbatch-memory": "", "podbatch-with_replicaset": "on"})
+    html = post(
+        client,
+        scenario,
+        "pod_batch",
+        **{
+            "podbatch-count": "3",
+            "podbatch-name": "api",
+            "podbatch-namespace": "default",
+            "podbatch-cpu": "100m",
+            "podbatch-memory": "",
+            "podbatch-with_replicaset": "on",
+        },
+    )
     assert "3 pods of api added." in html
     assert scenario.kube_objects.filter(kind="Pod").count() == 3
-    html = post(client, scenario, "bulk_nodes", **{
-        "bulknodes-count": "0", "bulknodes-prefix": "w", "bulknodes-zones": "2", "bulknodes-cpu": "2",
-        "bulknodes-memory": "4Gi"})
+    html = post(
+        client,
+        scenario,
+        "bulk_nodes",
+        **{
+            "bulknodes-count": "0",
+            "bulknodes-prefix": "w",
+            "bulknodes-zones": "2",
+            "bulknodes-cpu": "2",
+            "bulknodes-memory": "4Gi",
+        },
+    )
     assert "greater than or equal to 1" in html
 
 
@@ -325,7 +420,9 @@ def test_non_htmx_posts_redirect_or_render_the_page(client: Client) -> None:
     response = client.post(url(scenario), {"action": "save_object", **node_fields()})
     assert response.status_code == 302 and response["Location"] == url(scenario)
     assert "Node n9 saved." in client.get(url(scenario)).content.decode()
-    response = client.post(url(scenario), {"action": "save_object", **node_fields(**{"node-name": "n8", "node-cpu": "x"})})
+    response = client.post(
+        url(scenario), {"action": "save_object", **node_fields(**{"node-name": "n8", "node-cpu": "x"})}
+    )
     assert response.status_code == 400 and "<html" in response.content.decode()
     assert client.post(url(scenario), {"action": "explode"}).status_code == 400
 
@@ -340,24 +437,43 @@ def test_cancel_editing_returns_an_empty_form(client: Client) -> None:
 
 def test_pod_form_sets_ports_gates_anti_affinity_and_spread(client: Client) -> None:
     scenario = create(client, yaml_text=GOOD)
-    base = {"kind": "Pod", "pod-name": "db", "pod-namespace": "default", "pod-cpu": "", "pod-memory": "",
-            "pod-priority_class_name": "", "pod-labels": "app=db", "pod-node_selector": "", "pod-tolerations": "",
-            "pod-scheduler_name": "", "pod-host_port": "5432", "pod-scheduling_gates": "approval, quota",
-            "pod-anti_affinity": "kubernetes.io/hostname", "pod-spread": "topology.kubernetes.io/zone"}
+    base = {
+        "kind": "Pod",
+        "pod-name": "db",
+        "pod-namespace": "default",
+        "pod-cpu": "",
+        "pod-memory": "",
+        "pod-priority_class_name": "",
+        "pod-labels": "app=db",
+        "pod-node_selector": "",
+        "pod-tolerations": "",
+        "pod-scheduler_name": "",
+        "pod-host_port": "5432",
+        "pod-scheduling_gates": "approval, quota",
+        "pod-anti_affinity": "kubernetes.io/hostname",
+        "pod-spread": "topology.kubernetes.io/zone",
+    }
     html = post(client, scenario, "save_object", **base)
     assert "Pod default/db saved." in html
     spec = scenario.kube_objects.get(kind="Pod").manifest["spec"]
     assert spec["containers"][0]["ports"] == [{"containerPort": 5432, "hostPort": 5432}]
     assert spec["schedulingGates"] == [{"name": "approval"}, {"name": "quota"}]
     assert spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
-        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+    ]
     assert spec["topologySpreadConstraints"] == [
-        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
-         "labelSelector": {"matchLabels": {"app": "db"}}}]
+        {
+            "maxSkew": 1,
+            "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "db"}},
+        }
+    ]
     # The engine reads them: the gated pod is never attempted.
     from playground.selectors.scenarios import scenario_yaml
     from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
+
     sim = Simulation(load_scenario_text(scenario_yaml(scenario=scenario)))
     assert sim.run() and sim.result(True)["pods"][0]["message"] is None
     # Spreading without labels is refused with a clear message, and nothing changes.

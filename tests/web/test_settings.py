@@ -72,3 +72,19 @@ def test_env_bool_and_list(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_bool("FLAG", default=True) is True
     monkeypatch.setenv("HOSTS", " a.example, b.example ,")
     assert env_list("HOSTS", []) == ["a.example", "b.example"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_database_is_the_one_database_url_names() -> None:
+    """Under `./dev test`'s second pass the web tests must really talk to PostgreSQL."""
+    import os
+
+    from django.db import connection
+
+    url = os.environ.get("DATABASE_URL", "")
+    expected = "postgresql" if url.startswith(("postgres://", "postgresql://")) else "sqlite"
+    assert connection.vendor == expected
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone()[0] == 1

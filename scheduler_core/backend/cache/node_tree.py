@@ -28,12 +28,28 @@ def get_zone_key(node: Node) -> str:
 
 
 class NodeTree:
-    __slots__ = ("tree", "zones", "num_nodes")
+    __slots__ = ("tree", "zones", "num_nodes", "_members")
 
     def __init__(self) -> None:
         self.tree: dict[str, list[str]] = {}
         self.zones: list[str] = []
         self.num_nodes = 0
+        # zone -> the names in tree[zone], for O(1) membership: a scan of the zone's list made
+        # adding n nodes O(n^2) (41% of setup at 15,000 nodes).
+        self._members: dict[str, set[str]] = {}
+
+    def __getstate__(self) -> dict:
+        # _members is derived from tree: checkpoints stay as they were before it existed.
+        return {"tree": self.tree, "zones": self.zones, "num_nodes": self.num_nodes}
+
+    def __setstate__(self, state: object) -> None:
+        if isinstance(state, tuple):  # a slots-only pickle: (None, {slot: value})
+            state = state[1]
+        assert isinstance(state, dict)
+        self.tree = state["tree"]
+        self.zones = state["zones"]
+        self.num_nodes = state["num_nodes"]
+        self._members = {zone: set(names) for zone, names in self.tree.items()}
 
     def add_node(self, node: Node) -> None:
         zone = get_zone_key(node)
@@ -41,20 +57,24 @@ class NodeTree:
         if names is None:
             self.zones.append(zone)
             self.tree[zone] = [node.name]
-        elif node.name in names:
+            self._members[zone] = {node.name}
+        elif node.name in self._members[zone]:
             return
         else:
             names.append(node.name)
+            self._members[zone].add(node.name)
         self.num_nodes += 1
 
     def remove_node(self, node: Node) -> bool:
         zone = get_zone_key(node)
         names = self.tree.get(zone)
-        if names is None or node.name not in names:
+        if names is None or node.name not in self._members[zone]:
             return False
         names.remove(node.name)
+        self._members[zone].discard(node.name)
         if not names:
             del self.tree[zone]
+            del self._members[zone]
             self.zones.remove(zone)
         self.num_nodes -= 1
         return True

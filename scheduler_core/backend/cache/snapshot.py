@@ -6,12 +6,22 @@ Plugins read this frozen view for a whole scheduling cycle; the cache keeps chan
 
 from __future__ import annotations
 
+from scheduler_core.backend.cache.node_arrays import MIN_NODES, NodeArrays
 from scheduler_core.framework.types import NodeInfo
+
+
+def node_traits(ni: NodeInfo) -> tuple[int, int, int]:
+    """(has taints, is cordoned, holds images) of one NodeInfo, as 0/1 counts."""
+    node = ni.node
+    if node is None:
+        return 0, 0, int(bool(ni.image_states))
+    return int(bool(node.taints)), int(bool(node.unschedulable)), int(bool(ni.image_states))
 
 
 class Snapshot:
     __slots__ = ("node_info_map", "node_info_list", "have_pods_with_affinity",
-                 "have_pods_with_required_anti_affinity", "generation", "index")
+                 "have_pods_with_required_anti_affinity", "generation", "index",
+                 "num_tainted", "num_unschedulable", "num_with_images", "arrays")
 
     def __init__(self) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
@@ -20,6 +30,56 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
         self.generation = 0
         self.index: dict[str, int] = {}  # node name -> position in node_info_list
+        # How many nodes of the snapshot have taints, are cordoned, hold images: plugins whose
+        # per-node work is nil on nodes without these answer for every node at once when none has.
+        self.num_tainted = 0
+        self.num_unschedulable = 0
+        self.num_with_images = 0
+        # The nodes as NumPy columns (node_arrays.py), built on first use by the fast path,
+        # rows rewritten for changed nodes, dropped when nodes are added or removed.
+        self.arrays: NodeArrays | None = None
+
+    def __setstate__(self, state: object) -> None:
+        # Checkpoints written before the trait counts existed restore with them recounted.
+        slots = state[1] if isinstance(state, tuple) else state
+        assert isinstance(slots, dict)
+        for k, v in slots.items():
+            setattr(self, k, v)
+        if "num_tainted" not in slots:
+            self.recount()
+        if "arrays" not in slots:
+            self.arrays = None
+
+    def node_arrays(self) -> NodeArrays | None:
+        """The columns of every node (built now if needed), or None when the snapshot is too
+        small for vector work to pay or some value is too large for it to be exact."""
+        if len(self.node_info_list) < MIN_NODES:
+            return None
+        if self.arrays is None:
+            self.arrays = NodeArrays(self.node_info_list)
+        return self.arrays if self.arrays.exact else None
+
+    def recount(self) -> None:
+        """Recompute the trait counts over all nodes (after nodes were added or removed)."""
+        t = u = i = 0
+        for ni in self.node_info_list:
+            a, b, c = node_traits(ni)
+            t += a
+            u += b
+            i += c
+        self.num_tainted, self.num_unschedulable, self.num_with_images = t, u, i
+
+    def adjust(self, old: NodeInfo | None, new: NodeInfo) -> None:
+        """Update the trait counts for one node whose NodeInfo was replaced."""
+        if old is not None:
+            a, b, c = node_traits(old)
+            self.num_tainted -= a
+            self.num_unschedulable -= b
+            self.num_with_images -= c
+        a, b, c = node_traits(new)
+        self.num_tainted += a
+        self.num_unschedulable += b
+        self.num_with_images += c
 
     # SharedLister / NodeInfoLister
     def list(self) -> list[NodeInfo]:

@@ -143,15 +143,15 @@ class Heap(Generic[T]):
         """All objects, in internal (array) order."""
         return [e.obj for e in self._queue]
 
-    def pop_order(self) -> list[T]:
-        """All objects in the order successive pops would return them (the heap is untouched)."""
+    def pop_order(self, limit: int | None = None) -> list[T]:
+        """The objects in the order successive pops would return them (the heap is untouched):
+        all of them, or the first `limit`. A UI showing a queue's head asks for the head only:
+        popping a 10,000-pod copy to the end costs ~200,000 comparisons, its first 100 ~3,000."""
         clone: Heap[T] = Heap(self.key_fn, self.less_fn)
         clone._queue = [_Entry(e.key, e.obj, e.index) for e in self._queue]
         clone._items = {e.key: e for e in clone._queue}
-        out = []
-        while clone._queue:
-            out.append(clone.pop())
-        return out
+        count = len(clone._queue) if limit is None else min(max(limit, 0), len(clone._queue))
+        return [clone.pop() for _ in range(count)]  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._queue)

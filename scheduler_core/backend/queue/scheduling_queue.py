@@ -22,6 +22,7 @@ timestamps are identical, which is what "earlier" would mean upstream.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -368,7 +369,8 @@ class PriorityQueue:
             for plugin, fn in fns:
                 if plugin not in rejectors:
                     continue
-                hint = QueueingHint.QUEUE if fn is None else fn(pod, old_obj, new_obj)
+                # Without SchedulerQueueingHints every registered event queues (defaultQueueingHintFn).
+                hint = QueueingHint.QUEUE if fn is None or not self.hints_enabled else fn(pod, old_obj, new_obj)
                 if isinstance(hint, tuple):
                     hint, err = hint
                     if err:
@@ -758,21 +760,33 @@ class PriorityQueue:
         d.update(extra)
         return d
 
-    def pending_pods(self) -> dict:
+    def pending_pods(self, limit: int | None = None) -> dict:
         """For the UI: each queue's pods in the order they would leave it (activeQ: pop order;
         backoffQ: regular heap's pop order then the error heap's; unschedulable: arrival order;
-        gated pods are listed under "unschedulable" with gatingPlugin set), plus in-flight pods
-        and upstream's summary string."""
-        active = [self._describe(p) for p in self.active_q.queue.pop_order()]
-        backoff = [self._describe(p, errorBackoff=False) for p in self.backoff_q.pod_backoff_q.pop_order()]
-        backoff += [self._describe(p, errorBackoff=True) for p in self.backoff_q.pod_error_backoff_q.pop_order()]
-        unsched = [self._describe(p) for p in self.unschedulable_pods.values()]
+        gated pods are listed under "unschedulable" with gatingPlugin set), plus in-flight pods,
+        each queue's full length (`counts`) and upstream's summary string. `limit`: list only the
+        first `limit` pods of each queue (a UI showing queue heads of a 10,000-pod cluster)."""
+        active = [self._describe(p) for p in self.active_q.queue.pop_order(limit)]
+        regular, errors = self.backoff_q.pod_backoff_q, self.backoff_q.pod_error_backoff_q
+        backoff = [self._describe(p, errorBackoff=False) for p in regular.pop_order(limit)]
+        rest = None if limit is None else max(0, limit - len(backoff))
+        backoff += [self._describe(p, errorBackoff=True) for p in errors.pop_order(rest)]
+        unsched = [self._describe(p) for p in itertools.islice(self.unschedulable_pods.values(), limit)]
+        counts = {
+            "activeQ": len(self.active_q.queue),
+            "backoffQ": len(regular) + len(errors),
+            "unschedulable": len(self.unschedulable_pods),
+        }
         return {
             "activeQ": active,
             "backoffQ": backoff,
             "unschedulable": unsched,
             "inFlight": [p.key for p in self.in_flight_pods()],  # type: ignore[attr-defined]
-            "summary": f"activeQ:{len(active)}; backoffQ:{len(backoff)}; unschedulablePods:{len(unsched)}",
+            "counts": counts,
+            "summary": (
+                f"activeQ:{counts['activeQ']}; backoffQ:{counts['backoffQ']}; "
+                f"unschedulablePods:{counts['unschedulable']}"
+            ),
         }
 
 

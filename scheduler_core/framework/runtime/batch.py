@@ -7,8 +7,9 @@ it hints the next-best node from the previous cycle's sorted scores and, if that
 filters, takes it without scoring. This changes placements in large clusters (no fresh walk from
 the rotating start index), so a faithful engine must do the same.
 
-Signatures: each plugin that runs at PreFilter/Filter/PreScore/Score contributes fragments (or
-declares the pod unsignable); a plugin without a signer disables batching for the profile. With
+Signatures: each plugin that runs at PreFilter/Filter/PreScore/Score contributes fragments with
+its own `sign_pod` (upstream SignPlugin.SignPod), or declares the pod unsignable
+(helper/signing.Unsignable); a plugin without `sign_pod` disables batching for the profile. With
 the default profile PodTopologySpread's system-default constraints make every pod unsignable, so
 batching only shows with configurations that change that.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
-from scheduler_core.framework.types import pod_requests
+from scheduler_core.framework.plugins.helper.signing import Unsignable
 from scheduler_core.util.goheap import heap_pop
 
 if TYPE_CHECKING:
@@ -27,74 +28,6 @@ if TYPE_CHECKING:
     from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
 
 MAX_BATCH_AGE = 0.5  # seconds (virtual here)
-
-
-class Unsignable(Exception):
-    """The pod cannot be compared with others by this plugin."""
-
-
-def _tolerations(pod: Pod) -> Any:
-    return tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in pod.tolerations)
-
-
-def _resources(pod: Pod) -> Any:
-    return tuple(sorted(pod_requests(pod).items()))
-
-
-def _node_affinity(pod: Pod) -> Any:
-    na = pod.affinity.node_affinity if pod.affinity else None
-    return repr(na)
-
-
-def _host_ports(pod: Pod) -> Any:
-    return tuple(sorted({p.host_port for c in (*pod.containers, *pod.init_containers)
-                         for p in c.ports if p.host_port != 0}))
-
-
-def _images(pod: Pod) -> Any:
-    from scheduler_core.backend.cache.cache import normalized_image_name
-
-    return tuple(sorted({normalized_image_name(c.image) for c in (*pod.containers, *pod.init_containers)}))
-
-
-def _sign_inter_pod_affinity(pl: Any, pod: Pod) -> dict[str, Any]:
-    a = pod.affinity
-    if a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None):
-        raise Unsignable("pods with InterPodAffinity are not signable")
-    if getattr(pl, "ignore_preferred_terms_of_existing_pods", False):
-        return {}
-    return {"labels": tuple(sorted(pod.labels.items()))}
-
-
-def _sign_topology_spread(pl: Any, pod: Pod) -> dict[str, Any]:
-    if pod.topology_spread_constraints:
-        raise Unsignable("pods with topology constraints are not signable")
-    if getattr(pl, "default_constraints", None):
-        raise Unsignable("pods with default topology constraints are not signable")
-    return {}
-
-
-_VOLUMES: dict[str, Any] = {"volumes": ()}  # pods here have no volumes
-
-# plugin name -> signer(plugin, pod) -> {signer key: value}
-SIGNERS: dict[str, Callable[[Any, Pod], dict[str, Any]]] = {
-    "NodeResourcesFit": lambda pl, pod: {"resources": _resources(pod)},
-    "NodeResourcesBalancedAllocation": lambda pl, pod: {"resources": _resources(pod)},
-    "TaintToleration": lambda pl, pod: {"tolerations": _tolerations(pod)},
-    "NodeUnschedulable": lambda pl, pod: {"tolerations": _tolerations(pod)},
-    "NodeAffinity": lambda pl, pod: {"nodeAffinity": _node_affinity(pod),
-                                     "nodeSelector": tuple(sorted(pod.node_selector.items()))},
-    "NodePorts": lambda pl, pod: {"hostPorts": _host_ports(pod)},
-    "ImageLocality": lambda pl, pod: {"images": _images(pod)},
-    "NodeName": lambda pl, pod: {"nodeName": pod.node_name},
-    "InterPodAffinity": _sign_inter_pod_affinity,
-    "PodTopologySpread": _sign_topology_spread,
-    "VolumeRestrictions": lambda pl, pod: _VOLUMES,
-    "NodeVolumeLimits": lambda pl, pod: _VOLUMES,
-    "VolumeBinding": lambda pl, pod: _VOLUMES,
-    "VolumeZone": lambda pl, pod: _VOLUMES,
-    "DynamicResources": lambda pl, pod: {},
-}
 
 
 def batchable_plugins(fwk: Framework) -> list[Any] | None:
@@ -105,7 +38,7 @@ def batchable_plugins(fwk: Framework) -> list[Any] | None:
     for pl in (*fwk.pre_filter_plugins, *fwk.filter_plugins, *fwk.pre_score_plugins, *fwk.score_plugins):
         if pl.name in seen:
             continue
-        if pl.name not in SIGNERS:
+        if not callable(getattr(pl, "sign_pod", None)):
             return None
         seen[pl.name] = pl
     return list(seen.values())
@@ -118,7 +51,7 @@ def sign_pod(fwk: Framework, plugins: list[Any] | None, pod: Pod) -> tuple | Non
     sig: dict[str, Any] = {"schedulerName": pod.scheduler_name}
     try:
         for pl in plugins:
-            sig.update(SIGNERS[pl.name](pl, pod))
+            sig.update(pl.sign_pod(pod))
     except Unsignable:
         return None
     return tuple(sorted(sig.items()))

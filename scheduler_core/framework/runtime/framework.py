@@ -6,19 +6,24 @@ with the user's, multiPoint expanded exactly as upstream does), and runs them in
 order with upstream's rules: Skip results remove a plugin from the rest of the cycle, the first
 rejecting Filter stops the node's evaluation, scores are normalised then weighted, and so on.
 It is also the Handle plugins receive; scheduler-wide services (snapshot, cluster objects,
-nominator, clock, RNG, binding) come from the `Scheduler` it belongs to.
+nominator, clock, RNG, extenders, event stream, binding and victim deletion) are given to it as
+`FrameworkOptions` (runtime/options.py), as upstream's runtime options are: the framework never
+imports the scheduler.
 """
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
 from scheduler_core.config.defaults import merged_plugins
 from scheduler_core.config.types import EXTENSION_POINTS, PluginSet, Profile
+from scheduler_core.features import DEFAULT_GATES, FeatureGates
 from scheduler_core.framework import interface as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
 
@@ -27,7 +32,7 @@ if TYPE_CHECKING:
 
     from scheduler_core.backend.cache.snapshot import Snapshot
     from scheduler_core.cluster import ClusterState
-    from scheduler_core.scheduler import Scheduler
+    from scheduler_core.framework.runtime.options import FrameworkOptions, PodNominator
 
 _POINT_TYPES: dict[str, type] = {
     "preEnqueue": fi.PreEnqueuePlugin,
@@ -64,11 +69,18 @@ class NodePluginScores:
 class Framework:
     """A profile's plugin pipeline and the plugins' Handle."""
 
-    def __init__(self, profile: Profile, sched: Scheduler, registry: dict[str, type]) -> None:
-        self.sched = sched
+    def __init__(self, profile: Profile, registry: dict[str, type],
+                 options: FrameworkOptions | None = None,
+                 feature_gates: FeatureGates = DEFAULT_GATES) -> None:
+        """Build the profile's plugins. `options` may come later (`set_options`): a restored
+        checkpoint rebuilds the frameworks before the scheduler they serve exists."""
+        self.options: FrameworkOptions = options  # type: ignore[assignment]
+        self.pod_nominator: PodNominator | None = None
+        # The modelled version's gates; plugins read them through their handle (gates_of).
+        self.feature_gates = feature_gates
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-        plugins = merged_plugins(profile.plugins)
+        plugins = merged_plugins(profile.plugins, feature_gates)
         configs = profile.plugin_config
 
         # Instantiate every plugin named anywhere, in registry-independent but stable order.
@@ -167,45 +179,59 @@ class Framework:
         names += [n for n in enabled if n not in overrides]
         return [self.plugins_map[n] for n in names]
 
+    # ---- services given by the runner (upstream's runtime options) ------------------------
+    def set_options(self, options: FrameworkOptions) -> None:
+        self.options = options
+
+    def set_pod_nominator(self, nominator: PodNominator) -> None:
+        """Upstream SetPodNominator: the queue, built after the frameworks, is the nominator."""
+        self.pod_nominator = nominator
+
     # ---- Handle (what plugins may use) ---------------------------------------------------
     @property
     def snapshot(self) -> Snapshot:
-        return self.sched.snapshot
+        return self.options.snapshot_shared_lister
 
     @property
     def cluster(self) -> ClusterState:
-        return self.sched.cluster
+        return self.options.cluster
 
     @property
     def rng(self) -> Random:
-        return self.sched.rng
+        return self.options.rng
 
     @property
     def extenders(self) -> list[Any]:
-        return self.sched.extenders
+        return self.options.extenders
 
     @property
     def events_enabled(self) -> bool:
-        return self.sched.sink.enabled
+        return self.options.event_recorder.enabled
+
+    @property
+    def scheduling_cycle(self) -> int:
+        return self.options.current_cycle()
 
     def emit(self, type_: str, **fields: Any) -> None:
-        if self.sched.sink.enabled:
-            self.sched.sink.emit(type_, **fields)
+        recorder = self.options.event_recorder
+        if recorder.enabled:
+            recorder.emit(type_, **fields)
 
     def now(self) -> float:
-        return self.sched.clock.now()
+        return self.options.clock.now()
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
-        return self.sched.queue.nominated_pods_for_node(node_name)
+        assert self.pod_nominator is not None, "the framework runs without a pod nominator"
+        return self.pod_nominator.nominated_pods_for_node(node_name)
 
     def preempt_victim(self, victim: Pod, preemptor: Pod, node_name: str) -> Status | None:
-        return self.sched.preempt_victim(victim, preemptor, node_name)
+        return self.options.pod_actions.preempt_victim(victim, preemptor, node_name)
 
     def clear_nominated_node_name(self, pod: Pod) -> None:
-        self.sched.set_nominated_node_name(pod, "")
+        self.options.pod_actions.set_nominated_node_name(pod, "")
 
     def bind(self, pod: Pod, node_name: str) -> Status | None:
-        return self.sched.bind_pod(pod, node_name)
+        return self.options.pod_actions.bind_pod(pod, node_name)
 
     # ---- queries ---------------------------------------------------------------------------
     def has_filter_plugins(self) -> bool:
@@ -241,13 +267,13 @@ class Framework:
         result: PreFilterResult | None = None
         plugins_with_nodes: set[str] = set()
         return_status: Status | None = None
-        emit = self.sched.sink.enabled
+        emit = self.events_enabled
         try:
             for pl in self.pre_filter_plugins:
                 r, s = pl.pre_filter(state, pod, nodes)
                 if emit:
-                    self.sched.sink.emit(
-                        "prefilter", cycle=self.sched.queue.scheduling_cycle, pod=pod.key, plugin=pl.name,
+                    self.options.event_recorder.emit(
+                        "prefilter", cycle=self.scheduling_cycle, pod=pod.key, plugin=pl.name,
                         code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
                         node_names=(sorted(r.node_names) if r is not None and r.node_names is not None else None))
                 if s is not None and s.code == Code.SKIP:
@@ -413,11 +439,10 @@ class Framework:
         rejector = ""
         for pl in self.post_filter_plugins:
             r, s = pl.post_filter(state, pod, node_to_status)
-            if self.sched.sink.enabled:
-                self.sched.sink.emit(
-                    "postfilter", cycle=self.sched.queue.scheduling_cycle, pod=pod.key, plugin=pl.name,
-                    code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
-                    nominated_node=(r.nominated_node_name if r else ""))
+            self.options.event_recorder.emit(
+                "postfilter", cycle=self.scheduling_cycle, pod=pod.key, plugin=pl.name,
+                code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
+                nominated_node=(r.nominated_node_name if r else ""))
             if s is None or s.code == Code.SUCCESS:
                 return r, s or Status(Code.SUCCESS)
             if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -450,7 +475,8 @@ class Framework:
     def _score_all(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
                    ) -> tuple[list[tuple[str, int, list[int]]], dict[str, Any] | None, Status | None]:
         """Every non-skipped plugin's raw scores (node order), normalised in place: returns
-        [(plugin, weight, scores)], the raw-score breakdown when someone listens, or an error."""
+        [(plugin, weight, scores)], the score columns when someone listens (score_columns), or
+        an error."""
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.score_plugins if pl.name not in skip] if skip else self.score_plugins
         per_plugin: list[tuple[str, int, list[int]]] = []
@@ -461,10 +487,7 @@ class Framework:
                 return [], None, Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
                                               f"{st.message()}")
             per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
-        breakdown = None
-        if self.sched.sink.enabled:
-            breakdown = {name: {ni.name: {"raw": sc} for ni, sc in zip(nodes, lst, strict=True)}
-                         for name, _, lst in per_plugin}
+        raw = [list(lst) for _, _, lst in per_plugin] if self.events_enabled else None
         for pl, (name, _, lst) in zip(plugins, per_plugin, strict=True):
             ext = pl.score_extensions()
             if ext is None:
@@ -489,13 +512,14 @@ class Framework:
                         return [], None, Status.error(
                             f"applying score defaultWeights on Score plugins: plugin {name!r} returns an "
                             f"invalid score {sc}, it should in the range of [{lo}, {hi}] after normalizing")
-        return per_plugin, breakdown, None
+        columns = None if raw is None else score_columns(nodes, per_plugin, raw)
+        return per_plugin, columns, None
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores] | None, Status | None, dict[str, Any] | None]:
         """Raw scores per plugin, normalised, then weighted and summed per node. The third value
-        is the per-plugin breakdown for the UI (only built when someone listens)."""
-        per_plugin, breakdown, st = self._score_all(state, pod, nodes)
+        is the score columns for the UI (only built when someone listens)."""
+        per_plugin, columns, st = self._score_all(state, pod, nodes)
         if st is not None:
             return None, st, None
         out: list[NodePluginScores] = []
@@ -503,32 +527,20 @@ class Framework:
             total = 0
             scores = []
             for name, w, lst in per_plugin:
-                sc = lst[i]
-                ws = sc * w
+                ws = lst[i] * w
                 scores.append((name, ws))
                 total += ws
-                if breakdown is not None:
-                    breakdown[name][ni.name].update(normalized=sc, weighted=ws)
             out.append(NodePluginScores(ni.name, scores, total))
-        return out, None, breakdown
+        return out, None, columns
 
-    def run_score_plugins_totals(self, state: CycleState, pod: Pod,
-                                 nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
+    def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                                 ) -> tuple[list[int] | None, Status | None, dict[str, Any] | None]:
         """Only the weighted total per node (node order): what selectHost needs when no extender
-        adds scores and nobody listens for the breakdown."""
-        per_plugin, _, st = self._score_all(state, pod, nodes)
+        adds scores; with the score columns when someone listens."""
+        per_plugin, columns, st = self._score_all(state, pod, nodes)
         if st is not None:
-            return None, st
-        if not per_plugin:
-            return [0] * len(nodes), None
-        _, w, lst = per_plugin[0]
-        totals = [sc * w for sc in lst] if w != 1 else list(lst)
-        for _, w, lst in per_plugin[1:]:
-            if w == 1:
-                totals = [t + sc for t, sc in zip(totals, lst, strict=True)]
-            else:
-                totals = [t + sc * w for t, sc in zip(totals, lst, strict=True)]
-        return totals, None
+            return None, st, None
+        return weighted_totals([(w, lst) for _, w, lst in per_plugin], len(nodes)), None, columns
 
     # ---- Reserve / Permit / Bind -----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -611,3 +623,30 @@ class Framework:
     def plugin_names(self) -> dict[str, list[str]]:
         """Extension point -> plugin names, for the UI and `trace`."""
         return {p: [pl.name for pl in pls] for p, pls in self.points.items()}
+
+
+_node_name = attrgetter("name")
+
+
+def score_columns(nodes: list[NodeInfo], per_plugin: list[tuple[str, int, list[int]]],
+                  raw: list[list[int]]) -> dict[str, Any]:
+    """The `scores` event's breakdown as columns aligned with one node list (decoded by
+    scheduler_core.events_compact): per plugin its raw scores, and its normalised scores only
+    where Normalize changed them; a column with one value for every node is that value. A
+    plugin's weighted score is normalised x weight and the totals their sum, so neither is
+    stored. Extenders add their own columns and the totals (extender.wiring, schedule_one)."""
+    raw_cols: dict[str, Any] = {}
+    normalized: dict[str, Any] = {}
+    for (name, _, lst), before in zip(per_plugin, raw, strict=True):
+        raw_cols[name] = compact_column(before)
+        if lst != before:
+            normalized[name] = compact_column(lst)
+    return {"nodes": list(map(_node_name, nodes)), "plugins": [name for name, _, _ in per_plugin],
+            "raw": raw_cols, "normalized": normalized, "weighted": {}, "extenders": []}
+
+
+def compact_column(values: list[int]) -> list[int] | int:
+    """A column as stored in the `scores` event: the one value when every node has it."""
+    if values and values.count(values[0]) == len(values):
+        return values[0]
+    return values

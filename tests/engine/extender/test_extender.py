@@ -13,6 +13,7 @@ import time
 import pytest
 
 from scheduler_core.config.types import Extender
+from scheduler_core.events_compact import score_table
 from scheduler_core.extender import (
     ExtenderCall,
     ExtenderTranscript,
@@ -164,10 +165,16 @@ def test_prioritize_scores_are_scaled_by_weight_times_ten(ext):
     cfg = {"urlPrefix": ext.url, "prioritizeVerb": "prioritize", "weight": 2}
     sim, res = _run(scenario([cfg], NODES3, [{"name": "p"}]))
     assert _pods(res)["p"]["node"] == "n2"
-    totals = next(e for e in sim.sink.events if e["type"] == "scores")["totals"]
+    table = score_table(next(e for e in sim.sink.events if e["type"] == "scores"))
+    totals = table.totals
     # identical nodes: plugin scores are equal, so the differences are the extender's
     assert totals["n2"] - totals["n1"] == (3 - 1) * 2 * 10
     assert totals["n3"] - totals["n1"] == (2 - 1) * 2 * 10
+    # the extender's own column in the inspector's table: its score, scaled
+    assert table.plugins[-1] == ext.url
+    assert table.cell(ext.url, "n2") == {"raw": 3, "normalized": 3, "weighted": 60, "extender": True}
+    plugin_sum = {n: sum(table.cell(p, n)["weighted"] for p in table.plugins) for n in totals}
+    assert plugin_sum == totals
     ev = _ext_events(sim, "prioritize")[0]
     assert ev["changed"]["weighted"] == {"n1": 20, "n2": 60, "n3": 40}
 
@@ -225,9 +232,15 @@ def test_apply_scores_sums_extenders_and_draws_randomizers_from_the_run_rng():
             _FakeExt([("c", 9)], 5, interested=False),
             _FakeExt([("b", 0), ("c", 0)], 0, prioritizer=False)]  # no prioritize verb: zeros
     sched = _FakeSched(exts, seed=7)
-    breakdown: dict = {}
-    apply_extender_scores(sched, None, nodes, scores, breakdown)
+    columns = {"nodes": ["a", "b", "c"], "plugins": [], "raw": {}, "normalized": {}, "weighted": {},
+               "totals": [], "extenders": []}
+    apply_extender_scores(sched, None, nodes, scores, columns)
     assert [s.total_score for s in scores] == [100 + 210 + 20, 100 + 30, 100]
+    # both prioritizers are one column "fake" (same name): raw and weighted add up, a host that
+    # is not a candidate ("ghost") has no row, the extender without a prioritize verb no column
+    assert columns["plugins"] == columns["extenders"] == ["fake"]
+    assert columns["raw"]["fake"] == [8, 1, None] and columns["weighted"]["fake"] == [230, 30, None]
+    assert columns["normalized"]["fake"] == [1, 1, None]
     want = random.Random(7)
     assert [s.randomizer for s in scores] == [want.getrandbits(63) for _ in range(3)]
     # nothing from any extender: no randomizer drawn

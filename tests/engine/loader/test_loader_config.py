@@ -73,7 +73,7 @@ def test_extenders():
           weight: 5
           bindVerb: bind
           enableHTTPS: true
-          httpTimeout: 1m30s
+          httpTimeout: 1m
           nodeCacheCapable: true
           managedResources: [{name: example.com/foo, ignoredByScheduler: true}]
           ignorable: true
@@ -84,7 +84,7 @@ def test_extenders():
     assert (e.url_prefix, e.filter_verb, e.prioritize_verb, e.bind_verb, e.weight) == (
         "http://127.0.0.1:8888/", "filter", "prioritize", "bind", 5)
     assert e.enable_https and e.node_cache_capable and e.ignorable
-    assert e.http_timeout == 90.0
+    assert e.http_timeout == 60.0
     assert e.managed_resources == [{"name": "example.com/foo", "ignoredByScheduler": True}]
     assert f.http_timeout == 5.0 and f.preempt_verb == "preempt"
 

@@ -6,7 +6,14 @@ import pytest
 from helpers import NODE, load, pod
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import MAX_INPUT_BYTES, load_scenario_file, load_scenario_text
+from scheduler_core.api.loader import (
+    CLI_HINTS,
+    MAX_INPUT_BYTES,
+    SETTINGS_HINTS,
+    Limits,
+    load_scenario_file,
+    load_scenario_text,
+)
 
 
 def err(*docs: str) -> ScenarioError:
@@ -388,20 +395,20 @@ def test_recursive_alias_is_rejected():
         load_scenario_text(text)
 
 
-def test_too_many_nodes(monkeypatch):
-    import scheduler_core.api.loader as loader
+def test_too_many_nodes():
+    text = "\n---\n".join(textwrap.dedent(d) for d in (NODE, NODE.replace("n1", "n2"),
+                                                        NODE.replace("n1", "n3")))
+    with pytest.raises(ScenarioError, match=r"too many nodes \(3\); the limit is 2 "
+                                            r"\(raise it with --max-nodes\)"):
+        load_scenario_text(text, limits=Limits(max_nodes=2, hints=CLI_HINTS))
+    assert len(load_scenario_text(text, limits=Limits(max_nodes=3)).nodes) == 3
 
-    monkeypatch.setattr(loader, "MAX_NODES", 2)
-    with pytest.raises(ScenarioError, match="too many nodes"):
-        load(NODE, NODE.replace("n1", "n2"), NODE.replace("n1", "n3"))
 
-
-def test_too_many_pods(monkeypatch):
-    import scheduler_core.api.loader as loader
-
-    monkeypatch.setattr(loader, "MAX_PODS", 1)
-    with pytest.raises(ScenarioError, match="too many pods"):
-        load(NODE, pod(name="a"), pod(name="b"))
+def test_too_many_pods():
+    text = "\n---\n".join(textwrap.dedent(d) for d in (NODE, pod(name="a"), pod(name="b")))
+    with pytest.raises(ScenarioError, match=r"too many pods \(2\); the limit is 1 \(raise it "
+                                            r"with the PLAYGROUND_MAX_PODS setting\)"):
+        load_scenario_text(text, limits=Limits(max_pods=1, hints=SETTINGS_HINTS))
 
 
 def test_list_item_errors_name_the_item_kind_and_name():

@@ -129,7 +129,7 @@ def test_batched_filter_and_score_equal_per_node(tmp_path, seed):
                 assert ext.normalize_score_values(state, pod, vals) is None
                 assert vals == [x.score for x in ns], pl.name
         full, st, _ = fwk.run_score_plugins(state, pod, feasible)
-        totals, st2 = fwk.run_score_plugins_totals(state, pod, feasible)
+        totals, st2, _ = fwk.run_score_plugins_totals(state, pod, feasible)
         assert st is None and st2 is None
         assert totals == [s.total_score for s in full]
     assert checked_rejections > 0

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import PREEMPT_NEVER, Pod
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -146,9 +147,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None,
-                 enable_async_preemption: bool = True) -> None:
+                 enable_async_preemption: bool | None = None) -> None:
         super().__init__(args, handle)
         self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute = parse_args(args)
+        if enable_async_preemption is None:  # the modelled version's SchedulerAsyncPreemption gate
+            enable_async_preemption = gates_of(handle).scheduler_async_preemption
         self.enable_async_preemption = enable_async_preemption
         self.evaluator = Evaluator(NAME, handle, self, enable_async_preemption)  # type: ignore[arg-type]
         # Hooks upstream exposes for out-of-tree variants; the defaults are upstream's.

@@ -182,3 +182,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def is_schedulable_after_pod_change(self, pod: Pod, old: Any, new: Pod) -> int:
         return QueueingHint.QUEUE if same_pod(new, pod) else QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {}

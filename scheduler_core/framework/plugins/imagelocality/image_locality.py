@@ -4,10 +4,13 @@ by its size and by how widely it has spread (an image on every node earns little
 
 from __future__ import annotations
 
+from typing import Any
+
 from scheduler_core.api.types import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE, ScorePlugin
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.status import Status
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo
 
@@ -67,6 +70,8 @@ class ImageLocality(ScorePlugin):
         num_containers = len(pod.init_containers) + len(pod.containers)
         names = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
         empty = calculate_priority(0, num_containers)  # a node holding none of the images
+        if getattr(self.handle.snapshot, "num_with_images", None) == 0:  # no node holds any image
+            return [empty] * len(nodes), None
         out = []
         for ni in nodes:
             states = ni.image_states
@@ -83,3 +88,7 @@ class ImageLocality(ScorePlugin):
 
     def score_extensions(self) -> None:
         return None
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"images": signing.images(pod)}

@@ -23,6 +23,7 @@ from scheduler_core.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.interpodaffinity.filtering import FilteringMixin
 from scheduler_core.framework.plugins.interpodaffinity.scoring import ScoringMixin
 from scheduler_core.framework.types import (
@@ -125,3 +126,12 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
             if o is not None and n is not None and o != n:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        a = pod.affinity
+        if a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None):
+            raise signing.Unsignable("pods with InterPodAffinity are not signable")
+        if self.ignore_preferred_terms_of_existing_pods:
+            return {}
+        return {"labels": tuple(sorted(pod.labels.items()))}

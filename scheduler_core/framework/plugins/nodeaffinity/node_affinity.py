@@ -30,6 +30,7 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.nodeaffinity import (
     LazyErrorNodeSelector,
     NodeSelectorError,
@@ -211,6 +212,11 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         if required.match(old):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"nodeAffinity": signing.node_affinity(pod),
+                "nodeSelector": tuple(sorted(pod.node_selector.items()))}
 
 
 # --- parsing args (camelCase YAML mappings) into API types -------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from scheduler_core.api.types import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import ClusterEventWithHint, EnqueueExtensions, FilterPlugin
@@ -33,3 +35,7 @@ class NodeName(FilterPlugin, EnqueueExtensions):
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # QueueingHints are on in v1.35: only a new node can help; no hint function (always Queue).
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"nodeName": pod.node_name}

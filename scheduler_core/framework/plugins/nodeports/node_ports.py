@@ -14,6 +14,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.podutil import get_host_ports
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -89,3 +90,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         if fits_ports(get_host_ports(pod), in_use):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"hostPorts": signing.host_ports(pod)}

@@ -11,9 +11,11 @@ import math
 from typing import Any
 
 from scheduler_core.api.types import Pod
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE, PluginArgsError, PreScorePlugin, ScorePlugin
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCE_SPEC,
     ResourceAllocationScorer,
@@ -93,6 +95,13 @@ def balanced_cpu_mem_batch(nodes: list[NodeInfo], pc: int, pm: int) -> list[int]
     return out
 
 
+def _balanced_vector() -> Any:
+    """The NumPy form of balanced_cpu_mem_batch, imported on first use (vector.py)."""
+    from scheduler_core.framework.plugins.noderesources.vector import balanced_cpu_mem_vector
+
+    return balanced_cpu_mem_vector
+
+
 def _parse_args(args: dict[str, Any] | None) -> list[ResourceSpec]:
     items = (args or {}).get("resources")
     if not items:
@@ -128,6 +137,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         )
         self.resources = self.scorer.resources
         self.scorer.fast_cpu_mem = balanced_cpu_mem_batch
+        self.scorer.vector_cpu_mem = _balanced_vector
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
@@ -155,7 +165,11 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
                 return [0] * len(nodes), None
         else:
             reqs = s.pod_requests
-        return self.scorer.score_nodes(nodes, reqs)
+        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY))
 
     def score_extensions(self) -> None:
         return None
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"resources": signing.resources(pod)}

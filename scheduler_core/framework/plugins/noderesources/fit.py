@@ -21,6 +21,8 @@ from scheduler_core.api.types import (
     Node,
     Pod,
 )
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -32,6 +34,7 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.nodeaffinity import is_valid_label_key
 from scheduler_core.framework.plugins.helper.podutil import same_pod
 from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch, least_resource_scorer
@@ -302,6 +305,7 @@ def build_scorer(a: FitArgs) -> ResourceAllocationScorer:
         sc = ResourceAllocationScorer(LEAST_ALLOCATED, least_resource_scorer(a.resources), a.resources)
         if len(a.resources) == 2:
             sc.fast_cpu_mem = least_cpu_mem_batch(a.resources)
+            sc.vector_cpu_mem = _least_vector_loader(a.resources)
         return sc
     if a.type == MOST_ALLOCATED:
         sc = ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(a.resources), a.resources)
@@ -326,6 +330,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         self.ignored_resource_groups = frozenset(a.ignored_resource_groups)
         self.scorer = build_scorer(a)
         self.resources = self.scorer.resources
+        # Before InsufficientResource.Unresolvable (v1.30), every shortfall was Unschedulable.
+        self.unresolvable_enabled = gates_of(handle).insufficient_resource_unresolvable
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
@@ -342,9 +348,10 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         if insufficient is None:
             return None
         code = Code.UNSCHEDULABLE
-        for ir in insufficient:
-            if ir.unresolvable:
-                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        if self.unresolvable_enabled:
+            for ir in insufficient:
+                if ir.unresolvable:
+                    code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return Status(code, *[ir.reason for ir in insufficient])
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
@@ -355,6 +362,14 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         cpu, mem, eph = s.milli_cpu, s.memory, s.ephemeral_storage
         out: list[Status | None] = [None] * len(nodes)
         f = self.filter
+        rows = state.get(NODE_ROWS_KEY)
+        if rows is not None and rows.nodes is nodes:
+            from scheduler_core.framework.plugins.noderesources.vector import fit_suspects, fits_vector
+
+            if fits_vector(cpu, mem, eph):
+                for k in fit_suspects(rows, cpu, mem, eph):
+                    out[k] = f(state, pod, nodes[k])
+                return out
         for k, ni in enumerate(nodes):
             a = ni.allocatable
             r = ni.requested
@@ -378,7 +393,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
         reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_nodes(nodes, reqs)
+        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY))
 
     def score_extensions(self) -> None:
         return None
@@ -442,6 +457,10 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
 
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"resources": signing.resources(pod)}
+
 
 def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
     req = compute_pod_resource_request(pod)
@@ -461,3 +480,14 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
         if m.scalar_resources.get(name, 0) > o.scalar_resources.get(name, 0):
             return True
     return False
+
+
+def _least_vector_loader(resources: list) -> Any:
+    """LeastAllocated's NumPy form, imported on first use (vector.py)."""
+
+    def load() -> Any:
+        from scheduler_core.framework.plugins.noderesources.vector import least_cpu_mem_vector
+
+        return least_cpu_mem_vector(resources)
+
+    return load

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
 from scheduler_core.framework.status import Code, Status
@@ -95,6 +96,11 @@ class ResourceAllocationScorer:
         # Optional batch form of `scorer` for (cpu, memory): fn(nodes, pod cpu, pod memory) -> scores,
         # reading the same requests `score` reads; set by the strategies that have one.
         self.fast_cpu_mem: Callable[[list[NodeInfo], int, int], list[int]] | None = None
+        # Optional NumPy form of the same for the fast path's node rows (vector.py): a loader
+        # returning fn(rows, pod cpu, pod memory) -> scores, called on first use so NumPy is
+        # imported only by runs that score thousands of nodes.
+        self.vector_cpu_mem: Callable[[], Callable[[Any, int, int], list[int]]] | None = None
+        self._vector: Callable[[Any, int, int], list[int]] | None = None
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
@@ -157,12 +163,21 @@ class ResourceAllocationScorer:
             requested[i] = req
         return self.scorer(requested, allocatable), None
 
-    def score_nodes(self, nodes: list[NodeInfo], pod_requests_list: list[int]) -> tuple[list[int] | None,
-                                                                                          Status | None]:
+    def score_nodes(self, nodes: list[NodeInfo], pod_requests_list: list[int],
+                    rows: Any = None) -> tuple[list[int] | None, Status | None]:
         """`score` for every node, in order, without per-node call overhead for the default
-        strategies on the default resources (cpu, memory)."""
+        strategies on the default resources (cpu, memory); as vector expressions over `rows`
+        (the fast path's NodeRows of these nodes) when given and exact."""
         fast = self.fast_cpu_mem
         if self._cpu_mem and fast is not None:
+            if rows is not None and self.vector_cpu_mem is not None:
+                pc, pm = pod_requests_list[0], pod_requests_list[1]
+                if self._vector is None:
+                    self._vector = self.vector_cpu_mem()
+                from scheduler_core.framework.plugins.noderesources.vector import fits_vector
+
+                if fits_vector(pc, pm):
+                    return self._vector(rows, pc, pm), None
             return fast(nodes, pod_requests_list[0], pod_requests_list[1]), None
         out = []
         score = self.score

@@ -9,6 +9,7 @@ from scheduler_core.api.types import TAINT_EFFECT_NO_SCHEDULE, TAINT_NODE_UNSCHE
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import ClusterEventWithHint, EnqueueExtensions, FilterPlugin
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.podutil import same_pod
 from scheduler_core.framework.plugins.helper.taint import tolerations_tolerate_taint
 from scheduler_core.framework.status import Code, Status
@@ -31,6 +32,9 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        # The snapshot counts cordoned nodes: with none, every node passes without a look.
+        if getattr(getattr(self.handle, "snapshot", None), "num_unschedulable", None) == 0:
+            return [None] * len(nodes)
         f = self.filter
         return [f(state, pod, ni) if ni.node.unschedulable else None for ni in nodes]
 
@@ -58,3 +62,7 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
         ):
             return QueueingHint.QUEUE
         return QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"tolerations": signing.tolerations(pod)}

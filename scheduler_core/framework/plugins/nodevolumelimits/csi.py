@@ -17,6 +17,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -87,3 +88,7 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             if (limit or 0) > (old_limits.get(driver) or 0):
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return signing.VOLUMES

@@ -31,6 +31,7 @@ from scheduler_core.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.spread import default_selector
 from scheduler_core.framework.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
@@ -252,6 +253,14 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         if new is not None:
             return QueueingHint.QUEUE if new_match else QueueingHint.SKIP
         return QueueingHint.QUEUE if old_match else QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        if pod.topology_spread_constraints:
+            raise signing.Unsignable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            raise signing.Unsignable("pods with default topology constraints are not signable")
+        return {}
 
 
 __all__ = ["PodTopologySpread", "NAME", "SYSTEM_DEFAULT_CONSTRAINTS", "POLICY_IGNORE", "LIST_DEFAULTING"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.types import TAINT_EFFECT_PREFER_NO_SCHEDULE, Node, Pod, Toleration
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -16,6 +17,7 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score,
     default_normalize_score_values,
@@ -65,18 +67,33 @@ def count_intolerable_taints_prefer_no_schedule(node: Node, tolerations: list[To
     return n
 
 
+def _snapshot_count(handle: Any, trait: str) -> int | None:
+    """How many nodes of the cycle's snapshot have `trait` (None when there is no snapshot)."""
+    return getattr(getattr(handle, "snapshot", None), trait, None)
+
+
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = names.TAINT_TOLERATION
+
+    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        self.single_reason = gates_of(handle).taint_toleration_single_reason
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         taints = node_info.node.taints
         if not taints:
             return None
-        if find_matching_untolerated_taint(taints, pod.tolerations, _filter_fn) is None:
+        taint = find_matching_untolerated_taint(taints, pod.tolerations, _filter_fn)
+        if taint is None:
             return None
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+        if self.single_reason:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+        # Older releases named the node's first untolerated taint (one bucket per taint).
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        if _snapshot_count(self.handle, "num_tainted") == 0:
+            return [None] * len(nodes)  # no node has taints: nothing to look at
         f = self.filter
         return [f(state, pod, ni) if ni.node.taints else None for ni in nodes]
 
@@ -99,6 +116,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
         if s is None:
             return None, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         tols = s.tolerations_prefer_no_schedule
+        if _snapshot_count(self.handle, "num_tainted") == 0:
+            return [0] * len(nodes), None
         return [count_intolerable_taints_prefer_no_schedule(ni.node, tols) if ni.node.taints else 0
                 for ni in nodes], None
 
@@ -135,3 +154,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
 
     def is_schedulable_after_pod_toleration_change(self, pod: Pod, old: Any, new: Pod) -> int:
         return QueueingHint.QUEUE if same_pod(new, pod) else QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return {"tolerations": signing.tolerations(pod)}

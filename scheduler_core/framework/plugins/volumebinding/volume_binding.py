@@ -24,6 +24,7 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change, pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -183,3 +184,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
                 if getattr(old, "storage_capacity", False) and not getattr(new, "storage_capacity", False):
                     return QueueingHint.QUEUE
         return QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return signing.VOLUMES

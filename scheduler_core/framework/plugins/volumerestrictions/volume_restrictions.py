@@ -18,6 +18,7 @@ from scheduler_core.framework.interface import (
     PreFilterPlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import pod_volumes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -113,3 +114,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             if getattr(v, "claim_name", None) in claims:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
+
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        return signing.VOLUMES

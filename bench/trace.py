@@ -1,0 +1,128 @@
+"""What the event stream costs: `trace` against `simulate` on the same file, in fresh processes.
+
+    python bench/trace.py                                  # both benchmark files, 3 runs each
+    python bench/trace.py --files ../shared/bench/perf-500n-1000p.yaml --runs 1
+    python bench/trace.py --append-results --note "..."    # also append the table to bench/RESULTS.md
+    python bench/trace.py --root /path/to/other/checkout   # measure another version of the engine
+
+Each run is `python -m scheduler_core simulate|trace FILE` in a new process (no warm caches
+shared between the two); its output is read through a pipe and counted, not kept. For each
+file it reports the median wall time, the median CPU time (user + system: steadier than wall
+time on a shared machine) and the largest peak RSS of each command (the child's rusage from
+wait4), their ratios, the trace's size, and how soon its first event arrived
+(a streamed trace starts at once; one held to the end arrives all at the end). The goal
+(issue: the event stream costs little): `trace` at most 1.5x the time and 3x the memory of
+`simulate`. Numbers, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_FILES = [ROOT.parent / "shared" / "bench" / "perf-500n-1000p.yaml",
+               ROOT.parent / "shared" / "bench" / "perf-5000n-1000p.yaml"]
+TIME_GOAL, MEMORY_GOAL = 1.5, 3.0
+
+
+@dataclass
+class Sample:
+    seconds: float
+    cpu_s: float
+    peak_rss_mib: float
+    out_bytes: int
+    first_byte_s: float | None
+    rc: int
+
+
+def run_once(root: Path, command: str, path: Path) -> Sample:
+    """One fresh process; its stdout is drained in 1 MiB reads and counted."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "scheduler_core", command, str(path)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    total, first = 0, None
+    fd = proc.stdout.fileno()
+    while chunk := os.read(fd, 1 << 20):
+        if first is None:
+            first = time.perf_counter() - t0
+        total += len(chunk)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Sample(seconds, cpu, usage.ru_maxrss / 1024, total, first, proc.returncode)
+
+
+def measure(root: Path, path: Path, runs: int) -> dict[str, list[Sample]]:
+    """simulate and trace alternately, `runs` times each (so machine load hits both alike)."""
+    got: dict[str, list[Sample]] = {"simulate": [], "trace": []}
+    for _ in range(runs):
+        for command in ("simulate", "trace"):
+            sample = run_once(root, command, path)
+            if sample.rc != 0:
+                raise SystemExit(f"{command} {path.name} exited {sample.rc}")
+            got[command].append(sample)
+            print(f"  {command:8s} {path.name}: {sample.seconds:.2f} s ({sample.cpu_s:.2f} s CPU), "
+                  f"{sample.peak_rss_mib:.0f} MiB, "
+                  f"{sample.out_bytes / 2**20:.1f} MiB out", file=sys.stderr)
+    return got
+
+
+def row(path: Path, got: dict[str, list[Sample]]) -> tuple[str, bool]:
+    sim, tr = got["simulate"], got["trace"]
+    t_sim = statistics.median(s.seconds for s in sim)
+    t_tr = statistics.median(s.seconds for s in tr)
+    c_sim = statistics.median(s.cpu_s for s in sim)
+    c_tr = statistics.median(s.cpu_s for s in tr)
+    m_sim = max(s.peak_rss_mib for s in sim)
+    m_tr = max(s.peak_rss_mib for s in tr)
+    first = statistics.median(s.first_byte_s or 0.0 for s in tr)
+    ok = t_tr / t_sim <= TIME_GOAL and m_tr / m_sim <= MEMORY_GOAL
+    line = (f"| {path.name} | {t_sim:.2f} s ({c_sim:.2f} s CPU) / {m_sim:.0f} MiB | "
+            f"{t_tr:.2f} s ({c_tr:.2f} s CPU) / {m_tr:.0f} MiB | "
+            f"**{t_tr / t_sim:.2f}x** ({c_tr / c_sim:.2f}x CPU) | **{m_tr / m_sim:.2f}x** | "
+            f"{tr[0].out_bytes / 2**20:.1f} MiB | "
+            f"{first:.2f} s | {len(sim)} | {'yes' if ok else 'no'} |")
+    return line, ok
+
+
+HEADER = ("| file | simulate: wall (CPU) / peak RSS | trace: wall (CPU) / peak RSS | time ratio | memory ratio | "
+          "trace size | trace's first byte | runs | within 1.5x / 3x |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", nargs="*", type=Path, default=BENCH_FILES)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout whose engine to run")
+    ap.add_argument("--append-results", action="store_true", help="append the table to bench/RESULTS.md")
+    ap.add_argument("--note", default="", help="a line printed above the appended table")
+    args = ap.parse_args()
+    lines, all_ok = [], True
+    for path in args.files:
+        line, ok = row(path, measure(args.root.resolve(), path, args.runs))
+        lines.append(line)
+        all_ok &= ok
+    table = HEADER + "\n" + "\n".join(lines)
+    print(table)
+    if args.append_results:
+        with (ROOT / "bench" / "RESULTS.md").open("a") as out:
+            out.write(f"\n### `python bench/trace.py` ({time.strftime('%Y-%m-%d')})\n\n")
+            if args.note:
+                out.write(args.note + "\n\n")
+            out.write(table + "\n")
+    print(f"goal met at every size: {'yes' if all_ok else 'no'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The real stack for the web benchmark: Redis, one Celery worker, daphne, a temporary SQLite DB.
+
+The same processes `./dev run` starts (through playground.launcher's helpers), on free loopback
+ports, with a database file in a temporary directory that is deleted afterwards. This process
+configures Django on that database too, so the benchmark creates scenarios and runs through the
+app's own services and reads the rows the worker writes. `stop()` (also run at exit and on
+SIGTERM/SIGINT) ends every child process group it started.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+STARTUP_TIMEOUT = 90.0
+
+
+class Stack:
+    """Start with `start()`; `url` is daphne's base URL, `logs` the servers' log files."""
+
+    def __init__(self, keep: bool = False) -> None:
+        from playground.launcher import Supervisor
+
+        self.keep = keep
+        self.tmp = Path(tempfile.mkdtemp(prefix="webbench-"))
+        self.db_path = self.tmp / "bench.sqlite3"
+        self.supervisor = Supervisor()
+        self.url = ""
+        self.redis_url = ""
+        self.logs: dict[str, Path] = {}
+        self._open_logs: list[Any] = []
+        self._stopped = False
+
+    def _log(self, name: str) -> Any:
+        path = self.tmp / f"{name}.log"
+        self.logs[name] = path
+        handle = path.open("wb")
+        self._open_logs.append(handle)
+        return handle
+
+    def start(self) -> Stack:
+        from playground.launcher import (
+            celery_worker_argv,
+            celery_worker_ready,
+            daphne_argv,
+            free_port,
+            http_ok,
+            start_redis,
+            wait_until,
+        )
+
+        atexit.register(self.stop)
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, self._on_signal)
+        self.redis_url = start_redis(self.supervisor, data_dir=self.tmp, output=self._log("redis"))
+        env = {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_ENV": "development",
+            "DEBUG": "true",  # in development daphne serves the static files (htmx) only with DEBUG
+            "REDIS_URL": self.redis_url,
+            "DATABASE_URL": f"sqlite:///{self.db_path}",
+            "PYTHONUNBUFFERED": "1",
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+        }
+        os.environ.update(env)
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command("migrate", interactive=False, verbosity=0)
+        child_env = dict(os.environ)
+        hostname = f"webbench-{os.getpid()}@localhost"
+        worker = self.supervisor.start(
+            "celery worker", celery_worker_argv(pool="solo", hostname=hostname), env=child_env, output=self._log("celery")
+        )
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        web = self.supervisor.start("daphne", daphne_argv("127.0.0.1", port), env=child_env, output=self._log("daphne"))
+        wait_until(lambda: http_ok(self.url + "/"), timeout=STARTUP_TIMEOUT, what="daphne", alive=lambda: web.poll() is None)
+        wait_until(
+            lambda: celery_worker_ready(self.redis_url),
+            timeout=STARTUP_TIMEOUT,
+            what="celery worker",
+            alive=lambda: worker.poll() is None,
+        )
+        return self
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.stop()
+        raise SystemExit(128 + signum)
+
+    def log_count(self, name: str, needle: str) -> int:
+        """How many lines of a server's log contain `needle` (e.g. tracebacks so far)."""
+        path = self.logs.get(name)
+        if path is None or not path.exists():
+            return 0
+        with path.open("rb") as handle:
+            return sum(1 for line in handle if needle.encode() in line)
+
+    def db_bytes(self) -> int:
+        """The SQLite database's size on disk, write-ahead log included."""
+        return sum(p.stat().st_size for p in self.tmp.glob("bench.sqlite3*") if p.is_file())
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:  # Django may not be set up yet
+            pass
+        self.supervisor.stop_all(timeout=10)
+        for handle in self._open_logs:
+            handle.close()
+        if not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)

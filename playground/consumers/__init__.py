@@ -1,0 +1,1 @@
+"""Websocket consumers, one module per page that listens (see `playground.routing`)."""

@@ -1,0 +1,150 @@
+"""Live run updates rendered once per step and audience, shared by every viewer of a run.
+
+A hundred pages watching one run used to render the whole panel set a hundred times per step
+(one `run_screen` + template render per consumer), so delivery took seconds. Now the panels
+that are the same for every live viewer of the same audience (owner or read-only) are rendered
+once per run state and kept in this process's memory; each consumer sends those bytes plus its
+own small part (its `seen` marker, the log rows after its `seen`, its lesson answers).
+
+Freshness: a consumer asks with the time it learned that the run changed (`since`); a cached
+entry built after that moment already reflects the change and is reused without touching the
+database; an older one is re-checked against the run's state (a few indexed queries) and
+re-rendered only if the state moved. Every call runs in Channels' single database thread, and a
+lock guards the table anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from playground.models import Run
+from playground.ownership import Actor, can_control
+from playground.presenters.runs import lesson as lesson_panel
+from playground.presenters.runs import run_screen
+from playground.presenters.runs.screen import Screen
+from playground.selectors import runs as run_selectors
+
+SHARED_TEMPLATE = "playground/runs/partials/live_shared.html"
+VIEWER_TEMPLATE = "playground/runs/partials/live_viewer.html"
+MAX_ENTRIES = 32  # (run, audience) pairs kept (each holds its Screen: a large cluster is MBs); LRU
+
+
+@dataclass
+class SharedUpdate:
+    """One rendering of a run's live panels for one audience."""
+
+    state: tuple[Any, ...]
+    html: str
+    screen: Screen
+    built_at: float
+    has_lesson: bool
+    log_memo: dict[tuple[int, int], str] = field(default_factory=dict)  # (after, upto) -> rows HTML
+
+
+_table: OrderedDict[tuple[int, bool], SharedUpdate] = OrderedDict()
+_lock = threading.Lock()
+
+
+def run_state(run: Run) -> tuple[Any, ...]:
+    """What a live viewer's panels depend on: when it changes, they are rendered again."""
+    return (
+        run.share_token,  # a row id can be reused (a test's rolled-back run): never a stale entry
+        run.head_step,
+        run.last_seq,
+        run.reveal,
+        run.status,
+        run.speed,
+        run.pause_requested,
+        run.actions.count(),
+        run.actions.filter(state__in=["pending", "running"]).count(),
+    )
+
+
+def audience_of(run: Run, actor: Actor) -> bool:
+    """True: the owner's audience (may control the run); False: a read-only viewer."""
+    return bool(can_control(run=run, actor=actor))
+
+
+def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float) -> SharedUpdate | None:
+    """The live panels of run `run_id` for `audience`, rendered at most once per run state.
+    None: the run is gone."""
+    if audience is not None:
+        with _lock:
+            cached = _table.get((run_id, audience))
+            if cached is not None and cached.built_at >= since:
+                _table.move_to_end((run_id, audience))
+                return cached
+    checked_at = time.monotonic()
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        return None
+    if audience is None:
+        audience = audience_of(run, actor)
+    state = run_state(run)
+    key = (run_id, audience)
+    with _lock:
+        cached = _table.get(key)
+        if cached is not None and cached.state == state:
+            cached.built_at = max(cached.built_at, checked_at)
+            _table.move_to_end(key)
+            return cached
+    screen = run_screen(run=run, actor=actor)
+    progress = run_selectors.run_progress(run=run)
+    html = render_to_string(
+        SHARED_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
+    )
+    update = SharedUpdate(
+        state=state,
+        html=html,
+        screen=screen,
+        built_at=checked_at,
+        has_lesson=lesson_panel.lesson_of_run(screen) is not None,
+    )
+    with _lock:
+        _table[key] = update
+        _table.move_to_end(key)
+        while len(_table) > MAX_ENTRIES:
+            _table.popitem(last=False)
+    return update
+
+
+def viewer_part(update: SharedUpdate, *, seen: int, answers: dict[str, str] | None, hello: bool) -> tuple[str, int]:
+    """This viewer's own part of an update: its `seen` marker, the log rows after `seen` (the
+    same rows for every viewer at the same `seen`: rendered once) and its lesson panel. Returns
+    the HTML and the viewer's new `seen`."""
+    screen = update.screen
+    upto = screen.shown_seq
+    key = (seen, upto)
+    with _lock:
+        rows_html = update.log_memo.get(key)
+    new_seen = seen
+    if rows_html is None:
+        log, omitted = run_selectors.log_rows(run=screen.run, after_seq=seen, upto_seq=upto)
+        rows_html = render_to_string(
+            "playground/runs/partials/log_append.html",
+            {"run": screen.run, "log": log, "omitted": omitted, "gap_after": seen},
+        )
+        if len(update.log_memo) < 64:
+            with _lock:
+                update.log_memo[key] = rows_html
+    if upto > seen and rows_html:
+        new_seen = upto  # every event up to the screen's is either appended or behind a gap marker
+    lesson_screen = replace(screen, answers=answers or {}) if update.has_lesson else None
+    own = render_to_string(
+        VIEWER_TEMPLATE,
+        {"run": screen.run, "screen": lesson_screen, "seen": new_seen, "hello": hello, "oob": True},
+    )
+    return own + update.html + rows_html, new_seen
+
+
+def forget(run_id: int | None = None) -> None:
+    """Drop the cached renderings (of one run, or all): tests, and a run that was deleted."""
+    with _lock:
+        for key in [k for k in _table if run_id is None or k[0] == run_id]:
+            del _table[key]

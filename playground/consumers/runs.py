@@ -1,0 +1,274 @@
+"""The run page's websocket: joins `run_<id>`, sends its viewer the run's fragments from the DB.
+
+Protocol:
+- connect `/ws/runs/<share_token>/?seen=<seq>[&step=<n>|&cycle=<n>]`; the page's sync form sends
+  `{"seen": <last seq it shows>, "step": "", "cycle": ""}` (htmx `ws-send`) every time the socket
+  opens, including after a reconnect.
+- The consumer answers (and answers every `run.updated` notification the worker publishes after
+  a commit) with out-of-band fragments: a live viewer gets the bounded panels at the run's head,
+  a small "refresh" element for each searchable, paged part (the page then fetches it with its
+  own query and page number) and the event-log rows after its `seen` (catch-up by sequence
+  number, at most LOG_LIMIT rows; more than that: a "K more events — load them" marker that
+  fills the gap in place); a viewer pinned to a step/cycle (a share link, history) gets
+  only the "live is at step N" indicator. No message is over MAX_MESSAGE_BYTES; a send that fails
+  is logged once per socket.
+- A live viewer's panels are rendered once per run state and audience and shared by every
+  consumer in this process (`live_render`); only the viewer's own part (seen marker, log rows
+  after its seen, lesson answers) is its own. A re-sync message (`receive`) re-sends the cached
+  panels, it never re-renders them, and re-syncs beyond RESYNC_BURST per RESYNC_WINDOW seconds
+  are ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from playground.consumers import live_render
+from playground.groups import run_group
+from playground.models import Run
+from playground.ownership import actor_for_scope
+from playground.presenters.runs import lesson as lesson_panel
+from playground.presenters.runs import run_screen
+from playground.selectors import runs as run_selectors
+from playground.services import classroom
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 256 * 1024  # no live update is bigger (the page's long lists are fetched, not pushed)
+RESYNC_BURST = 5  # re-sync messages a socket may send per RESYNC_WINDOW seconds (the page sends one per open)
+RESYNC_WINDOW = 10.0
+PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)
+RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+class RunConsumer(AsyncWebsocketConsumer):
+    run_id: int | None = None
+    group_name: str = ""
+    following: bool = False  # a classroom follower: shown the presenter's step
+    warned: bool = False
+    audience: bool | None = None  # owner (True) or read-only (False); known after the first render
+    playing: bool = False  # the run was playing at this viewer's last live render
+    last_push: float = 0.0  # time.monotonic() of the last push
+
+    async def connect(self) -> None:
+        token = self.scope["url_route"]["kwargs"]["token"]
+        self.run_id = await database_sync_to_async(
+            lambda: Run.objects.filter(share_token=token).values_list("pk", flat=True).first()
+        )()
+        if self.run_id is None:
+            await self.close(code=4404)
+            return
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        self.seen = _int(query.get("seen", [0])[0]) or 0
+        self.step = _int(query.get("step", [None])[0])
+        self.cycle = _int(query.get("cycle", [None])[0])
+        self.following = query.get("follow", [""])[0] == "1"
+        self.rendered: tuple[Any, ...] | None = None
+        self.warned = False
+        self.audience = None
+        self.resyncs: list[float] = []
+        self.actor = actor_for_scope(self.scope)
+        self.group_name = run_group(self.run_id)
+        await self.channel_layer.group_add(self.group_name, self.channel_name)
+        await self.accept()
+        self.rechecker = asyncio.ensure_future(self._recheck())
+
+    async def _recheck(self) -> None:
+        """A worker dying between its commit and its notification, or dying mid-play, must not
+        leave this page on the old state: re-read on a timer, and have a stuck run re-queued."""
+        from playground.services.run_recovery import recover_run
+
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                await database_sync_to_async(recover_run)(self.run_id)
+                await self.push()
+            except Exception:
+                logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
+
+    async def disconnect(self, code: int) -> None:
+        rechecker = getattr(self, "rechecker", None)
+        if rechecker is not None:
+            rechecker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await rechecker
+        if self.group_name:
+            await self.channel_layer.group_discard(self.group_name, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            data = json.loads(text_data or "{}")
+        except ValueError:
+            return
+        if not isinstance(data, dict):
+            return
+        now = time.monotonic()
+        self.resyncs = [t for t in self.resyncs if now - t < RESYNC_WINDOW]
+        if len(self.resyncs) >= RESYNC_BURST:
+            return  # a flood of re-syncs: the page is already up to date or will be on the next step
+        self.resyncs.append(now)
+        self.seen = max(0, _int(data.get("seen")) or 0)
+        self.step = _int(data.get("step"))
+        self.cycle = _int(data.get("cycle"))
+        self.rendered = None
+        await self.push(hello=True)
+        from playground.services.run_recovery import recover_run  # a (re)connecting page
+
+        await database_sync_to_async(recover_run)(self.run_id)
+
+    def lesson_answers(self, token: str) -> dict[str, str]:
+        """The viewer's lesson predictions, read afresh (they answer over HTTP, in their session)."""
+        session = getattr(self, "scope", {}).get("session")
+        key = getattr(session, "session_key", None)
+        if not key:
+            return {}
+        from importlib import import_module
+
+        from django.conf import settings
+
+        store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+        return lesson_panel.answers_for(store, token)
+
+    async def classroom_step(self, event: dict[str, Any]) -> None:
+        """The presenter moved: a follower's page follows."""
+        if self.following:
+            self.rendered = None
+            await self.push()
+
+    async def run_updated(self, event: dict[str, Any]) -> None:
+        if self.playing:
+            # Playing: at most one push per PLAY_PUSH_INTERVAL. Notifications that arrive in the
+            # meantime wait in this consumer's queue and then find nothing new to send, so a page
+            # coalesces steps instead of falling behind.
+            wait = self.last_push + PLAY_PUSH_INTERVAL - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        await self.push(since=time.monotonic())
+
+    async def push(self, hello: bool = False, since: float | None = None) -> None:
+        """Send what changed. `since`: when this consumer learned of the change (a shared
+        rendering built after it is fresh); None: re-check the run's state now."""
+        if since is None:
+            since = time.monotonic()
+        html = await database_sync_to_async(self.render)(hello, since)
+        if not html:
+            return
+        size = len(html.encode())
+        if size > MAX_MESSAGE_BYTES:
+            # The panels are bounded by design; if one still is not, say so instead of sending
+            # a message the browser or the server would drop (and reconnect over, forever).
+            self._warn_once(
+                "run %s: a live update of %d bytes is over the %d-byte limit", self.run_id, size, MAX_MESSAGE_BYTES
+            )
+            html = render_to_string(
+                "playground/runs/partials/socket_notice.html",
+                {"text": f"This update ({size // 1024} KB) was too large to send live: reload the page to see it."},
+            )
+        try:
+            await self.send(text_data=html)
+        except Exception as error:  # the socket is going away: the page shows it is disconnected
+            self._warn_once("run %s: a live update could not be sent (%s)", self.run_id, error)
+
+    def _warn_once(self, message: str, *args: Any) -> None:
+        if not self.warned:
+            self.warned = True
+            logger.warning(message, *args)
+
+    @property
+    def pinned(self) -> bool:
+        return self.step is not None or self.cycle is not None
+
+    def render(self, hello: bool, since: float = 0.0) -> str:
+        if not self.following and not self.pinned:
+            return self.render_live(hello, since)
+        run = Run.objects.filter(pk=self.run_id).first()
+        if run is None:
+            return ""
+        led, presenter_at = classroom.presenter_step(run.pk) if self.following else (False, None)
+        state = (
+            run.head_step,
+            run.last_seq,
+            run.reveal,
+            run.status,
+            run.speed,
+            run.pause_requested,
+            run.actions.count(),
+            run.actions.filter(state__in=["pending", "running"]).count(),
+            led,
+            presenter_at,
+        )
+        if state == self.rendered and not hello:
+            return ""  # nothing changed since this viewer's last render
+        self.rendered = state
+        progress = run_selectors.run_progress(run=run)
+        if led:  # a classroom follower: the presenter's step, every panel re-rendered in place
+            screen = run_screen(
+                run=run, actor=self.actor, step=presenter_at, answers=self.lesson_answers(run.share_token)
+            )
+            return render_to_string(
+                "playground/runs/partials/live_update.html",
+                {
+                    "screen": screen,
+                    "run": run,
+                    "progress": progress,
+                    "log": [],
+                    "omitted": 0,
+                    "seen": self.seen,
+                    "oob": True,
+                    "hello": hello,
+                    "following": True,
+                },
+            )
+        if self.pinned:
+            return render_to_string(
+                "playground/runs/partials/pinned_update.html", {"run": run, "progress": progress, "hello": hello}
+            )
+        screen = run_screen(run=run, actor=self.actor, answers=self.lesson_answers(run.share_token))
+        log, omitted = run_selectors.log_rows(run=run, after_seq=self.seen, upto_seq=screen.shown_seq)
+        if log:
+            self.seen = log[-1]["seq"]
+        return render_to_string(
+            "playground/runs/partials/live_update.html",
+            {
+                "screen": screen,
+                "run": run,
+                "progress": progress,
+                "log": log,
+                "omitted": omitted,
+                "seen": self.seen,
+                "oob": True,
+                "hello": hello,
+            },
+        )
+
+    def render_live(self, hello: bool, since: float) -> str:
+        """A live viewer: the shared panels of its audience plus its own part."""
+        update = live_render.shared_update(self.run_id, self.actor, self.audience, since)
+        if update is None:
+            return ""
+        self.audience = update.screen.can_control
+        self.playing = update.screen.run.status == Run.STATUS_PLAYING
+        self.last_push = time.monotonic()
+        if update.state == self.rendered and not hello:
+            return ""  # nothing changed since this viewer's last update
+        self.rendered = update.state
+        answers = self.lesson_answers(update.screen.run.share_token) if update.has_lesson else None
+        html, self.seen = live_render.viewer_part(update, seen=self.seen, answers=answers, hello=hello)
+        return html

@@ -1,0 +1,45 @@
+"""Channels groups: their names, and the one helper that sends to a group.
+
+Any code (a view, a service, a Celery task) sends through `send_to_group`; the consumers in
+`playground.consumers` join the groups and handle the message by its `type`:
+
+- `html.fragment` (`push_fragment` / `push_template`): ready HTML that `FragmentConsumer`
+  forwards to its browser, where the htmx ws extension swaps it in out-of-band by element id.
+- `run.updated` (`playground.services.runs.notify`): the run's log grew; each `RunConsumer`
+  renders what changed for its own viewer from the database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+DIAGNOSTICS_GROUP = "diagnostics"
+FRAGMENT_EVENT = "html.fragment"  # handled by FragmentConsumer.html_fragment
+RUN_UPDATED_EVENT = "run.updated"  # handled by RunConsumer.run_updated
+
+
+def run_group(run_id: int) -> str:
+    """The group of every open page of one run."""
+    return f"run_{run_id}"
+
+
+def send_to_group(group: str, event_type: str, **payload: Any) -> None:
+    """Send a `{"type": event_type, **payload}` message to every consumer in `group`."""
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("CHANNEL_LAYERS is not configured")
+    async_to_sync(layer.group_send)(group, {"type": event_type, **payload})
+
+
+def push_fragment(group: str, html: str) -> None:
+    """Send `html` to every websocket in `group`."""
+    send_to_group(group, FRAGMENT_EVENT, html=html)
+
+
+def push_template(group: str, template_name: str, context: dict[str, Any]) -> None:
+    """Render `template_name` with `context` and push it to `group`."""
+    push_fragment(group, render_to_string(template_name, context))

@@ -1,0 +1,35 @@
+"""The web's input limits: the engine loader's `Limits`, built from Django settings.
+
+Every load the web makes (validating a change, an upload, an import, starting a run) passes
+these, so one setting governs them all and a refusal names the setting that raises it
+(PLAYGROUND_MAX_NODES, PLAYGROUND_MAX_PODS, PLAYGROUND_MAX_BYTES).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from scheduler_core.api.loader.limits import DEFAULT_LIMITS, SETTINGS_HINTS, Limits
+
+__all__ = ["web_limits", "max_yaml_bytes", "too_large"]
+
+
+def web_limits() -> Limits:
+    """The limits in force now (read on each call, so tests' settings overrides apply)."""
+    return Limits(
+        max_nodes=getattr(settings, "PLAYGROUND_MAX_NODES", DEFAULT_LIMITS.max_nodes),
+        max_pods=getattr(settings, "PLAYGROUND_MAX_PODS", DEFAULT_LIMITS.max_pods),
+        max_bytes=getattr(settings, "PLAYGROUND_MAX_BYTES", DEFAULT_LIMITS.max_bytes),
+        hints=SETTINGS_HINTS,
+    )
+
+
+def max_yaml_bytes() -> int:
+    """The largest scenario YAML (UTF-8 bytes) the web accepts."""
+    return web_limits().max_bytes
+
+
+def too_large(what: str) -> str:
+    """`what` (e.g. "big.yaml: the file is too large (6,000,000 bytes)") with the limit and the
+    setting that raises it, worded like the loader's own refusal."""
+    return web_limits().refusal("max_bytes", what)

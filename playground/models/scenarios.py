@@ -1,0 +1,71 @@
+"""Scenarios: what a user edits (metadata) and its Kubernetes objects, one row per manifest."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_share_token() -> str:
+    """An unguessable token (256 bits) naming a scenario in its share link."""
+    return secrets.token_urlsafe(32)
+
+
+class Scenario(models.Model):
+    """A scenario the user edits: metadata here, its Kubernetes objects in ScenarioObject rows.
+
+    Ownership: `owner_token` is the anonymous owner's session token (no sign-up); `owner` is
+    set as well when the creator was signed in. Whoever knows `share_token` may read it.
+    Gallery scenarios (`is_gallery`) belong to nobody and are read-only: users fork them.
+    """
+
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    seed = models.PositiveIntegerField(default=0)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="scenarios"
+    )
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    share_token = models.CharField(max_length=64, unique=True, default=new_share_token, editable=False)
+    is_gallery = models.BooleanField(default=False)
+    gallery_slug = models.SlugField(max_length=100, unique=True, null=True, blank=True)
+    gallery_order = models.PositiveIntegerField(default=0)
+    gallery_hash = models.CharField(max_length=64, blank=True)  # sha256 of the seeded file
+    explanation = models.TextField(blank=True)
+    forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ScenarioObject(models.Model):
+    """One Kubernetes object of a scenario, stored as the plain manifest the engine's loader reads.
+
+    `kind`, `namespace` and `name` are copies of the manifest's identity for listing and lookups;
+    `order` is the document order (pods enter the scheduling queue in that order).
+    """
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="kube_objects")
+    kind = models.CharField(max_length=100)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253, blank=True)
+    order = models.PositiveIntegerField()
+    manifest = models.JSONField()
+
+    class Meta:
+        ordering = ["order", "id"]
+        indexes = [
+            models.Index(fields=["scenario", "kind", "order"]),
+            models.Index(fields=["scenario", "kind", "namespace", "name"]),
+        ]
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}"

@@ -1,0 +1,1 @@
+"""Presenters: turn stored data into the context one template partial draws (read-only)."""

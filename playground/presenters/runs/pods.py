@@ -1,0 +1,75 @@
+"""The pods panel (partials/pods.html, pods_body.html): every pod, grouped by owner (`owners`),
+and why each pending pod is pending. Up to SMALL_PODS pods the table lists them all; more are
+searched (the owner's name too) and paged, the groups' headers repeated on each page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from playground.presenters.runs.owners import group_pods, rows_with_headers
+from playground.presenters.runs.paging import int_param, paginate, param
+
+if TYPE_CHECKING:
+    from playground.presenters.runs.screen import Screen
+
+SMALL_PODS = 50
+POD_PAGE = 50
+STATUSES = ("Pending", "Bound", "Deleted")
+
+
+def pods(screen: Screen) -> list[dict[str, Any]]:
+    return screen.view.get("pods", [])
+
+
+def pending_pods(screen: Screen) -> list[dict[str, Any]]:
+    return [p for p in pods(screen) if p.get("status") == "Pending"]
+
+
+def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A page of the pods matching `q` (in the key, node, nominated node or message) and
+    `status`; all pods when the run has few."""
+    view = screen.view
+    everything = pods(screen)
+    if len(everything) <= SMALL_PODS:
+        ordered, groups = group_pods(view, everything)
+        page = paginate(ordered, 1, max(1, len(ordered)))
+        return {
+            "large": False,
+            "page": page,
+            "total": len(everything),
+            "groups": list(groups.values()),
+            "rows": _rows(page.items, groups, view),
+        }
+    text, status = param(params, "q").lower(), param(params, "status")
+    chosen = everything
+    if status in STATUSES:
+        chosen = [p for p in chosen if p.get("status") == status]
+    if text:
+        chosen = [
+            p
+            for p in chosen
+            if any(text in str(p.get(k) or "").lower() for k in ("key", "node", "nominatedNodeName", "message", "owner"))
+        ]
+    chosen, groups = group_pods(view, chosen)
+    counts = {s: 0 for s in STATUSES}
+    for p in everything:
+        counts[p.get("status")] = counts.get(p.get("status"), 0) + 1
+    return {
+        "large": True,
+        "total": len(everything),
+        "matching": len(chosen),
+        "query": {"q": param(params, "q"), "status": status},
+        "statuses": [(s, counts.get(s, 0)) for s in STATUSES],
+        "page": (page := paginate(chosen, int_param(params, "page"), POD_PAGE)),
+        "groups": list(groups.values()),
+        "rows": _rows(page.items, groups, view),
+    }
+
+
+def _rows(items: Any, groups: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The table's rows: group headers only when some pod has an owner (all-bare runs look as
+    before), else just the pods."""
+    if all(g.key == "bare" for g in groups.values()):
+        return [{"pod": p} for p in items]
+    return rows_with_headers(list(items), groups, view)

@@ -1,0 +1,98 @@
+"""A frame's whole (compact) view, put back together from its keyframe and the deltas after it.
+
+Views are cached per process (least recently used out first), keyed by the run's share token
+(unique for ever, unlike a primary key in a test database) and step: every
+viewer of a run's head asks for the same step, and the step after it is one delta away. Cached
+views are shared: callers must not modify them (the presenters copy what they decorate).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from playground import frame_views
+from playground.models import Run, RunFrame
+
+CACHE_SIZE = 8
+
+_cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _remember(key: tuple[str, int], view: dict[str, Any]) -> dict[str, Any]:
+    with _lock:
+        _cache[key] = view
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return view
+
+
+def _cached(key: tuple[str, int]) -> dict[str, Any] | None:
+    with _lock:
+        view = _cache.get(key)
+        if view is not None:
+            _cache.move_to_end(key)
+        return view
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The view after frame `step` of `run` ({} if there is no such frame). `stored` is that
+    frame's stored view when the caller has it already."""
+    key = (run.share_token, step)
+    view = _cached(key)
+    if view is not None:
+        return view
+    if stored is None:
+        stored = RunFrame.objects.filter(run=run, step=step).values_list("view", flat=True).first()
+        if stored is None:
+            return {}
+    if not frame_views.is_delta(stored):
+        return _remember(key, stored)
+    base = int(stored["delta"])
+    before = _cached((run.share_token, base))
+    if before is None:
+        before = _rebuild(run, base)
+    return _remember(key, frame_views.apply(before, stored))
+
+
+def _rebuild(run: Run, step: int) -> dict[str, Any]:
+    """The view at `step` from the nearest keyframe at or before it (the cached views on the way
+    count as keyframes)."""
+    rows = list(
+        RunFrame.objects.filter(run=run, step__lte=step)
+        .order_by("-step")
+        .values_list("step", "view")[: frame_views.KEYFRAME_EVERY + 1]
+    )
+    chain: list[dict[str, Any]] = []
+    view: dict[str, Any] | None = None
+    for row_step, stored in rows:
+        cached = _cached((run.share_token, row_step))
+        if cached is not None:
+            view = cached
+            break
+        if not frame_views.is_delta(stored):
+            view = stored
+            break
+        chain.append(stored)
+    if view is None:  # no keyframe in reach (an older run's layout): walk back further
+        return _walk_from_start(run, step)
+    for stored in reversed(chain):
+        view = frame_views.apply(view, stored)
+    return view
+
+
+def _walk_from_start(run: Run, step: int) -> dict[str, Any]:
+    view: dict[str, Any] = {}
+    for stored in (
+        RunFrame.objects.filter(run=run, step__lte=step).order_by("step").values_list("view", flat=True).iterator()
+    ):
+        view = frame_views.apply(view, stored) if frame_views.is_delta(stored) else stored
+    return view

@@ -1,0 +1,194 @@
+"""What users do to runs: start one from a scenario, append actions to its log, pause, fork.
+
+Actions only append to the log and queue the worker (`dispatch.schedule`); the worker executes
+them in index order (`worker.advance_run`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
+from playground.ownership import Actor, ensure_can_control, ensure_has_identity, owner_fields
+from playground.selectors.frame_views import view_at
+from playground.selectors.scenarios import scenario_yaml
+from playground.services.runs import dispatch, preflight
+from playground.services.runs.engine import Engine, load_simulation
+from playground.services.runs.errors import RunError
+
+SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
+
+CLUSTER_ACTIONS = {
+    "addPod",
+    "deletePod",
+    "addNode",
+    "deleteNode",
+    "cordon",
+    "uncordon",
+    "addTaint",
+    "removeTaint",
+    "setNodeLabels",
+    "setScoreWeight",
+    "scaleDeployment",
+}
+
+
+def kubernetes_version_of(value: str | None) -> str:
+    """The canonical name ("v1.30") of a requested Kubernetes version; empty or None: the
+    default. RunError naming the supported versions for anything else."""
+    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, UnknownVersionError, gates_for
+
+    if value is None or not str(value).strip():
+        return DEFAULT_KUBERNETES_VERSION
+    try:
+        return gates_for(str(value)).version
+    except UnknownVersionError as error:
+        raise RunError(f"Kubernetes version: {error}.") from None
+
+
+def run_start(
+    *, scenario: Scenario, actor: Actor, seed: int | None = None, kubernetes_version: str | None = None
+) -> Run:
+    """Snapshot the scenario (YAML text and seed) and store the run's start: frame 0, its events
+    (run_started, the pods entering the queue) and checkpoint 0. `kubernetes_version`: the
+    kube-scheduler release the run models ("v1.35" when not given), kept for the run's life."""
+    from scheduler_core.api.errors import ScenarioError
+
+    ensure_has_identity(actor, "Starting a run")
+    version = kubernetes_version_of(kubernetes_version)
+    text = scenario_yaml(scenario=scenario)
+    seed = scenario.seed if seed is None else seed
+    try:
+        sim = load_simulation(text, seed, version)
+    except ScenarioError as error:
+        raise RunError(f"This scenario cannot run: {error}") from None
+    with transaction.atomic():
+        run = Run.objects.create(
+            scenario=scenario,
+            scenario_name=scenario.name,
+            scenario_yaml=text,
+            seed=seed,
+            kubernetes_version=version,
+            **owner_fields(actor),
+        )
+        engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
+        new_events, sim.sink.events = sim.sink.events, []
+        engine._record({"op": "start"}, "start", None, 1, new_events)  # step 0: a keyframe
+        fields = engine.run_fields()
+        engine.flush()
+        engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
+        Run.objects.filter(pk=run.pk).update(**fields)
+        transaction.on_commit(lambda: dispatch.warm(run.pk))
+    run.refresh_from_db()
+    return run
+
+
+def _cluster_action(params: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(params, dict) or params.get("action") not in CLUSTER_ACTIONS:
+        raise RunError("Unknown cluster action.")
+    return params
+
+
+def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | None = None) -> RunAction:
+    """Append an action to the run's log and queue the worker. Returns the new RunAction."""
+    ensure_can_control(run=run, actor=actor)
+    params = dict(params or {})
+    if kind == RunAction.KIND_CLUSTER:
+        params = _cluster_action(params)
+        preflight.check_cluster_action(run, params)  # refused here, not "Queued" then failed
+    elif kind not in {
+        RunAction.KIND_STEP,
+        RunAction.KIND_STEP_POINT,
+        RunAction.KIND_PLAY,
+        RunAction.KIND_ADVANCE_CLOCK,
+    }:
+        raise RunError(f"Unknown action {kind!r}.")
+    for attempt in range(5):
+        try:
+            with transaction.atomic():
+                locked = Run.objects.select_for_update().get(pk=run.pk)
+                last = locked.actions.aggregate(m=Max("index"))["m"]
+                action = RunAction.objects.create(run=locked, index=(last or 0) + 1, kind=kind, params=params)
+                transaction.on_commit(lambda a=action: dispatch.schedule(run.pk, a.index))
+            return action
+        except IntegrityError:  # two requests took the same index at once: take the next one
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def run_pause(*, run: Run, actor: Actor) -> bool:
+    """Ask a running or queued play to stop after its current step. True if there was one."""
+    ensure_can_control(run=run, actor=actor)
+    playing = run.actions.filter(
+        kind=RunAction.KIND_PLAY, state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
+    ).exists()
+    if playing:
+        Run.objects.filter(pk=run.pk).update(pause_requested=True)
+    return playing
+
+
+def run_set_speed(*, run: Run, actor: Actor, speed: float) -> None:
+    ensure_can_control(run=run, actor=actor)
+    if speed not in SPEEDS:
+        raise RunError("Unknown speed.")
+    Run.objects.filter(pk=run.pk).update(speed=speed)
+    dispatch.notify(run.pk)
+
+
+def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
+    """A new run, owned by `actor`, whose log is `run`'s up to frame `step` (frames, events and
+    checkpoints are copied: the same units give the same engine). It continues independently."""
+    ensure_has_identity(actor, "Forking a run")
+    step = max(0, min(step, run.head_step))
+    frame = run.frames.get(step=step)
+    with transaction.atomic():
+        fork = Run.objects.create(
+            scenario=run.scenario,
+            scenario_name=run.scenario_name,
+            scenario_yaml=run.scenario_yaml,
+            seed=run.seed,
+            kubernetes_version=run.kubernetes_version,
+            max_time=run.max_time,
+            forked_from=run,
+            forked_at_step=step,
+            head_step=step,
+            last_seq=frame.last_seq,
+            clock=frame.clock,
+            cycle=view_at(run=run, step=step).get("cycle", frame.cycle),
+            status=Run.STATUS_SETTLED if frame.result == "settled" else Run.STATUS_IDLE,
+            **owner_fields(actor),
+        )
+        RunFrame.objects.bulk_create(
+            [
+                RunFrame(
+                    run=fork,
+                    step=f.step,
+                    action_index=None,
+                    unit=f.unit,
+                    result=f.result,
+                    cycle=f.cycle,
+                    clock=f.clock,
+                    first_seq=f.first_seq,
+                    last_seq=f.last_seq,
+                    view=f.view,
+                )
+                for f in run.frames.filter(step__lte=step)
+            ],
+            batch_size=200,
+        )
+        RunEvent.objects.bulk_create(
+            [
+                RunEvent(run=fork, seq=e.seq, step=e.step, type=e.type, data=e.data)
+                for e in run.events.filter(seq__lte=frame.last_seq)
+            ],
+            batch_size=500,
+        )
+        RunCheckpoint.objects.bulk_create(
+            [RunCheckpoint(run=fork, step=c.step, blob=c.blob) for c in run.checkpoints.filter(step__lte=step)]
+        )
+        transaction.on_commit(lambda: dispatch.warm(fork.pk))
+    return fork

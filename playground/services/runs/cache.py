@@ -1,0 +1,94 @@
+"""The live engines a worker process keeps between actions, so a step costs the step's work.
+
+Bounded (least recently used out first) and per run. The stored log stays the truth: an engine is
+handed out only while it is exactly at the run's stored head (`head_step` and `last_seq`), so an
+engine another worker has overtaken is dropped and rebuilt from the log. The run's lock makes
+sure only one worker at a time moves a run on; the cache never decides anything by itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections import OrderedDict
+
+from playground.models import Run
+from playground.services.runs.engine import Engine
+
+DEFAULT_SIZE = int(os.environ.get("PLAYGROUND_ENGINE_CACHE", "4"))
+FREEZE_NODES = 1000  # engines of clusters this big are moved out of the garbage collector's sight
+
+
+def _nodes(engine: Engine) -> int:
+    return len((engine.view or {}).get("nodes") or [])
+
+
+class EngineCache:
+    """At most `size` engines, keyed by run; `hits`/`rebuilds`/`stale` count what happened."""
+
+    def __init__(self, size: int = DEFAULT_SIZE, *, freeze_gc: bool = False) -> None:
+        """`freeze_gc`: after building a big engine, `gc.freeze()` it (see `_frozen`)."""
+        self.size = max(1, size)
+        self.freeze_gc = freeze_gc
+        self._frozen = False
+        self._engines: OrderedDict[int, Engine] = OrderedDict()
+        self.hits = 0
+        self.rebuilds = 0
+        self.stale = 0
+
+    def __len__(self) -> int:
+        return len(self._engines)
+
+    def __contains__(self, run_id: int) -> bool:
+        return run_id in self._engines
+
+    def get(self, run: Run) -> Engine:
+        """The engine at `run`'s stored head: the cached one if it is there, else rebuilt."""
+        engine = self._engines.pop(run.pk, None)
+        if engine is not None and fresh(engine, run):
+            self.hits += 1
+            self._engines[run.pk] = engine
+            return engine
+        if engine is not None:
+            self.stale += 1
+        self.rebuilds += 1
+        return self.put(Engine.rebuild(run))
+
+    def put(self, engine: Engine) -> Engine:
+        if self._engines.pop(engine.run_id, None) is not None:
+            self._thaw()
+        self._engines[engine.run_id] = engine
+        while len(self._engines) > self.size:
+            self._engines.popitem(last=False)
+            self._thaw()
+        if self.freeze_gc and _nodes(engine) >= FREEZE_NODES:
+            # A 5,000-node engine is millions of long-lived objects; every full collection walks
+            # them all (0.5 s pauses in the middle of a step, several a minute while playing).
+            # Frozen objects are skipped by the collector (reference counting still frees them).
+            gc.freeze()
+            self._frozen = True
+        return engine
+
+    def drop(self, run_id: int) -> None:
+        if self._engines.pop(run_id, None) is not None:
+            self._thaw()
+
+    def _thaw(self) -> None:
+        """An engine left: give what was frozen back to the collector, so a dropped engine's
+        reference cycles are collected (the next big engine freezes again)."""
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
+
+
+def fresh(engine: Engine, run: Run) -> bool:
+    """Is `engine` exactly at the run's stored log (nothing pending, nobody went further)?"""
+    return (
+        not engine.dirty
+        and engine.token == run.share_token
+        and engine.stored_step == run.head_step
+        and engine.stored_seq == run.last_seq
+    )
+
+
+ENGINES = EngineCache(freeze_gc=True)  # this worker process's engines

@@ -1,0 +1,271 @@
+"""The worker's side of a run: `advance_run` executes the run's pending actions under its lock.
+
+The task takes the run's lock (a Redis lock with a short TTL, renewed while it works), gets the
+engine at the run's last stored frame, then executes every pending action in index order. A
+redelivered or duplicate task finds its action done and does nothing; a task that finds the lock
+taken retries shortly. Frames, events, checkpoints, the run's progress and the action's state are
+written in one transaction, so a worker killed at any point leaves all of a batch or none of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from playground.models import Run, RunAction
+from playground.selectors.points import point_groups
+from playground.services.runs import dispatch
+from playground.services.runs.cache import ENGINES, EngineCache
+from playground.services.runs.engine import Engine
+from playground.services.runs.errors import RunBusy
+
+logger = logging.getLogger(__name__)
+
+LOCK_TTL = float(os.environ.get("PLAYGROUND_RUN_LOCK_TTL", "10"))  # seconds; renewed while working
+BATCH_SECONDS = 0.25  # a play commits (and notifies) at least this often...
+BATCH_UNITS = 25  # ...or after this many units
+MAX_PLAY_UNITS = 20000  # a safety net for one play action
+
+
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
+def advance_run(run_id: int, *, cache: EngineCache | None = None, warm: bool = False) -> int:
+    """Execute every pending action of the run, in index order. Returns how many it executed.
+    Raises RunBusy when another worker holds the run (the task retries). `cache` holds the
+    process's live engines (default: `ENGINES`); the engine stays there for the next action.
+    `warm`: with nothing to execute, build the run's engine into the cache anyway (a run just
+    started: its first Step then costs a step, not a 5,000-node checkpoint restore)."""
+    cache = ENGINES if cache is None else cache
+    client = _redis()
+    lock = client.lock(f"playground:run-lock:{run_id}", timeout=LOCK_TTL)
+    if not lock.acquire(blocking=False):
+        raise RunBusy(run_id)
+    done = 0
+    try:
+        while True:
+            action = (
+                RunAction.objects.filter(run_id=run_id, state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING])
+                .order_by("index")
+                .first()
+            )
+            if action is None:
+                if warm and done == 0:
+                    run = Run.objects.filter(pk=run_id).first()
+                    if run is not None:
+                        cache.get(run)
+                return done
+            run = Run.objects.get(pk=run_id)
+            engine = _execute(run, action, _Lazy(cache, run), lock)
+            if engine is None:
+                cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
+            done += 1
+    except BaseException:
+        cache.drop(run_id)  # whatever it holds is not known to match the stored log
+        raise
+    finally:
+        try:
+            lock.release()
+        except Exception:  # expired: another worker may have it now; it will find the work done
+            logger.warning("run %s: lock expired before release", run_id)
+        client.close()
+
+
+class _Lazy:
+    """The run's engine, fetched from the cache (or rebuilt) only by actions that need one."""
+
+    def __init__(self, cache: EngineCache, run: Run) -> None:
+        self.cache, self.run = cache, run
+
+    def get(self) -> Engine:
+        return self.cache.get(self.run)
+
+
+def _engine(run: Run, engine: Engine | _Lazy | None) -> Engine:
+    """The run's engine (cached or rebuilt), its extender time budget started for this action
+    (a rebuild does not count: it replays stored answers)."""
+    if isinstance(engine, _Lazy):
+        engine = engine.get()
+    elif engine is None:
+        engine = Engine.rebuild(run)
+    engine.sim.extender_transcript.policy.start_budget()
+    return engine
+
+
+def _commit(
+    run_id: int,
+    engine: Engine | _Lazy | None,
+    action: RunAction,
+    *,
+    state: str,
+    result: str = "",
+    extra: dict[str, Any] | None = None,
+    lock: Any = None,
+) -> None:
+    """One transaction: pending frames and events, the run's progress, the action's state."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        fields: dict[str, Any] = dict(extra or {})
+        if isinstance(engine, Engine) and engine.dirty:
+            if run.head_step != engine.stored_step or run.last_seq != engine.stored_seq:
+                raise RuntimeError(f"run {run_id}: the log moved under this worker; giving up")
+            first = engine.frames[0].step
+            fields.update(engine.run_fields())
+            engine.flush()
+            if action.first_step is None:
+                action.first_step = first
+            action.last_step = engine.step
+        if fields:
+            Run.objects.filter(pk=run_id).update(**fields)
+        action.state = state
+        action.result = result[:300]
+        if state in (RunAction.STATE_DONE, RunAction.STATE_FAILED):
+            action.done_at = timezone.now()
+        action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
+    if lock is not None:
+        try:
+            lock.reacquire()
+        except Exception:
+            logger.warning("run %s: could not renew the lock", run_id)
+    latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
+    dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
+    if isinstance(engine, Engine) and engine.store_checkpoint():  # after the news: nobody waits for it
+        logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
+
+
+def _execute(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any) -> Engine | None:
+    kind = action.kind
+    settled = run.status == Run.STATUS_SETTLED
+    if kind == RunAction.KIND_STEP_POINT:
+        groups = point_groups(list(run.events.filter(step=run.head_step).values_list("data", flat=True)))
+        if run.reveal is not None and run.reveal < len(groups):
+            _commit(
+                run.pk, engine, action, state=RunAction.STATE_DONE, result="point", extra={"reveal": run.reveal + 1}
+            )
+            return engine
+    if kind in (RunAction.KIND_STEP, RunAction.KIND_STEP_POINT):
+        if settled:
+            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra={"reveal": None})
+            return engine
+        engine = _engine(run, engine)
+        result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
+        reveal = None
+        if kind == RunAction.KIND_STEP_POINT:
+            groups = point_groups([e.data for e in engine.events])
+            reveal = 1 if len(groups) > 1 else None
+        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
+        return engine
+    if kind == RunAction.KIND_ADVANCE_CLOCK:
+        engine = _engine(run, engine)
+        target = engine.sim.next_wakeup()
+        if target is None:
+            _commit(
+                run.pk,
+                engine,
+                action,
+                state=RunAction.STATE_DONE,
+                result="nothing is scheduled",
+                extra={"reveal": None},
+            )
+            return engine
+        target = min(float(target), run.max_time)
+        # Up to the next timer and everything due then: the cycles waiting at the current time,
+        # the jump, the timer's effects (an eviction, a backoff expiring, a timeline action).
+        for _ in range(MAX_PLAY_UNITS):
+            result = engine.execute({"op": "step", "max_time": target}, action.index)
+            if result in ("settled", "max-time"):
+                break
+        _commit(
+            run.pk,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result=f"clock {engine.sim.clock.now():g}s",
+            extra={"reveal": None},
+        )
+        return engine
+    if kind == RunAction.KIND_CLUSTER:
+        from scheduler_core.api.errors import ScenarioError
+        from scheduler_core.simulation import ActionError
+
+        engine = _engine(run, engine)
+        before = engine.sim.sink.seq
+        try:
+            engine.execute({"op": "action", "action": action.params, "index": action.index}, action.index)
+        except (ScenarioError, ActionError, ValueError, KeyError, TypeError) as error:
+            _commit(run.pk, None, action, state=RunAction.STATE_FAILED, result=str(error) or type(error).__name__)
+            # The engine promises to change nothing on a refused action; rebuild if it did anyway.
+            return engine if engine.sim.sink.seq == before else None
+        _commit(
+            run.pk,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result="applied",
+            extra={"reveal": None, "status": Run.STATUS_IDLE},
+        )
+        return engine
+    if kind == RunAction.KIND_PLAY:
+        return _play(run, action, engine, lock)
+    _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
+    return engine
+
+
+def _play(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any) -> Engine | None:
+    """Step until settled (or the clock limit, or a pause), committing in batches."""
+    run_id = run.pk
+    if run.pause_requested or run.status == Run.STATUS_SETTLED:
+        result = "paused" if run.pause_requested else "settled"
+        _commit(
+            run_id,
+            engine,
+            action,
+            state=RunAction.STATE_DONE,
+            result=result,
+            extra={"pause_requested": False, "status": run.status if result == "settled" else Run.STATUS_IDLE},
+        )
+        return engine
+    engine = _engine(run, engine)
+    if action.state != RunAction.STATE_RUNNING:
+        _commit(
+            run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None}
+        )
+    speed = run.speed
+    batch_started = time.monotonic()
+    units = 0
+    result = ""
+    while True:
+        result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
+        units += 1
+        finished = result in ("settled", "max-time") or units >= MAX_PLAY_UNITS
+        if finished:
+            break
+        if speed > 0 or len(engine.frames) >= BATCH_UNITS or time.monotonic() - batch_started >= BATCH_SECONDS:
+            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lock=lock)
+            batch_started = time.monotonic()
+            current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
+            if current["pause_requested"]:
+                result = "paused"
+                break
+            speed = current["speed"]
+            if speed > 0:
+                time.sleep(1.0 / speed)
+    status = Run.STATUS_SETTLED if result == "settled" else Run.STATUS_IDLE
+    _commit(
+        run_id,
+        engine,
+        action,
+        state=RunAction.STATE_DONE,
+        result=result,
+        extra={"pause_requested": False, "status": status},
+    )
+    return engine

@@ -1,0 +1,180 @@
+"""The "compare versions" page's data: one scenario and seed under v1.35 and v1.30, pod by pod.
+
+Synchronous, with a size cap, not a Celery task: the gallery's scenarios (and most hand-made
+ones) have tens of pods and run headless in well under a second per version, so a task, its
+polling and a result store would add latency and moving parts for nothing. Scenarios above
+MAX_PODS pods or MAX_NODES nodes are refused with a clear message (a run page can still show
+them under either version). Results are cached by (scenario text, seed), since a comparison is
+a pure function of both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.cache import cache
+
+from playground.services.versions.attribution import GATE_LABELS, Cause, message_causes
+from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
+
+MAX_PODS = 500
+MAX_NODES = 300
+VERSIONS = ("v1.35", "v1.30")  # (the default, the older release): the page's two columns
+CACHE_SECONDS = 3600
+TIES_SHOWN = 5  # tied nodes named in a cause
+
+
+class CompareError(Exception):
+    """The scenario cannot be compared (too large, or it does not load); `message` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Difference:
+    """One aspect of one pod that differs: "placement", "message" or "retries"."""
+
+    aspect: str
+    new: str
+    old: str
+
+
+@dataclass
+class PodComparison:
+    key: str
+    new: PodOutcome
+    old: PodOutcome
+    differences: list[Difference] = field(default_factory=list)
+    causes: list[Cause] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    seed: int
+    versions: tuple[str, str]
+    runs: tuple[RunOutcome, RunOutcome]
+    pods: list[PodComparison]  # every pod, in the scenario's order
+    gates: list[dict[str, Any]]  # every gate: name, label, what it does, value per version
+
+    @property
+    def differing(self) -> list[PodComparison]:
+        return [p for p in self.pods if p.differences]
+
+    @property
+    def gates_seen(self) -> list[str]:
+        """The gates named as a cause somewhere, in GATE_LABELS order."""
+        seen = {c.gate for p in self.pods for c in p.causes}
+        return [g for g in GATE_LABELS if g in seen]
+
+
+def _size_check(yaml_text: str) -> None:
+    from scheduler_core.api.loader import load_scenario_text
+
+    scenario = load_scenario_text(yaml_text, source="compare")
+    if len(scenario.pods) > MAX_PODS or len(scenario.nodes) > MAX_NODES:
+        raise CompareError(
+            f"This scenario has {len(scenario.pods)} pods and {len(scenario.nodes)} nodes; comparing versions "
+            f"runs it twice while you wait, so it is limited to {MAX_PODS} pods and {MAX_NODES} nodes. "
+            "Start a run under each version instead."
+        )
+
+
+def compare_versions(yaml_text: str, seed: int) -> Comparison:
+    """Run the scenario under both versions and compare every pod (cached)."""
+    from scheduler_core.api.errors import ScenarioError
+
+    digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
+    key = f"playground:compare:{digest}:{seed}"
+    cached = cache.get(key)
+    if isinstance(cached, Comparison):
+        return cached
+    try:
+        _size_check(yaml_text)
+        new, old = (run_headless(yaml_text, seed, v) for v in VERSIONS)
+    except ScenarioError as error:
+        raise CompareError(f"This scenario cannot run: {error}") from None
+    comparison = build_comparison(new, old)
+    cache.set(key, comparison, CACHE_SECONDS)
+    return comparison
+
+
+def build_comparison(new: RunOutcome, old: RunOutcome) -> Comparison:
+    from scheduler_core.features import gates_for
+
+    gates = (gates_for(new.version), gates_for(old.version))
+    pods = [_compare_pod(key, pod, old.pods.get(key), gates, new, old) for key, pod in new.pods.items()]
+    pods = [p for p in pods if p is not None]
+    _attribute_knock_on(pods)
+    return Comparison(
+        seed=new.seed,
+        versions=(new.version, old.version),
+        runs=(new, old),
+        pods=pods,
+        gates=[
+            {"name": g, "label": label, "what": what, "new": getattr(gates[0], g), "old": getattr(gates[1], g)}
+            for g, (label, what) in GATE_LABELS.items()
+        ],
+    )
+
+
+def _where(p: PodOutcome) -> str:
+    if p.status == "Bound":
+        return f"bound to {p.node}"
+    if p.status == "Deleted":
+        return f"deleted ({p.deleted_by})" if p.deleted_by else "deleted"
+    return "pending"
+
+
+def _compare_pod(
+    key: str, a: PodOutcome, b: PodOutcome | None, gates: Any, run_a: RunOutcome, run_b: RunOutcome
+) -> PodComparison | None:
+    if b is None:  # created by an action in one run only: not comparable pod by pod
+        return None
+    row = PodComparison(key=key, new=a, old=b)
+    add = row.causes.append
+    if _where(a) != _where(b):
+        row.differences.append(Difference("placement", _where(a), _where(b)))
+        tied = a.ties if len(a.ties) > 1 else b.ties if len(b.ties) > 1 else []
+        if len(tied) > 1 and a.status == b.status == "Bound":
+            named = ", ".join(tied[:TIES_SHOWN]) + (
+                f" and {len(tied) - TIES_SHOWN} more" if len(tied) > TIES_SHOWN else ""
+            )
+            add(Cause("node_score_heap_tie_break", f"{len(tied)} nodes had the same top score ({named})"))
+        if a.hinted != b.hinted:
+            add(Cause("opportunistic_batching", "one version placed it through the previous pod's score hint"))
+        if a.preempted_others or b.preempted_others or "Preemption" in {a.deleted_by, b.deleted_by}:
+            add(Cause("scheduler_async_preemption", "it preempted, or was preempted, in at least one version"))
+    if (a.message or "") != (b.message or ""):
+        row.differences.append(Difference("message", a.message or "—", b.message or "—"))
+        for cause in message_causes(a.message, b.message, gates):
+            if cause not in row.causes:
+                add(cause)
+    if a.retries != b.retries:
+        row.differences.append(Difference("retries", str(a.retries), str(b.retries)))
+        add(Cause("scheduler_queueing_hints", "requeueing decides when a rejected pod is tried again"))
+        if run_a.preemptions or run_b.preemptions:
+            add(Cause("scheduler_async_preemption", "victims' deletions reach the queue at another time"))
+        if a.popped_from_backoff or b.popped_from_backoff:
+            add(Cause("scheduler_pop_from_backoff_q", "an idle scheduler pops a backing-off pod only in v1.35"))
+    return row
+
+
+def _attribute_knock_on(pods: list[PodComparison]) -> None:
+    """A placement difference with no cause of its own follows from an earlier pod that was placed
+    differently: it found another cluster. Name the earliest such pod (by scheduling cycle)."""
+    explained = [p for p in pods if p.causes and any(d.aspect == "placement" for d in p.differences)]
+    for row in pods:
+        if row.causes or not row.differences:
+            continue
+        mine = row.new.first_cycle or 0
+        earlier = [p for p in explained if (p.new.first_cycle or 0) < mine] or [p for p in explained if p is not row]
+        if earlier:
+            first = min(earlier, key=lambda p: p.new.first_cycle or 0)
+            gates = ", ".join(c.label for c in first.causes)
+            row.causes.append(Cause("", f"follows from {first.key} being placed differently ({gates})"))
+        else:
+            row.causes.append(Cause("", "the pods around it were scheduled in another order"))

@@ -1,0 +1,12 @@
+"""The diagnostics ping's task."""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+
+
+@shared_task(bind=True, name="playground.answer_ping")
+def answer_ping_task(self: Task, ping_id: int) -> None:
+    from playground.services import diagnostics
+
+    diagnostics.answer_ping(ping_id=ping_id, worker=self.request.hostname or "unknown worker")

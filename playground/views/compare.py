@@ -1,0 +1,48 @@
+"""The "compare versions" page: a scenario and seed under v1.35 and v1.30, pod by pod.
+
+GET /scenarios/<token>/compare/?seed=N   the page (htmx: only the result, for the seed form)
+The comparison runs in the request (see playground.services.versions.compare for why, and for
+its size cap); anyone with the scenario's link may look, as with the scenario page.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from playground.selectors.scenarios import scenario_by_share_token, scenario_yaml
+from playground.services.versions import CompareError, compare_versions
+
+MAX_SEED = 2**31 - 1
+
+
+def _seed(value: str | None, default: int) -> int:
+    """The seed asked for; CompareError naming the parameter for anything but 0..MAX_SEED."""
+    if value in (None, ""):
+        return default
+    try:
+        seed = int(value)
+    except ValueError:
+        raise CompareError(f"seed: {value!r} is not a whole number.") from None
+    if not 0 <= seed <= MAX_SEED:
+        raise CompareError(f"seed: {seed} is out of range (0 to {MAX_SEED}).")
+    return seed
+
+
+@require_GET
+def scenario_compare(request: HttpRequest, token: str) -> HttpResponse:
+    scenario = scenario_by_share_token(token=token)
+    context: dict[str, object] = {"scenario": scenario, "seed_text": request.GET.get("seed", str(scenario.seed))}
+    status = 200
+    try:
+        seed = _seed(request.GET.get("seed"), scenario.seed)
+        context.update(seed=seed, comparison=compare_versions(scenario_yaml(scenario=scenario), seed))
+    except CompareError as error:
+        context["error"] = error.message
+        status = 400
+    template = (
+        "playground/scenarios/partials/compare_result.html" if request.htmx else "playground/scenarios/compare.html"
+    )
+    # htmx swaps 2xx only: an error is shown in place of the result, so answer it with 200.
+    return render(request, template, context, status=200 if request.htmx else status)

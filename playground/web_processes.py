@@ -1,0 +1,121 @@
+"""Serve the site from several daphne processes that share one listening socket.
+
+One daphne process is one Python interpreter: one core. A read-only link opened by a class at
+once needs every core, so this binds the address once and starts `--processes` daphne servers
+(default: one per core) on that socket (`daphne --fd`); the kernel hands each new connection to
+one of them. Every process serves both HTTP and the websockets (they all share the Channels
+layer in Redis), so the address, the URLs and the pages stay the same as with one daphne.
+
+    python -m playground.web_processes --host 0.0.0.0 --port 8000 [--processes 2]
+
+A process that exits is started again (with a pause if it keeps failing); SIGTERM or SIGINT
+stops them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+RESTART_PAUSE = 1.0  # seconds before starting a process that exited again
+
+
+def process_count() -> int:
+    """WEB_PROCESSES, or one per core."""
+    try:
+        return max(1, int(os.environ.get("WEB_PROCESSES", "") or 0) or (os.cpu_count() or 1))
+    except ValueError:
+        return os.cpu_count() or 1
+
+
+def listen(host: str, port: int, backlog: int = 1024) -> socket.socket:
+    """A listening TCP socket the children inherit. SO_REUSEADDR: a restart does not wait for
+    the old connections' TIME_WAIT; a port really in use fails here, loudly."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(backlog)
+    sock.set_inheritable(True)
+    return sock
+
+
+def daphne_argv(fd: int) -> list[str]:
+    return [sys.executable, "-m", "daphne", "--fd", str(fd), "config.asgi:application"]
+
+
+def web_argv(host: str, port: int, processes: int | None = None) -> list[str]:
+    """The command that serves the site on host:port with `processes` daphne processes."""
+    argv = [sys.executable, "-m", "playground.web_processes", "--host", host, "--port", str(port)]
+    if processes:
+        argv += ["--processes", str(processes)]
+    return argv
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stop
+
+
+def serve(host: str, port: int, processes: int) -> int:
+    sock = listen(host, port)
+    fd = sock.fileno()
+    children: list[subprocess.Popen[bytes] | None] = [None] * processes
+    started = [0.0] * processes
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _stop)
+    print(f"Serving http://{host}:{port}/ with {processes} daphne process(es)", flush=True)
+    try:
+        while True:
+            for i, child in enumerate(children):
+                if child is not None and child.poll() is None:
+                    continue
+                if child is not None:
+                    print(f"web process {i} exited with code {child.returncode}; starting it again", flush=True)
+                    if time.monotonic() - started[i] < 5:
+                        time.sleep(RESTART_PAUSE)
+                started[i] = time.monotonic()
+                children[i] = subprocess.Popen(daphne_argv(fd), pass_fds=(fd,))
+            time.sleep(0.5)
+    except _Stop:
+        return 0
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+        for child in children:
+            if child is not None and child.poll() is None:
+                child.terminate()
+        deadline = time.monotonic() + 10
+        for child in children:
+            if child is not None:
+                try:
+                    child.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    child.kill()
+        sock.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--processes", type=int, default=process_count())
+    args = parser.parse_args(argv)
+    try:
+        return serve(args.host, args.port, max(1, args.processes))
+    except OSError as error:
+        print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

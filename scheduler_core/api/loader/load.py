@@ -1,0 +1,90 @@
+"""The loader's entry points: a file or a text -> a validated, defaulted `Scenario`.
+
+Order of checks, cheapest first, so a hostile input costs little: size, then YAML (depth,
+aliases, duplicate keys), then kinds and strict fields, then node/pod counts, then objects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.lesson import split_lessons
+from scheduler_core.api.loader.build import build_scenario
+from scheduler_core.api.loader.documents import check_workload_documents, flatten_documents
+from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
+from scheduler_core.api.loader.strict import NotSimulated, raise_duplicate_key
+from scheduler_core.api.loader.yaml_input import decode_yaml
+from scheduler_core.api.scenario import Scenario
+from scheduler_core.controllers.workloads import expand_workloads
+
+__all__ = ["load_scenario_file", "load_scenario_text"]
+
+
+def _too_large(limits: Limits, size: int | None, source: str) -> ScenarioError:
+    what = f"input is too large ({size:,} bytes)" if size is not None else "input is too large"
+    return ScenarioError(limits.refusal("max_bytes", what), file=source)
+
+
+def load_scenario_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Scenario:
+    """Read and load a scenario file; errors name the file as given."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    if size > limits.max_bytes:
+        raise _too_large(limits, size, str(path))
+    try:
+        with p.open("rb") as fh:
+            raw = fh.read(limits.max_bytes + 1)  # a file that grew since stat() stays bounded
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    if len(raw) > limits.max_bytes:
+        raise _too_large(limits, None, str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError(f"file is not UTF-8 text: {exc.reason} at byte {exc.start}",
+                            file=str(path), line=line) from None
+    return load_scenario_text(text, source=str(path), limits=limits)
+
+
+def load_scenario_text(text: str, source: str = "<input>",
+                       limits: Limits = DEFAULT_LIMITS) -> Scenario:
+    """Load a multi-document YAML scenario into a validated, defaulted Scenario.
+
+    Raises ScenarioError (one, the first found in document order) when anything is wrong.
+    Fields accepted but not simulated are listed in `Scenario.warnings`.
+    """
+    if len(text) > limits.max_bytes:
+        raise _too_large(limits, None, source)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_bytes:
+        raise _too_large(limits, size, source)
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ScenarioError("the input contains a NUL character; YAML text may not", file=source,
+                            line=line)
+    docs, duplicates = decode_yaml(text, source)
+    if duplicates:
+        raise_duplicate_key(docs, min(duplicates, key=lambda d: d.line), source)
+    docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
+    notes = NotSimulated()
+    check_workload_documents(docs, source, notes)
+    try:
+        docs, summary = expand_workloads(docs, source)
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError):
+        # Only malformed input trips the controllers; the strict pass below names the field.
+        flatten_documents(docs, source, NotSimulated())
+        raise ScenarioError("the workload objects could not be expanded into pods; "
+                            "check their spec.template", file=source) from None
+    # Every object the user wrote was checked (and its warnings noted) above; this pass sees the
+    # controllers' output too, whose fields (e.g. blockOwnerDeletion) the user never wrote.
+    entries = flatten_documents(docs, source, NotSimulated())
+    scenario = build_scenario(entries, source, limits, notes, deployments=summary.scale_targets)
+    scenario.warnings = notes.warnings()
+    scenario.load_summary = summary
+    scenario.lessons = lessons
+    return scenario

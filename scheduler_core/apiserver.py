@@ -1,0 +1,166 @@
+"""The simulated API server's writes: what users, timelines, the kubelet and the garbage
+collector change, each followed by the informer handler upstream would run.
+
+Upstream the scheduler only watches; here one process plays the API server too, so every write
+changes `ClusterState` and then calls the matching `on_*` handler of `EventHandlers` itself.
+Binding (the DefaultBinder's API call), graceful termination (deletionTimestamp, then deletion
+after terminationGracePeriodSeconds on the virtual clock) and taint-manager evictions live here.
+
+`APIServer` is a part of `Scheduler` (a mixin over its cluster, clock, sink and taint manager).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.cluster import PodRecord
+from scheduler_core.framework.status import Status
+
+
+class APIServer:
+    """API writes (create/update/delete nodes and pods, binding, node actions)."""
+
+    # ---- API changes (each followed by the informer handler upstream would run) -------------
+    def create_node(self, node: Node) -> None:
+        self.cluster.nodes[node.name] = node
+        self.on_node_add(node)
+
+    def update_node(self, new: Node) -> None:
+        old = self.cluster.nodes[new.name]
+        self.cluster.nodes[new.name] = new
+        self.on_node_update(old, new)
+
+    def delete_node(self, name: str) -> None:
+        node = self.cluster.nodes.pop(name)
+        self.on_node_delete(node)
+        # Pods bound to a deleted node are removed (pod garbage collection).
+        for key in [k for k, p in self.cluster.pods.items() if p.node_name == name]:
+            self.delete_pod(key, by="NodeDeleted")
+
+    def create_pod(self, pod: Pod) -> None:
+        if pod.key not in self.cluster.records:
+            self.cluster.all_pods.append(pod.key)
+        pod = dataclasses.replace(pod, creation_time=self.clock.now())
+        self.cluster.pods[pod.key] = pod
+        rec = PodRecord(owner=_owner_of(pod))
+        if pod.node_name:
+            rec.status, rec.node, rec.bound_at = "Bound", pod.node_name, self.clock.now()
+            self.start_times[pod.key] = self.clock.now()
+        self.cluster.records[pod.key] = rec
+        self.on_pod_add(pod)
+
+    def update_pod(self, new: Pod) -> None:
+        old = self.cluster.pods.get(new.key)
+        if old is None:
+            return
+        self.cluster.pods[new.key] = new
+        self.on_pod_update(old, new)
+
+    def delete_pod(self, key: str, by: str | None = None) -> Pod | None:
+        pod = self.cluster.pods.pop(key, None)
+        if pod is None:
+            return None
+        self.pending_deletions.pop(key, None)
+        rec = self.cluster.records[key]
+        rec.status, rec.node, rec.deleted_by, rec.deleted_at = "Deleted", None, by, self.clock.now()
+        self.sink.emit("pod_deleted", pod=key, by=by, node=pod.node_name)
+        self.taint_manager.pod_deleted(key)
+        if by == "Preempted" and self.feature_gates.scheduler_async_preemption:
+            # prepareCandidateAsync's API deletions: the informer reports them after the next Pop.
+            self.bind_updates.add_delete(pod)
+        else:
+            self.on_pod_delete(pod)
+        return pod
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Patch status.nominatedNodeName (an API update the informer then delivers)."""
+        cur = self.cluster.pods.get(pod.key)
+        if cur is None or cur.nominated_node_name == node_name:
+            return
+        new = dataclasses.replace(cur, nominated_node_name=node_name)
+        self.sink.emit("nominated", pod=pod.key, node=node_name)
+        self.update_pod(new)
+
+    def bind_pod(self, pod: Pod, node_name: str) -> Status | None:
+        """The API binding (DefaultBinder's call): the pod now runs on node_name."""
+        if node_name not in self.cluster.nodes:
+            return Status.error(f'nodes "{node_name}" not found')
+        rec = self.cluster.records[pod.key]
+        rec.status, rec.node, rec.bound_at = "Bound", node_name, self.clock.now()
+        self.start_times[pod.key] = self.clock.now()
+        self.sink.emit("bound", pod=pod.key, node=node_name)
+        return None
+
+    # ---- graceful termination (optional, for teaching) -----------------------------------------
+    def _terminate(self, key: str, by: str, reason: str) -> None:
+        """Mark the pod terminating (deletionTimestamp, DisruptionTarget condition) and delete it
+        when its terminationGracePeriodSeconds have passed on the virtual clock, as a kubelet
+        would. The recordings ran without kubelets, so `simulate` deletes at once by default."""
+        cur = self.cluster.pods.get(key)
+        if cur is None or cur.deletion_timestamp is not None:
+            return
+        now = self.clock.now()
+        new = dataclasses.replace(
+            cur, deletion_timestamp=now,
+            conditions={**cur.conditions, "DisruptionTarget": "True"},
+            condition_reasons={**cur.condition_reasons, "DisruptionTarget": reason})
+        self.update_pod(new)
+        self.pending_deletions[key] = (now + max(0, cur.termination_grace_period_seconds), by)
+        self.sink.emit("pod_terminating", pod=key, by=by,
+                       until=now + max(0, cur.termination_grace_period_seconds))
+
+    def next_deletion_time(self) -> float | None:
+        return min((t for t, _ in self.pending_deletions.values()), default=None)
+
+    def finish_terminations(self) -> None:
+        now = self.clock.now()
+        for key, (t, by) in sorted(self.pending_deletions.items(), key=lambda kv: (kv[1][0], kv[0])):
+            if t <= now:
+                del self.pending_deletions[key]
+                self.delete_pod(key, by=by)
+
+    # ---- taint manager -----------------------------------------------------------------------------
+    def fire_evictions(self) -> None:
+        for ev in self.taint_manager.fire_due(self.clock.now()):
+            if ev.pod in self.cluster.pods:
+                if self.graceful_termination:
+                    self._terminate(ev.pod, "TaintManagerEviction", "DeletionByTaintManager")
+                else:
+                    self.delete_pod(ev.pod, by="TaintManagerEviction")
+
+    # ---- node actions (what users and timelines do) ---------------------------------------------------
+    def set_unschedulable(self, node_name: str, value: bool) -> None:
+        node = self.cluster.nodes[node_name]
+        self.update_node(dataclasses.replace(node, unschedulable=value))
+
+    def add_taint(self, node_name: str, taint: Taint) -> None:
+        node = self.cluster.nodes[node_name]
+        taints = [t for t in node.taints if not t.match_taint(taint)]
+        taints.append(dataclasses.replace(taint, time_added=self.clock.now()))
+        self.update_node(dataclasses.replace(node, taints=taints))
+
+    def remove_taint(self, node_name: str, key: str, effect: str = "") -> None:
+        node = self.cluster.nodes[node_name]
+        taints = [t for t in node.taints if not (t.key == key and (not effect or t.effect == effect))]
+        self.update_node(dataclasses.replace(node, taints=taints))
+
+    def set_node_labels(self, node_name: str, labels: dict[str, str | None]) -> None:
+        node = self.cluster.nodes[node_name]
+        new_labels = dict(node.labels)
+        for k, v in labels.items():
+            if v is None:
+                new_labels.pop(k, None)
+            else:
+                new_labels[k] = v
+        self.update_node(dataclasses.replace(node, labels=new_labels))
+
+
+def _owner_of(pod: Pod) -> str | None:
+    """"Kind/name" of the pod's controlling owner (the first owner when none is marked
+    controller), kept in its record so a deleted pod still shows where it came from."""
+    refs = pod.owner_references
+    if not refs:
+        return None
+    ref = next((o for o in refs if o.controller), refs[0])
+    return f"{ref.kind}/{ref.name}"

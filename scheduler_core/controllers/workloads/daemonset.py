@@ -1,0 +1,140 @@
+"""The DaemonSet controller at load time: one pod for every eligible node that has none.
+
+As pkg/controller/daemon does it: a node is eligible when the template (with the daemon
+tolerations added, spec.nodeName set to the node) passes nodeName, the required node affinity /
+nodeSelector and the NoSchedule/NoExecute taints. The pod created for a node carries those
+tolerations and a required node affinity replaced by a single `matchFields metadata.name In
+[node]` term, so the scheduler itself places it, as it does in a real cluster.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from scheduler_core.controllers.workloads.context import ExpansionContext, Located
+from scheduler_core.controllers.workloads.naming import (
+    NameGenerator,
+    compute_hash,
+    object_uid,
+    pods_prefix,
+)
+from scheduler_core.controllers.workloads.selectors import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    required_node_affinity_matches,
+    untolerated_taint,
+)
+from scheduler_core.controllers.workloads.template import (
+    checked_template,
+    owner_reference,
+    pod_from_template,
+)
+
+REVISION_LABEL = "controller-revision-hash"
+TEMPLATE_GENERATION_LABEL = "pod-template-generation"
+
+# AddOrUpdateDaemonPodTolerations: (key, effect); all with operator Exists and no time limit.
+DAEMON_TOLERATIONS = (
+    ("node.kubernetes.io/not-ready", NO_EXECUTE),
+    ("node.kubernetes.io/unreachable", NO_EXECUTE),
+    ("node.kubernetes.io/disk-pressure", NO_SCHEDULE),
+    ("node.kubernetes.io/memory-pressure", NO_SCHEDULE),
+    ("node.kubernetes.io/pid-pressure", NO_SCHEDULE),
+    ("node.kubernetes.io/unschedulable", NO_SCHEDULE),
+)
+HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", NO_SCHEDULE)
+
+
+def _same_toleration(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Toleration.MatchToleration: same key, operator, value and effect."""
+    return ((a.get("key") or "") == (b.get("key") or "")
+            and (a.get("operator") or "Equal") == (b.get("operator") or "Equal")
+            and (a.get("value") or "") == (b.get("value") or "")
+            and (a.get("effect") or "") == (b.get("effect") or ""))
+
+
+def add_daemon_tolerations(spec: dict[str, Any]) -> None:
+    """AddOrUpdateTolerationInPodSpec for each daemon toleration: an existing toleration
+    matching it is replaced (dropping its tolerationSeconds), otherwise it is appended."""
+    wanted = list(DAEMON_TOLERATIONS)
+    if spec.get("hostNetwork"):
+        wanted.append(HOST_NETWORK_TOLERATION)
+    tolerations = list(spec.get("tolerations") or [])
+    for key, effect in wanted:
+        new = {"key": key, "operator": "Exists", "effect": effect}
+        for i, old in enumerate(tolerations):
+            if _same_toleration(old, new):
+                tolerations[i] = new
+                break
+        else:
+            tolerations.append(new)
+    spec["tolerations"] = tolerations
+
+
+def replace_node_name_affinity(spec: dict[str, Any], node_name: str) -> None:
+    """ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes one term
+    selecting the node by metadata.name (preferred terms stay)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+    affinity = spec.setdefault("affinity", {}) or {}
+    spec["affinity"] = affinity
+    node_affinity = affinity.setdefault("nodeAffinity", {}) or {}
+    affinity["nodeAffinity"] = node_affinity
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [term]}
+
+
+def should_run(template_spec: dict[str, Any], node: dict[str, Any]) -> bool:
+    """NodeShouldRunDaemonPod's predicates for a pod of this template on this node."""
+    node_name = (node.get("metadata") or {}).get("name", "")
+    spec = copy.deepcopy(template_spec)
+    if spec.get("nodeName") and spec["nodeName"] != node_name:
+        return False
+    add_daemon_tolerations(spec)
+    if not required_node_affinity_matches(spec, node):
+        return False
+    taints = (node.get("spec") or {}).get("taints") or []
+    return untolerated_taint(taints, spec["tolerations"]) is None
+
+
+def _target_node(pod: dict[str, Any]) -> str:
+    """GetTargetNodeName: spec.nodeName, else the matchFields metadata.name of a pending pod."""
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName"):
+        return str(spec["nodeName"])
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    for term in required.get("nodeSelectorTerms") or []:
+        for f in (term or {}).get("matchFields") or []:
+            if f.get("key") == "metadata.name" and f.get("operator") == "In" \
+                    and len(f.get("values") or []) == 1:
+                return str(f["values"][0])
+    return ""
+
+
+def expand_daemon_set(ctx: ExpansionContext, where: Located) -> tuple[list[dict[str, Any]], str]:
+    template = checked_template(ctx, where)
+    covered = {_target_node(p) for p in ctx.owned("DaemonSet", where.namespace, where.name)}
+    generation = (where.obj.get("metadata") or {}).get("generation", 1)
+    collisions = (where.obj.get("status") or {}).get("collisionCount")
+    labels = {REVISION_LABEL: compute_hash(template, collisions if isinstance(collisions, int) else None),
+              TEMPLATE_GENERATION_LABEL: str(generation)}
+    owner = owner_reference("apps/v1", "DaemonSet", where.name, object_uid("DaemonSet", where.obj))
+    gen = NameGenerator(f"DaemonSet/{where.key}", ctx.names("Pod", where.namespace))
+    prefix = pods_prefix(where.name)
+    eligible = 0
+    pods: list[dict[str, Any]] = []
+    for node in sorted(ctx.nodes, key=lambda n: str((n.get("metadata") or {}).get("name", ""))):
+        node_name = str((node.get("metadata") or {}).get("name", ""))
+        if not should_run(template["spec"], node):
+            continue
+        eligible += 1
+        if node_name in covered:
+            continue
+        pod = pod_from_template(template, name=gen.generate(prefix), namespace=where.namespace,
+                                owner=owner, labels=labels, generate_name=prefix)
+        add_daemon_tolerations(pod["spec"])
+        replace_node_name_affinity(pod["spec"], node_name)
+        ctx.register(pod)
+        pods.append(pod)
+    return pods, (f"{eligible} of {len(ctx.nodes)} nodes eligible; created {len(pods)} pods"
+                  + (f" ({eligible - len(pods)} existed)" if eligible - len(pods) else ""))

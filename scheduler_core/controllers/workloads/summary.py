@@ -1,0 +1,78 @@
+"""What loading did to a scenario's documents: objects kept, created by a controller, dropped.
+
+Shown to the user after an import, so nothing from a cluster dump disappears silently.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+KEPT = "kept"
+CREATED = "created"
+DROPPED = "dropped"
+
+
+@dataclass(frozen=True)
+class SummaryEntry:
+    """One object and what happened to it, with the reason in words."""
+
+    outcome: str  # KEPT, CREATED or DROPPED
+    kind: str
+    name: str  # "namespace/name" or "name" for cluster-scoped objects
+    reason: str
+
+
+@dataclass
+class ScaleTarget:
+    """What scaling a Deployment at run time needs: its current ReplicaSet and pod template."""
+
+    namespace: str
+    deployment: str
+    replica_set: str
+    replica_set_uid: str
+    template: dict[str, Any]  # the ReplicaSet's pod template (pod-template-hash label included)
+
+
+@dataclass
+class WorkloadSummary:
+    entries: list[SummaryEntry] = field(default_factory=list)
+    scale_targets: dict[str, ScaleTarget] = field(default_factory=dict)  # "ns/deployment"
+    source_format: str = "manifests"  # or "kubectl-list", "kube-scheduler-simulator"
+
+    def add(self, outcome: str, kind: str, name: str, reason: str) -> None:
+        self.entries.append(SummaryEntry(outcome, kind, name, reason))
+
+    def count(self, outcome: str) -> Counter[str]:
+        """Objects per kind with that outcome."""
+        return Counter(e.kind for e in self.entries if e.outcome == outcome)
+
+    def is_trivial(self) -> bool:
+        """True when loading changed nothing worth telling (plain manifests, no controllers)."""
+        return not any(e.outcome != KEPT for e in self.entries) and self.source_format == "manifests"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: totals per outcome and kind, then every entry that is not a plain
+        'kept' (those are many and say nothing beyond the totals)."""
+        return {
+            "format": self.source_format,
+            "totals": {o: dict(sorted(self.count(o).items())) for o in (KEPT, CREATED, DROPPED)},
+            "details": [
+                {"outcome": e.outcome, "kind": e.kind, "name": e.name, "reason": e.reason}
+                for e in self.entries if e.outcome != KEPT or e.reason != "as given"
+            ],
+        }
+
+    def lines(self) -> list[str]:
+        """Human-readable summary, one line per outcome and kind, then the reasons."""
+        out: list[str] = []
+        for outcome in (KEPT, CREATED, DROPPED):
+            counts = self.count(outcome)
+            if counts:
+                out.append(f"{outcome}: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        reasons = Counter((e.outcome, e.kind, e.reason) for e in self.entries
+                          if e.outcome != KEPT or e.reason != "as given")
+        for (outcome, kind, reason), n in sorted(reasons.items()):
+            out.append(f"  {outcome} {n} {kind}: {reason}")
+        return out

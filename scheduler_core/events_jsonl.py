@@ -1,0 +1,88 @@
+"""`trace`'s output format: each event as one JSON line (sorted keys), written the moment the
+engine emits it, so a trace of any length never sits in memory.
+
+Most of a large cluster's trace is node names: a cycle's filter_verdicts lists every node
+(evaluated or not), its scores and ties the feasible ones. The same few thousand names recur
+in every cycle, so their JSON forms are kept and such lists are joined from them instead of
+being encoded again (or copied whole from util.name_table, for runs of the snapshot's node
+list); the text is exactly what json.dumps(event, sort_keys=True) gives.
+"""
+
+from __future__ import annotations
+
+import json
+import json.encoder
+import secrets
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from scheduler_core.util.name_table import NameRun
+
+NAME_LIST_FIELDS = ("nodes", "not_evaluated", "ties")
+MIN_JOINED = 32  # shorter lists gain nothing from the detour
+
+
+class EventLineEncoder:
+    """Encodes events as JSON text identical to json.dumps(event, sort_keys=True, default=str)."""
+
+    def __init__(self) -> None:
+        self._encode = _fast_encoder() or json.JSONEncoder(sort_keys=True, default=str).encode
+        self._quoted: dict[str, str] = {}
+        # Stands in for a long list while the rest of the event is encoded; never in the output.
+        self._mark = "\x00" + secrets.token_hex(8) + ":"
+
+    def encode(self, event: dict[str, Any]) -> str:
+        lists = {key: v for key in NAME_LIST_FIELDS
+                 if isinstance(v := event.get(key), list) and len(v) >= MIN_JOINED}
+        if not lists:
+            return self._encode(event)
+        shallow = dict(event)
+        for key in lists:
+            shallow[key] = self._mark + key
+        text = self._encode(shallow)
+        for key, names in lists.items():
+            joined = names.json() if isinstance(names, NameRun) else None
+            text = text.replace(self._encode(self._mark + key), joined or self._join(names), 1)
+        return text
+
+    def _join(self, names: list[Any]) -> str:
+        quoted = self._quoted
+        try:
+            return "[" + ", ".join(map(quoted.__getitem__, names)) + "]"
+        except (KeyError, TypeError):  # a name seen for the first time (or not a name at all)
+            return "[" + ", ".join([self._quote(name) for name in names]) + "]"
+
+    def _quote(self, name: Any) -> str:
+        text = self._quoted.get(name) if type(name) is str else None
+        if text is None:
+            text = self._encode(name)
+            if type(name) is str:
+                self._quoted[name] = text
+        return text
+
+
+def _fast_encoder() -> Callable[[Any], str] | None:
+    """json.dumps(obj, sort_keys=True, default=str) with the C encoder made once, not per call
+    (events are never circular, so no cycle check); None where CPython's C encoder is absent."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    encode = make(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True)
+
+    def dumps(obj: Any) -> str:
+        if isinstance(obj, str):
+            return json.encoder.encode_basestring_ascii(obj)
+        return "".join(encode(obj, 0))
+
+    return dumps
+
+
+def event_line_writer(out: TextIO) -> Callable[[dict[str, Any]], None]:
+    """A writer for EventSink: each event as one line on `out` as it is emitted."""
+    encode = EventLineEncoder().encode
+    write = out.write
+
+    def writer(event: dict[str, Any]) -> None:
+        write(encode(event) + "\n")
+
+    return writer

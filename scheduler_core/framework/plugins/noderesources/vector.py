@@ -1,0 +1,76 @@
+"""LeastAllocated and BalancedAllocation for (cpu, memory) as NumPy expressions over the
+snapshot's node columns (backend/cache/node_arrays.py): what `least_cpu_mem_batch` and
+`balanced_cpu_mem_batch` compute node by node, with the same integer and float operations.
+
+Integers: every operand stays below 2**61 (node values and pod requests are below 2**52, see
+NodeArrays.exact), so int64 arithmetic is exact, and `//` is only applied to non-negative
+numerators, where NumPy's floor division equals Go's truncating division. Floats: int64 -> float64
+conversion of values below 2**53 is exact, and division, subtraction, abs, multiplication by
+100.0 and the truncating cast are the same IEEE-754 operations as the per-node code, element by
+element, so the scores are identical bit for bit (tests/engine/perf/test_fastpath_equivalence.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from scheduler_core.backend.cache.node_arrays import SAFE, NodeRows
+from scheduler_core.framework.interface import MAX_NODE_SCORE
+
+
+def fits_vector(*requests: int) -> bool:
+    """Whether pod requests this large keep the vector arithmetic exact."""
+    return all(0 <= r < SAFE for r in requests)
+
+
+def fit_suspects(rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
+    """The positions (in rows' order) of the nodes NodeResourcesFit's quick test cannot pass:
+    too many pods, or too little cpu, memory or ephemeral storage left. Only these go through
+    the per-node filter, which builds the reasons; every other node passes."""
+    a, idx = rows.arrays, rows.idx
+    bad = a.pods[idx] >= a.allowed_pods[idx]
+    if cpu > 0:
+        bad |= cpu > a.alloc_cpu[idx] - a.req_cpu[idx]
+    if mem > 0:
+        bad |= mem > a.alloc_mem[idx] - a.req_mem[idx]
+    if eph > 0:
+        bad |= eph > a.alloc_eph[idx] - a.req_eph[idx]
+    return np.flatnonzero(bad).tolist()
+
+
+def least_cpu_mem_vector(resources: Sequence[Any]) -> Callable[[NodeRows, int, int], list[int]]:
+    """least_cpu_mem_batch over node rows (non-zero requests); `resources` are the strategy's
+    two ResourceSpecs (cpu, memory), read for their weights."""
+    wc, wm = resources[0].weight, resources[1].weight
+
+    def vector(rows: NodeRows, pc: int, pm: int) -> list[int]:
+        a, idx = rows.arrays, rows.idx
+        ac = a.alloc_cpu[idx]
+        am = a.alloc_mem[idx]
+        rc = a.nz_cpu[idx] + pc
+        rm = a.nz_mem[idx] + pm
+        hc = ac != 0
+        hm = am != 0
+        ns = np.where(hc & (rc <= ac), (np.maximum(ac - rc, 0) * MAX_NODE_SCORE) // np.where(hc, ac, 1) * wc, 0)
+        ns += np.where(hm & (rm <= am), (np.maximum(am - rm, 0) * MAX_NODE_SCORE) // np.where(hm, am, 1) * wm, 0)
+        ws = hc * wc + hm * wm
+        return np.where(ws != 0, ns // np.where(ws != 0, ws, 1), 0).tolist()
+
+    return vector
+
+
+def balanced_cpu_mem_vector(rows: NodeRows, pc: int, pm: int) -> list[int]:
+    """balanced_cpu_mem_batch over node rows (real requests)."""
+    a, idx = rows.arrays, rows.idx
+    ac = a.alloc_cpu[idx]
+    am = a.alloc_mem[idx]
+    both = (ac != 0) & (am != 0)
+    f0 = (a.req_cpu[idx] + pc).astype(np.float64) / np.where(both, ac, 1).astype(np.float64)
+    f1 = (a.req_mem[idx] + pm).astype(np.float64) / np.where(both, am, 1).astype(np.float64)
+    f0 = np.minimum(f0, 1.0)
+    f1 = np.minimum(f1, 1.0)
+    scores = ((1 - np.abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return np.where(both, scores, int(float(MAX_NODE_SCORE))).tolist()

@@ -1,0 +1,123 @@
+"""The compact record of one Filter walk: the `filter_verdicts` event.
+
+A cycle over thousands of nodes gives few distinct outcomes ("passed every plugin",
+"NodeResourcesFit: Insufficient cpu", ...). So each evaluated node gets an index into a table
+of distinct verdict rows ({plugin: verdict}, the shape the inspector shows per node), built the
+first time an outcome is seen; a node costs one list entry instead of a dict per plugin.
+Decoding lives in scheduler_core/events_compact.py.
+
+Two ways in: `add_status` from the status the walk already computed (the fast path: the row of
+a status is implied, as run_filter_plugins stops at the first rejection), and `add_row` from a
+row built plugin by plugin (the walk with nominated pods, whose row can mix two passes).
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any
+
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.util.name_table import NameTable
+
+_name = attrgetter("name")
+CANCELLED_PLUGIN = "_"
+CANCELLED_VERDICT = {"code": "Cancelled", "reasons": ["enough feasible nodes were found"]}
+_SUCCESS = {"code": "Success"}
+_SKIP = {"code": "Skip"}
+_NOT_EVALUATED = {"code": "NotEvaluated"}
+
+
+class FilterRecord:
+    """Collects one walk's verdicts; `fields` gives the event's payload."""
+
+    __slots__ = ("plugins", "skipped", "nodes", "outcome", "rows", "_index", "num_feasible")
+
+    def __init__(self, plugins: list[str], skipped: set[str] | frozenset[str]) -> None:
+        self.plugins = plugins
+        self.skipped = skipped
+        self.nodes: list[str] = []
+        self.outcome: list[int] = []
+        self.rows: list[dict[str, Any]] = []
+        self._index: dict[Any, int] = {}
+        self.num_feasible = 0
+
+    def _intern(self, key: Any, build: Any) -> int:
+        i = self._index.get(key)
+        if i is None:
+            i = self._index[key] = len(self.rows)
+            self.rows.append(build())
+        return i
+
+    def add_status(self, node: str, st: Status | None) -> None:
+        """A node whose run_filter_plugins result is `st` (None or Success: it passed)."""
+        if st is None or st.code == Code.SUCCESS:
+            key: Any = None
+        else:
+            key = (st.plugin, st.code, tuple(st.reasons))
+        self.nodes.append(node)
+        self.outcome.append(self._intern(key, lambda: self._implied_row(st)))
+
+    def add_statuses(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
+        """A chunk of nodes and their statuses, in walk order."""
+        for ni, st in zip(nodes, sts, strict=True):
+            self.add_status(ni.name, st)
+
+    def add_passed(self, nodes: list[NodeInfo]) -> None:
+        """A chunk of nodes that all passed."""
+        i = self._intern(None, lambda: self._implied_row(None))
+        self.nodes.extend(map(_name, nodes))
+        self.outcome.extend([i] * len(nodes))
+
+    def add_cancelled(self, node: str) -> None:
+        """The node that passed after enough feasible nodes were found (the walk stops there)."""
+        self.nodes.append(node)
+        self.outcome.append(self._intern("cancelled", lambda: {CANCELLED_PLUGIN: dict(CANCELLED_VERDICT)}))
+
+    def add_row(self, node: str, row: dict[str, Any]) -> None:
+        """A node with its verdicts built plugin by plugin."""
+        key = ("row",) + tuple((p, v["code"], tuple(v.get("reasons", ())), bool(v.get("withNominatedPods")))
+                               for p, v in row.items())
+        self.nodes.append(node)
+        self.outcome.append(self._intern(key, lambda: row))
+
+    def _implied_row(self, st: Status | None) -> dict[str, Any]:
+        """What run_filter_plugins_verbose reports for a node with result `st`: Success up to
+        the rejecting plugin, its verdict, NotEvaluated after; skipped plugins say Skip."""
+        row: dict[str, Any] = {}
+        rejected = False
+        for name in self.plugins:
+            if name in self.skipped:
+                row[name] = dict(_SKIP)
+            elif rejected:
+                row[name] = dict(_NOT_EVALUATED)
+            elif st is not None and st.code != Code.SUCCESS and st.plugin == name:
+                row[name] = {"code": st.code.label, "reasons": list(st.reasons)}
+                rejected = True
+            else:
+                row[name] = dict(_SUCCESS)
+        return row
+
+    def fields(self, nodes: list[NodeInfo], start: int, table: NameTable | None = None) -> dict[str, Any]:
+        """The event's payload: evaluated nodes (walk order) with their row index, the rows,
+        how many of them are feasible, and the nodes the walk never reached (list order).
+        `table`, the names of `nodes` when known, lets both node lists share its JSON text."""
+        n, k = len(nodes), len(self.nodes)
+        if k >= n:
+            rest: list[tuple[int, int]] = []
+        elif start + k <= n:
+            rest = [(0, start), (start + k, n)]
+        else:
+            rest = [(start + k - n, start)]
+        walked = None
+        if table is not None and len(table.names) == n:
+            walked = table.run([(start, min(n, start + k)), (0, max(0, start + k - n))])
+            if walked != self.nodes:  # not the list the table was made for
+                walked = None
+        if walked is not None and table is not None:
+            self.nodes = walked
+            not_evaluated: list[str] = table.run(rest)
+        else:
+            not_evaluated = [name for a, b in rest for name in map(_name, nodes[a:b])]
+        return {"nodes": self.nodes, "outcome": self.outcome, "verdicts": self.rows,
+                "num_feasible": self.num_feasible, "not_evaluated": not_evaluated}

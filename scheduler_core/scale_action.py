@@ -1,0 +1,97 @@
+"""The `scaleDeployment` live action: {"action": "scaleDeployment", "name": ..., "namespace":
+..., "replicas": N}. The Deployment's ReplicaSet controller then creates or deletes pods on the
+run's cluster (see scheduler_core.controllers.workloads.scale), each an ordinary pod add/delete
+event for the scheduler."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from scheduler_core.api.errors import ActionError, ScenarioError
+from scheduler_core.api.loader import parse_action
+from scheduler_core.api.scenario import TimelineAction
+from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
+
+
+class Simulation(Protocol):
+    """What the action needs of scheduler_core.simulation.Simulation (which calls it)."""
+
+    scenario: Any
+    scheduler: Any
+    sink: Any
+    clock: Any
+
+    def apply_action(self, action: str, params: dict[str, Any]) -> None: ...
+
+    def mark_changed(self) -> None: ...
+
+ACTION = "scaleDeployment"
+DELETED_BY = "ReplicaSetController"
+
+
+def _params(obj: dict[str, Any]) -> tuple[str, str, int]:
+    def err(field: str, reason: str) -> ScenarioError:
+        return ScenarioError(reason, file="<action>", kind=ACTION, field=field)
+
+    extra = sorted(set(obj) - {"action", "name", "namespace", "replicas"})
+    if extra:
+        raise err(extra[0], f'unknown field for action "{ACTION}"')
+    name, namespace, replicas = obj.get("name"), obj.get("namespace") or "default", obj.get("replicas")
+    if not isinstance(name, str) or not name:
+        raise err("name", "Required value: the Deployment's name")
+    if not isinstance(namespace, str):
+        raise err("namespace", f"expected a string, got {namespace!r}")
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
+        raise err("replicas", f"Invalid value: {replicas!r}: must be a non-negative integer")
+    return name, namespace, replicas
+
+
+def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int) -> TimelineAction:
+    """Validate and apply the action now; ActionError if the Deployment is unknown."""
+    name, namespace, replicas = _params(obj)
+    summary = sim.scenario.load_summary
+    target = summary.scale_targets.get(f"{namespace}/{name}") if summary is not None else None
+    if target is None:
+        raise ActionError(f'Deployment "{namespace}/{name}" does not exist in this scenario')
+    cluster = sim.scheduler.cluster
+    current = owned_pods(list(cluster.pods.values()), target)
+    created: list[str] = []
+    deleted: list[str] = []
+    if sim.sink.enabled:
+        sim.sink.emit("cluster_action", action=ACTION, params={"name": name, "namespace": namespace,
+                                                               "replicas": replicas})
+    if replicas > len(current):
+        taken = {k.split("/", 1)[1] for k in cluster.records if k.startswith(namespace + "/")}
+        manifests = pods_to_create(target, replicas - len(current), taken,
+                                   f"scale/{namespace}/{target.replica_set}/{index}")
+        for i, manifest in enumerate(manifests):
+            act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario,
+                               at=sim.clock.now(), index=index * 1000 + i)
+            sim.apply_action("addPod", act.params)
+            created.append(act.params["pod"].key)
+    else:
+        for pod in pods_to_delete(current, len(current) - replicas):
+            sim.scheduler.delete_pod(pod.key, by=DELETED_BY)
+            deleted.append(pod.key)
+        sim.mark_changed()
+    return TimelineAction(time=sim.clock.now(), action=ACTION,
+                          params={"name": name, "namespace": namespace, "replicas": replicas,
+                                  "created": created, "deleted": deleted})
+
+
+def deployments_view(sim: Simulation) -> list[dict[str, Any]]:
+    """The Deployments this action can scale (part of `Simulation.view()`), with their current
+    ReplicaSet and how many active pods it controls now."""
+    summary = sim.scenario.load_summary
+    targets = summary.scale_targets if summary is not None else {}
+    if not targets:
+        return []
+    active: dict[tuple[str, str], int] = {}
+    for pod in sim.scheduler.cluster.pods.values():
+        if pod.deletion_timestamp is None:
+            for o in pod.owner_references:
+                if o.controller and o.kind == "ReplicaSet":
+                    active[(pod.namespace, o.name)] = active.get((pod.namespace, o.name), 0) + 1
+    return [{"key": key, "namespace": t.namespace, "name": t.deployment, "replicaSet": t.replica_set,
+             "replicas": active.get((t.namespace, t.replica_set), 0)}
+            for key, t in sorted(targets.items())]

@@ -1,0 +1,201 @@
+"""The speed paths (framework/runtime/fastpath.py) give what the plain walk gives.
+
+On randomised clusters (taints, cordons, full nodes, images, preferred affinities), for every
+pending pod and several start indexes and numbers of nodes to find: `pass_filters` finds the
+same feasible nodes and records the same statuses as schedule_one's `walk_filters`, and
+`prioritize_and_select` computes the same totals and chooses the same host as
+`prioritize_nodes` + `select_host`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_batched_paths import _cluster_yaml
+
+from scheduler_core.api.loader import load_scenario_file
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.fit_error import Diagnosis
+from scheduler_core.framework.runtime import fastpath
+from scheduler_core.framework.status import Code
+from scheduler_core.schedule_one import prioritize_nodes, select_host, walk_filters
+from scheduler_core.simulation import Simulation
+
+
+def _statuses(d: Diagnosis):
+    return ({n: (s.code, s.reasons, s.plugin) for n, s in d.node_to_status.node_to_status.items()},
+            sorted(d.unschedulable_plugins), sorted(d.pending_plugins))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_filters_scores_and_host_equal_the_plain_walk(tmp_path, seed):
+    path = tmp_path / "c.yaml"
+    path.write_text(_cluster_yaml(seed, 40, 30, 12))
+    sim = Simulation(load_scenario_file(str(path)), seed=0)
+    sched = sim.scheduler
+    assert not sched.sink.enabled
+    fwk = next(iter(sched.profiles.values()))
+    sched.cache.update_snapshot(sched.snapshot)
+    nodes = sched.snapshot.list()
+    pending = [p for p in sched.cluster.pods.values() if not p.node_name]
+    compared_hosts = rejected = 0
+    for pod in pending:
+        state = CycleState()
+        _, st, _ = fwk.run_pre_filter_plugins(state, pod)
+        if st is not None and st.code != Code.SUCCESS:
+            continue
+        for start, to_find in [(0, len(nodes)), (7, 5), (len(nodes) - 1, 1), (13, 20)]:
+            plain_d, fast_d = Diagnosis(), Diagnosis()
+            plain = walk_filters(sched, fwk, state, pod, plain_d, nodes, start, to_find, has_nominated=False)
+            fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
+            assert [n.name for n in fast] == [n.name for n in plain]
+            assert _statuses(fast_d) == _statuses(plain_d)
+            rejected += len(plain_d.node_to_status)
+        feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
+        if len(feasible) < 2:
+            continue
+        scores = prioritize_nodes(sched, fwk, state, pod, feasible)
+        totals, st, _ = fwk.run_score_plugins_totals(state, pod, feasible)
+        assert st is None
+        assert totals == [s.total_score for s in scores]
+        host, _ = select_host(sched, pod, scores)
+        fast_host, fast_totals, _ = fastpath.prioritize_and_select(fwk, state, pod, feasible)
+        assert (fast_host, fast_totals) == (host, totals)
+        compared_hosts += 1
+    assert compared_hosts > 0 and rejected > 0  # the scenarios exercise both rejections and choices
+
+
+def test_rotated_slice_equals_a_slice_of_the_rotated_copy():
+    nodes = list(range(7))
+    for start in range(7):
+        rotated = nodes[start:] + nodes[:start]
+        for pos in range(7):
+            for count in range(1, 8 - pos):
+                assert fastpath._rotated_slice(nodes, start, pos, count) == rotated[pos:pos + count]
+
+
+def test_weighted_totals_equal_the_per_node_sum():
+    import random
+
+    from scheduler_core.framework.runtime.totals import weighted_totals
+
+    rng = random.Random(5)
+    for k in range(5):
+        weighted = [(rng.choice([1, 2, 3]), [rng.choice([0, 0, rng.randint(0, 100)]) for _ in range(9)])
+                    for _ in range(k)]
+        weighted += [(2, [0] * 9)]
+        expect = [sum(w * lst[i] for w, lst in weighted) for i in range(9)]
+        assert weighted_totals(weighted, 9) == expect
+
+
+def _random_node_infos(rng, count):
+    """NodeInfos with random allocatable/requested cpu and memory, including nodes without cpu
+    or memory, nodes already over-committed, and values near the exactness bound."""
+    from scheduler_core.framework.types import NodeInfo
+
+    out = []
+    for i in range(count):
+        ni = NodeInfo()
+        ni.name = f"n{i}"
+        big = rng.random() < 0.05
+        top = (1 << 51) if big else 64_000
+        ac = 0 if rng.random() < 0.05 else rng.randint(1, top)
+        am = 0 if rng.random() < 0.05 else rng.randint(1, top * 1024 if not big else top)
+        ni.allocatable.milli_cpu, ni.allocatable.memory = ac, am
+        ni.requested.milli_cpu = rng.randint(0, int(ac * 1.3) + 5)
+        ni.requested.memory = rng.randint(0, int(am * 1.3) + 5)
+        ni.non_zero_requested.milli_cpu = ni.requested.milli_cpu + rng.choice([0, 100])
+        ni.non_zero_requested.memory = ni.requested.memory + rng.choice([0, 200 * 1024 * 1024])
+        out.append(ni)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vector_resource_scores_equal_the_per_node_scores(seed):
+    """LeastAllocated and BalancedAllocation over node rows give the per-node results bit for bit
+    (BalancedAllocation's float deviation included) on random subsets of random nodes."""
+    import random
+
+    np = pytest.importorskip("numpy")
+    from scheduler_core.backend.cache.node_arrays import NodeArrays, NodeRows
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import balanced_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec
+    from scheduler_core.framework.plugins.noderesources.vector import balanced_cpu_mem_vector, least_cpu_mem_vector
+
+    rng = random.Random(seed)
+    nodes = _random_node_infos(rng, 400)
+    arrays = NodeArrays(nodes)
+    assert arrays.exact
+    res = [ResourceSpec("cpu", rng.randint(1, 3)), ResourceSpec("memory", rng.randint(1, 3))]
+    least, least_v = least_cpu_mem_batch(res), least_cpu_mem_vector(res)
+    for _ in range(20):
+        pick = sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))
+        sub = [nodes[i] for i in pick]
+        rows = NodeRows(arrays, np.array(pick, dtype=np.intp))
+        pc, pm = rng.choice([0, 100, rng.randint(0, 70_000)]), rng.choice([0, rng.randint(0, 1 << 40)])
+        assert least_v(rows, pc, pm) == least(sub, pc, pm)
+        assert balanced_cpu_mem_vector(rows, pc, pm) == balanced_cpu_mem_batch(sub, pc, pm)
+    # Rows rewritten for a changed node follow it.
+    changed = _random_node_infos(random.Random(seed + 100), 1)[0]
+    changed.name = nodes[3].name
+    nodes[3] = changed
+    arrays.set_row(3, changed)
+    rows = NodeRows(arrays, np.arange(len(nodes), dtype=np.intp))
+    assert balanced_cpu_mem_vector(rows, 250, 1 << 28) == balanced_cpu_mem_batch(nodes, 250, 1 << 28)
+    assert least_v(rows, 250, 1 << 28) == least(nodes, 250, 1 << 28)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
+    """A cluster past the arrays' size threshold: the fast path filters (NodeResourcesFit's
+    vector test, wrapped windows included) and scores with node rows (kept up to date across
+    cycles by update_snapshot), finding the plain walk's nodes and statuses and picking its host;
+    the whole run's placements equal a run with the arrays disabled."""
+    pytest.importorskip("numpy")
+    from scheduler_core.backend.cache import node_arrays
+
+    path = tmp_path / "c.yaml"
+    path.write_text(_cluster_yaml(seed, node_arrays.MIN_NODES + 50, 200, 60))
+    sim = Simulation(load_scenario_file(str(path)), seed=0)
+    sched = sim.scheduler
+    fwk = next(iter(sched.profiles.values()))
+    sched.cache.update_snapshot(sched.snapshot)
+    nodes = sched.snapshot.list()
+    assert sched.snapshot.node_arrays() is not None
+    compared = fit_rejections = 0
+    for pod in [p for p in sched.cluster.pods.values() if not p.node_name][:15]:
+        state = CycleState()
+        _, st, _ = fwk.run_pre_filter_plugins(state, pod)
+        if st is not None and st.code != Code.SUCCESS:
+            continue
+        for start, to_find in [(0, len(nodes)), (len(nodes) - 40, 300), (500, 100), (9, 70)]:
+            plain_d, fast_d = Diagnosis(), Diagnosis()
+            plain = walk_filters(sched, fwk, state, pod, plain_d, nodes, start, to_find, has_nominated=False)
+            fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
+            assert [n.name for n in fast] == [n.name for n in plain]
+            assert _statuses(fast_d) == _statuses(plain_d)
+            fit_rejections += sum(s.plugin == "NodeResourcesFit"
+                                  for s in plain_d.node_to_status.node_to_status.values())
+        feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
+        if len(feasible) < fastpath.MIN_ROWS:
+            continue
+        scores = prioritize_nodes(sched, fwk, state, pod, feasible)
+        host, _ = select_host(sched, pod, scores)
+        assert fastpath.prioritize_and_select(fwk, state, pod, feasible)[0] == host
+        compared += 1
+    assert compared > 0 and fit_rejections > 0
+    vectors = [pl.scorer._vector for pl in fwk.score_plugins if hasattr(getattr(pl, "scorer", None), "_vector")]
+    assert len(vectors) == 2 and all(v is not None for v in vectors)  # both took the vector form
+    sim.run()
+    with_arrays = {p.key: p.node_name for p in sim.scheduler.cluster.pods.values()}
+    saved = node_arrays.MIN_NODES
+    node_arrays.MIN_NODES = 10**9
+    try:
+        import scheduler_core.backend.cache.snapshot as snapshot_mod
+        snapshot_mod.MIN_NODES = 10**9
+        plain = Simulation(load_scenario_file(str(path)), seed=0)
+        plain.run()
+    finally:
+        node_arrays.MIN_NODES = saved
+        snapshot_mod.MIN_NODES = saved
+    assert with_arrays == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}

@@ -1,0 +1,118 @@
+"""Live updates rendered once per run state and audience, and a live log that never skips events
+silently (a gap marker that loads the rest in place). Real Redis channel layer, real worker body."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.test import Client
+from django.urls import reverse
+
+from playground.consumers import live_render
+from playground.consumers.runs import RESYNC_BURST, RunConsumer
+from playground.models import Run, RunAction
+from playground.ownership import Actor
+from playground.selectors.runs import LOG_LIMIT
+from tests.web.test_runs_scale_views import big_run  # noqa: F401  (fixture)
+from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+SEQ = re.compile(r'id="ev-(\d+)"')
+GAP = re.compile(r'hx-get="([^"]+)"[^>]*hx-target="#log-gap-')
+
+
+def viewer(run: Run, actor: Actor, seen: int = 0) -> RunConsumer:
+    consumer = RunConsumer()
+    consumer.run_id, consumer.seen, consumer.step, consumer.cycle = run.pk, seen, None, None
+    consumer.rendered, consumer.actor, consumer.resyncs = None, actor, []
+    return consumer
+
+
+@pytest.fixture
+def count_screens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = live_render.run_screen
+
+    def counted(**kwargs: Any) -> Any:
+        calls.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(live_render, "run_screen", counted)
+    return calls
+
+
+def test_panels_are_rendered_once_per_state_and_audience(
+    big_run: Run,  # noqa: F811
+    count_screens: list[int],
+) -> None:
+    readers = [viewer(big_run, Actor(session_token=f"reader-{i}")) for i in range(5)]
+    owner = viewer(big_run, OWNER)
+    pages = [c.render(hello=True, since=0.0) for c in readers]
+    assert len(count_screens) == 1  # five read-only viewers, one rendering
+    owner_page = owner.render(hello=True, since=0.0)
+    assert len(count_screens) == 2  # the owner's audience has its own
+    assert len(set(pages)) == 1 and 'id="run-status"' in pages[0] and 'id="run-seen"' in pages[0]
+    assert 'id="run-status"' in owner_page
+    # Nothing changed: a viewer's next notification sends nothing and renders nothing.
+    assert readers[0].render(hello=False, since=0.0) == ""
+    assert len(count_screens) == 2
+    # A step: every viewer gets the new state, rendered once more per audience.
+    act(big_run, RunAction.KIND_STEP)
+    notified = time.monotonic()  # when the consumers learn of the step
+    after = [c.render(hello=False, since=notified) for c in readers + [owner]]
+    assert len(count_screens) == 4
+    assert all(f'<strong id="run-step">{big_run.head_step}</strong>' in html for html in after)
+
+
+@pytest.mark.django_db(transaction=True)  # the consumer reads through its own connection
+def test_a_resync_message_resends_without_rendering_and_is_rate_limited(
+    big_run: Run,  # noqa: F811
+    count_screens: list[int],
+) -> None:
+    reader = viewer(big_run, Actor(session_token="reader"))
+    sent: list[str] = []
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    reader.send = send  # type: ignore[method-assign]
+    for _ in range(RESYNC_BURST + 5):
+        async_to_sync(reader.receive)(text_data='{"seen": 0, "step": "", "cycle": ""}')
+    assert len(count_screens) == 1  # the first re-sync rendered; the rest re-sent the same bytes
+    assert len(sent) == RESYNC_BURST  # beyond the burst, re-syncs are ignored
+    assert len(set(sent)) == 1
+
+
+def test_live_log_marks_and_loads_what_it_did_not_carry(client: Client, big_run: Run) -> None:  # noqa: F811
+    while big_run.last_seq <= 2 * LOG_LIMIT + 10:  # more events than two updates carry
+        act(big_run, RunAction.KIND_STEP)
+    reader = viewer(big_run, Actor(session_token="reader"))
+    html = reader.render(hello=True, since=0.0)
+    total = big_run.events.filter(seq__lte=reader.seen).count()
+    assert total > LOG_LIMIT, "the run must have more events than one update carries"
+    shown = [int(s) for s in SEQ.findall(html)]
+    assert len(shown) == LOG_LIMIT and shown == sorted(shown)
+    assert f"{total - LOG_LIMIT} more events" in html and "load them" in html
+    # Follow the "load them" links until the log is complete: every event once, in order.
+    loaded: list[int] = []
+    pending = GAP.findall(html)
+    while pending:
+        response = client.get(pending.pop(0).replace("&amp;", "&"))
+        assert response.status_code == 200
+        page = response.content.decode()
+        loaded += [int(s) for s in SEQ.findall(page)]
+        pending += GAP.findall(page)
+    assert loaded + shown == sorted(big_run.events.filter(seq__lte=reader.seen).values_list("seq", flat=True))
+
+
+def test_gap_link_is_bounded_to_the_run(client: Client, big_run: Run) -> None:  # noqa: F811
+    url = reverse("playground:run_log_gap", args=[big_run.share_token])
+    page = client.get(url, {"after": "-5", "upto": "999999999"}).content.decode()
+    seqs = [int(s) for s in SEQ.findall(page)]
+    assert len(seqs) == min(LOG_LIMIT, big_run.last_seq) and seqs[0] == 1
+    assert client.get(url, {"after": "x", "upto": "y"}).status_code == 200

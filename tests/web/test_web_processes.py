@@ -1,0 +1,79 @@
+"""The multi-process web server: several daphne processes answer on one socket, a killed one is
+started again, and an address already in use fails loudly instead of moving elsewhere."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from playground.web_processes import listen, web_argv
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def status(port: int) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", "/no-such-page/")
+    return conn.getresponse().status
+
+
+def wait_for(check, timeout: float = 30.0):  # noqa: ANN001, ANN201
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise AssertionError("timed out")
+
+
+def test_processes_share_the_socket_and_are_restarted(tmp_path: Path) -> None:
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DEBUG="false")
+    server = subprocess.Popen(web_argv("127.0.0.1", port, processes=2), cwd=ROOT, env=env)
+    try:
+        pids = wait_for(lambda: (kids := children(server.pid)) and len(kids) == 2 and kids)
+        assert wait_for(lambda: status(port)) == 404  # Django answers (a page that does not exist)
+        os.kill(pids[0], signal.SIGKILL)
+        replaced = wait_for(lambda: (kids := children(server.pid)) and len(kids) == 2 and pids[0] not in kids and kids)
+        assert pids[1] in replaced
+        assert all(status(port) == 404 for _ in range(10))
+    finally:
+        server.terminate()
+        server.wait(15)
+    assert children(server.pid) == []
+
+
+def test_an_address_in_use_fails_loudly() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError):
+            listen("127.0.0.1", taken.getsockname()[1])
+        out = subprocess.run(
+            [sys.executable, "-m", "playground.web_processes", "--port", str(taken.getsockname()[1])],
+            cwd=ROOT, capture_output=True, text=True, timeout=30,
+        )
+        assert out.returncode == 1 and "cannot listen" in out.stderr
