@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
 from playground.groups import DIAGNOSTICS_GROUP, push_fragment
+from tests.web.call_async import call_async
 
 # Consumers close stale DB connections on each message, so the database must be reachable.
 pytestmark = [pytest.mark.usefixtures("channel_layer"), pytest.mark.django_db]
@@ -26,7 +27,7 @@ def test_pushed_fragment_reaches_the_diagnostics_socket() -> None:
         await communicator.disconnect()
         return status, pushed
 
-    status, pushed = async_to_sync(scenario)()
+    status, pushed = call_async(scenario)
     assert 'id="socket-status"' in status and "connected" in status
     assert pushed == '<p id="probe">hello</p>'
 
@@ -40,4 +41,4 @@ def test_socket_from_a_foreign_origin_is_refused() -> None:
         await communicator.disconnect()
         return connected
 
-    assert async_to_sync(scenario)() is False
+    assert call_async(scenario) is False

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
@@ -17,6 +16,7 @@ from playground.consumers.runs import RESYNC_BURST, RunConsumer
 from playground.models import Run, RunAction
 from playground.ownership import Actor
 from playground.selectors.runs import LOG_LIMIT
+from tests.web.call_async import call_async
 from tests.web.test_runs_scale_views import big_run  # noqa: F401  (fixture)
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 
@@ -82,7 +82,7 @@ def test_a_resync_message_resends_without_rendering_and_is_rate_limited(
 
     reader.send = send  # type: ignore[method-assign]
     for _ in range(RESYNC_BURST + 5):
-        async_to_sync(reader.receive)(text_data='{"seen": 0, "step": "", "cycle": ""}')
+        call_async(reader.receive, text_data='{"seen": 0, "step": "", "cycle": ""}')
     assert len(count_screens) == 1  # the first re-sync rendered; the rest re-sent the same bytes
     assert len(sent) == RESYNC_BURST  # beyond the burst, re-syncs are ignored
     assert len(set(sent)) == 1
