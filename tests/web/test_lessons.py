@@ -142,3 +142,24 @@ def test_the_timeline_marks_failures_preemptions_and_evictions(client: Any, inli
     act(evicting, RunAction.KIND_PLAY)
     html = client.get(f"/runs/{evicting.share_token}/").content.decode()
     assert html.count('class="mark mark-eviction" style=') == 2 and 'class="mark mark-change" style=' in html
+
+
+def test_a_stop_with_a_point_waits_for_that_point_when_stepping_extension_points() -> None:
+    """priority-preemption's cycle-1 stop is `point: PostFilter`, asking which victims go: while
+    "Step extension point" has revealed only Pop/PreFilter/Filter it is still ahead (and asked);
+    once PostFilter is revealed it is on screen and the answer is checked."""
+    entry = next(e for e in ENTRIES if e.slug == "priority-preemption")
+    frames = engine_frames(entry.text, seed=0)
+    index = next(i for i, f in enumerate(frames) for e in f["events"] if e["type"] == "cycle_started" and e["cycle"] == 1)
+    groups = screen_at(frames, index, text=entry.text).groups
+    assert "postfilter" in groups
+    at_filter = screen_at(frames, index, groups.index("filter") + 1, text=entry.text, answers={"1": "x"})
+    stop = at_filter.lesson["steps"][1]
+    assert stop["step"].point == "PostFilter" and not stop["at"] and stop["ahead"]
+    assert at_filter.lesson["question"]["step"] == stop["step"]  # still asked at Filter
+    at_postfilter = screen_at(frames, index, groups.index("postfilter") + 1, text=entry.text, answers={"1": "x"})
+    stop = at_postfilter.lesson["current"]
+    assert stop is not None and stop["step"].point == "PostFilter"
+    assert stop["right"] and stop["right"] != "none" and stop["correct"] is False
+    whole = screen_at(frames, index, text=entry.text, answers={"1": stop["right"]})
+    assert whole.lesson["current"]["correct"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from playground.selectors.points import POINT_ORDER
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import Lesson, LessonStep, lessons_of_text
 
@@ -49,18 +50,59 @@ def lesson_of_run(screen: Screen) -> Lesson | None:
     return _lesson_of(run.scenario_yaml) if run is not None and run.scenario_yaml else None
 
 
+# A stop's `point` (scheduler_core.api.lesson.POINTS) and the event group that reveals it.
+POINT_GROUPS = {
+    "Pop": "queue",
+    "PreFilter": "prefilter",
+    "Filter": "filter",
+    "PostFilter": "postfilter",
+    "Score": "score",
+    "Select": "select",
+    "Bind": "bind",
+}
+
+
+# The event group each question's answer is read from (`answer_key`).
+ANSWER_GROUPS = {"winner": "select", "rejectedBy": "filter", "victims": "postfilter"}
+
+
+def _point_reached(step: LessonStep, screen: Screen) -> bool:
+    """While "Step extension point" reveals the stop's cycle, the stop waits for its point: it is
+    reached once the revealed groups get to that point (or past it, when the cycle skips it)."""
+    if not step.point or not screen.partial or not screen.groups:
+        return True
+    last_revealed = screen.groups[(screen.reveal or 1) - 1]
+    return POINT_ORDER.index(last_revealed) >= POINT_ORDER.index(POINT_GROUPS[step.point])
+
+
 def _is_at(step: LessonStep, screen: Screen) -> bool:
     if step.step is not None:
         return screen.step == step.step
-    return screen.is_cycle and screen.frame.cycle == step.cycle
+    return screen.is_cycle and screen.frame.cycle == step.cycle and _point_reached(step, screen)
 
 
 def _is_before(step: LessonStep, screen: Screen) -> bool:
-    """The step is still ahead of the screen (its frame has not been shown yet)."""
+    """The step is still ahead of the screen (its frame, or its point of it, not shown yet)."""
     if step.step is not None:
         return screen.step < step.step
     cycles_done = int(screen.view.get("cycles", screen.view.get("cycle", 0)) or 0)
-    return (screen.frame.cycle if screen.is_cycle else cycles_done) < (step.cycle or 0)
+    cycle = screen.frame.cycle if screen.is_cycle else cycles_done
+    if screen.is_cycle and cycle == step.cycle:
+        return not _point_reached(step, screen)
+    return cycle < (step.cycle or 0)
+
+
+def _answer_shown(step: LessonStep, screen: Screen) -> bool:
+    """An answer is checked once the events it is read from are on screen: the whole cycle, or,
+    in "Step extension point" mode, the point that decides it (a `rejectedBy` is known at Filter,
+    `victims` at PostFilter, `winner` at Select; where the pod goes only at the end)."""
+    if not screen.partial:
+        return True
+    group = ANSWER_GROUPS.get(step.predict.question if step.predict else "")
+    if group is None or not screen.groups:
+        return False
+    last_revealed = screen.groups[(screen.reveal or 1) - 1]
+    return POINT_ORDER.index(last_revealed) >= POINT_ORDER.index(group)
 
 
 # ---- predictions: choices, the answer read off the events, the explanation -----------------------
@@ -141,7 +183,7 @@ def lesson(screen: Screen) -> dict[str, Any] | None:
         item: dict[str, Any] = {"index": index, "step": step, "at": at, "ahead": _is_before(step, screen)}
         given = answers.get(str(index))
         item["given"] = given
-        if step.predict and at and not screen.partial:
+        if step.predict and at and _answer_shown(step, screen):
             right, why = answer_key(step, screen)
             item.update(right=right, why=why, correct=given is not None and _normalise(given) == _normalise(right))
         elif step.predict and given is not None and not at and not item["ahead"]:
