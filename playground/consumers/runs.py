@@ -234,6 +234,7 @@ class RunConsumer(AsyncWebsocketConsumer):
                     "oob": True,
                     "hello": hello,
                     "following": True,
+                    "owner": screen.can_control,
                 },
             )
         if self.pinned:

@@ -121,6 +121,7 @@ def test_classroom_followers_follow_the_presenter_until_they_explore(
         expect(page).to_have_url(re.compile(r"\?step=0$"))
         expect(learner.locator("#follow-bar")).to_contain_text("step 0")
         expect(learner.locator("#run-step")).to_have_text("0")
+        expect(learner.locator("#pinned-notice")).to_contain_text("looking at step 0")  # the scope, too
         expect(learner.locator("#no-preemption")).to_be_visible()
 
         learner.locator("#explore-own").click()  # the learner leaves: the presenter no longer moves them
@@ -128,6 +129,7 @@ def test_classroom_followers_follow_the_presenter_until_they_explore(
         expect(learner.locator("#run-socket")).to_have_text("live")
         page.locator("#back-live").click()
         expect(page.locator("#run-step")).to_have_text("1")
+        expect(page.locator("#pinned-notice")).to_have_count(0)
         learner.wait_for_timeout(1000)
         expect(learner.locator("#run-step")).to_have_text("0")
         expect(learner.locator("#follow-bar")).to_have_count(0)
