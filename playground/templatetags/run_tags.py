@@ -82,3 +82,19 @@ def _summary(event: dict[str, Any]) -> str:
 
 
 register.filter("plural", plural)
+
+
+@register.filter
+def heatmap_cells(cells: Any) -> str:
+    """The heatmap's cells (node_search.heatmap), one `<i>` per node. Built here, not in a
+    template loop: at 5,000 nodes the loop was most of the cluster panel's render time."""
+    from html import escape  # the plain function: Django's lazy-aware wrapper costs more per call
+
+    from django.utils.safestring import mark_safe
+
+    parts = []
+    append = parts.append
+    for c in cells:
+        cls = f" {escape(c['cls'])}" if c["cls"] else ""
+        append(f'<i class="u{int(c["u"])}{cls}" title="{escape(c["name"])}"></i>')
+    return mark_safe("".join(parts))  # noqa: S308 - every value above is escaped or an int

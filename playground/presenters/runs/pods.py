@@ -26,12 +26,18 @@ def pending_pods(screen: Screen) -> list[dict[str, Any]]:
     return [p for p in pods(screen) if p.get("status") == "Pending"]
 
 
+def many_pods(screen: Screen) -> bool:
+    """The run has more pods than one table shows: the page loads the paged panel on its own,
+    so a live update need not build the table at all (at 10,000 pods that is most of a render)."""
+    return len(pods(screen)) > SMALL_PODS
+
+
 def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A page of the pods matching `q` (in the key, node, nominated node or message) and
     `status`; all pods when the run has few."""
     view = screen.view
     everything = pods(screen)
-    if len(everything) <= SMALL_PODS:
+    if not many_pods(screen):
         ordered, groups = group_pods(view, everything)
         page = paginate(ordered, 1, max(1, len(ordered)))
         return {

@@ -111,6 +111,7 @@ class Screen:
     large_cluster = cached_property(cluster_panel.is_large)
     pods = cached_property(pods_panel.pods)
     pending_pods = cached_property(pods_panel.pending_pods)
+    many_pods = cached_property(pods_panel.many_pods)
     evictions = cached_property(evictions_panel.evictions)
     preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
