@@ -147,11 +147,29 @@ class Heap(Generic[T]):
         """The objects in the order successive pops would return them (the heap is untouched):
         all of them, or the first `limit`. A UI showing a queue's head asks for the head only:
         popping a 10,000-pod copy to the end costs ~200,000 comparisons, its first 100 ~3,000."""
-        clone: Heap[T] = Heap(self.key_fn, self.less_fn)
-        clone._queue = [_Entry(e.key, e.obj, e.index) for e in self._queue]
-        clone._items = {e.key: e for e in clone._queue}
-        count = len(clone._queue) if limit is None else min(max(limit, 0), len(clone._queue))
-        return [clone.pop() for _ in range(count)]  # type: ignore[misc]
+        q = [e.obj for e in self._queue]  # a plain copy: no entries, no key index to keep
+        less = self.less_fn
+        count = len(q) if limit is None else min(max(limit, 0), len(q))
+        out = []
+        for _ in range(count):
+            # Go's heap.Pop: swap the root with the last element, sift the new root down over
+            # the rest, take the last. Same comparisons and swaps as `pop`, so ties come out in
+            # the same order.
+            n = len(q) - 1
+            q[0], q[n] = q[n], q[0]
+            i = 0
+            while True:
+                j = 2 * i + 1
+                if j >= n:
+                    break
+                if j + 1 < n and less(q[j + 1], q[j]):
+                    j += 1
+                if not less(q[j], q[i]):
+                    break
+                q[i], q[j] = q[j], q[i]
+                i = j
+            out.append(q.pop())
+        return out
 
     def __len__(self) -> int:
         return len(self._queue)
