@@ -72,3 +72,31 @@ def test_score_weight_change_mid_run_survives_checkpoints() -> None:
     sim.run()
     restored.run()
     assert sim.result(True) == restored.result(True)
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/conformance is not beside the project")
+def test_a_checkpoint_in_the_earlier_persistent_id_format_still_restores() -> None:
+    """Runs stored before checkpoints used `reducer_override` keep their checkpoints."""
+    import io
+    import pickle
+
+    from scheduler_core.framework.interface import Plugin
+    from scheduler_core.framework.runtime.framework import Framework
+
+    class OldPickler(pickle.Pickler):
+        def persistent_id(self, obj: object) -> object:
+            if isinstance(obj, Framework):
+                return ("framework", obj.profile_name)
+            if isinstance(obj, Plugin) and isinstance(obj.handle, Framework):
+                return ("plugin", obj.handle.profile_name, obj.name)
+            return None
+
+    scenario = load_scenario_file(FILES[0])
+    sim = Simulation(scenario, seed=3)
+    sim.step()
+    buf = io.BytesIO()
+    OldPickler(buf).dump(sim)
+    blob = pickle.dumps({"config": sim.scheduler.config, "gates": sim.scheduler.feature_gates, "engine": buf.getvalue()})
+    old, new = Simulation.restore(blob), Simulation.restore(sim.checkpoint())
+    assert old.run() == new.run()
+    assert old.result(True) == new.result(True)
