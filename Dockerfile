@@ -1,4 +1,4 @@
-# Production image: the same code for the web (daphne) and worker (celery) services.
+# Production image: the same code for the web (uvicorn) and worker (celery) services.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

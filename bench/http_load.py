@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             if not urls:
                 parser.error("give --url or --serve")
             for url in urls:
-                asyncio.run(load(url, 5, 1, 4, args.timeout))  # warm up: caches, connections
+                # Warm up every web process (its templates, its own cache, connections) first.
+                asyncio.run(load(url, 25, 2, 8, args.timeout))
                 result = asyncio.run(load(url, args.rate, duration, args.connections, args.timeout))
                 results.append(result)
                 print(

@@ -3,12 +3,12 @@
     python bench/web.py [--sizes 100x200,1000x1000,5000x10000] [--steps 20] [--repeat 1]
                         [--viewers 100 --viewers-size 100x200] [--json out.json] [--append-results]
 
-Starts Redis, one Celery worker and daphne on free loopback ports with a temporary SQLite DB
+Starts Redis, one Celery worker and the web server on free loopback ports with a temporary SQLite DB
 (bench/web_stack.py), and for each size NODESxPODS (bench/scenarios.py):
 - creates the scenario and starts a run through the app's services, as its owner;
 - opens the run page in headless Chromium: load time, HTML bytes, time until the socket is live;
 - clicks Step N times: click -> #run-step changed latency (p50/p95), websocket bytes per step,
-  the largest websocket message, socket (re)opens, daphne tracebacks; a step whose page does not
+  the largest websocket message, socket (re)opens, web server tracebacks; a step whose page does not
   change within --step-timeout is reported as "never" and the remaining steps are queued
   server-side only (to measure the worker's time per step and the database growth);
 - at --play-min-nodes and above: "play" at max speed, the step counter sampled every 0.5 s for
@@ -128,7 +128,7 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
     run, timings = start_run(nodes, pods, actor)
     result.update(timings)
     before = db_state(stack, run)
-    tracebacks_before = stack.log_count("daphne", "Traceback")
+    tracebacks_before = stack.log_count("web", "Traceback")
     page, sockets = browser.open(stack.url, cookie)
     try:
         result["first_load"] = first_load(page, f"/runs/{run.share_token}/", args.load_timeout)
@@ -170,7 +170,7 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
             ws_messages_in_steps=len(dom_bytes),
             ws_largest_message_bytes=max((size for _t, size in sockets.frames), default=0),
             ws_opened=sockets.opened,
-            daphne_tracebacks=stack.log_count("daphne", "Traceback") - tracebacks_before,
+            web_tracebacks=stack.log_count("web", "Traceback") - tracebacks_before,
             worker_idle_after_steps=idle,
             db_before=before,
             db_after=after,

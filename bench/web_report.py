@@ -27,7 +27,7 @@ def _dom(row: dict[str, Any]) -> str:
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         "| cluster | create + start run | first load (HTML) | socket live | step → DOM p50 / p95 | server step median (max) "
-        "| ws bytes / step | largest ws message | ws opens | daphne tracebacks | DB growth / step (frame views) |",
+        "| ws bytes / step | largest ws message | ws opens | web server tracebacks | DB growth / step (frame views) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report["sizes"]:
@@ -40,7 +40,7 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {_dom(row)} "
             f"| {_num(row['server_step_median_s'], ' s')} ({_num(row['server_step_max_s'], ' s')}; {row['server_steps']} steps) "
             f"| {_kb(row['ws_bytes_per_step'])} | {_kb(row['ws_largest_message_bytes'])} | {row['ws_opened']} "
-            f"| {row['daphne_tracebacks']} "
+            f"| {row.get('web_tracebacks', row.get('daphne_tracebacks'))} "
             f"| {_kb(row['db_growth_per_step_bytes'])} ({_kb(row['frame_view_bytes_per_step'])}) |"
         )
     plays = [row for row in report["sizes"] if row.get("play")]

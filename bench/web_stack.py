@@ -1,4 +1,4 @@
-"""The real stack for the web benchmark: Redis, one Celery worker, daphne, a temporary SQLite DB.
+"""The real stack for the web benchmark: Redis, one Celery worker, the web server, a temporary SQLite DB.
 
 The same processes `./dev run` starts (through playground.launcher's helpers), on free loopback
 ports, with a database file in a temporary directory that is deleted afterwards. This process
@@ -26,7 +26,7 @@ STARTUP_TIMEOUT = 90.0
 
 
 class Stack:
-    """Start with `start()`; `url` is daphne's base URL, `logs` the servers' log files."""
+    """Start with `start()`; `url` is the web server's base URL, `logs` the servers' log files."""
 
     def __init__(self, keep: bool = False) -> None:
         from playground.launcher import Supervisor
@@ -52,11 +52,11 @@ class Stack:
         from playground.launcher import (
             celery_worker_argv,
             celery_worker_ready,
-            daphne_argv,
             free_port,
             http_ok,
             start_redis,
             wait_until,
+            web_server_argv,
         )
 
         atexit.register(self.stop)
@@ -66,7 +66,7 @@ class Stack:
         env = {
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DJANGO_ENV": "development",
-            "DEBUG": "true",  # in development daphne serves the static files (htmx) only with DEBUG
+            "DEBUG": "true",  # in development the web server serves the static files (htmx) only with DEBUG
             "REDIS_URL": self.redis_url,
             "DATABASE_URL": f"sqlite:///{self.db_path}",
             "PYTHONUNBUFFERED": "1",
@@ -87,8 +87,8 @@ class Stack:
         )
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        web = self.supervisor.start("daphne", daphne_argv("127.0.0.1", port), env=child_env, output=self._log("daphne"))
-        wait_until(lambda: http_ok(self.url + "/"), timeout=STARTUP_TIMEOUT, what="daphne", alive=lambda: web.poll() is None)
+        web = self.supervisor.start("web", web_server_argv("127.0.0.1", port), env=child_env, output=self._log("web"))
+        wait_until(lambda: http_ok(self.url + "/"), timeout=STARTUP_TIMEOUT, what="web server", alive=lambda: web.poll() is None)
         wait_until(
             lambda: celery_worker_ready(self.redis_url),
             timeout=STARTUP_TIMEOUT,

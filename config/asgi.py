@@ -1,4 +1,4 @@
-"""ASGI entry point (daphne): HTTP through Django, websockets through Channels."""
+"""ASGI entry point (uvicorn via playground.web_processes; daphne for runserver): HTTP through Django, websockets through Channels."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 from playground.routing import websocket_urlpatterns  # noqa: E402
 
-# daphne serves no static files: in development Django's handler does, in production whitenoise
+# The ASGI server serves no static files: in development Django's handler does, in production whitenoise
 # serves the collected files.
 http_application = ASGIStaticFilesHandler(django_asgi_app) if settings.DEBUG else django_asgi_app
 

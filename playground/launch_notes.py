@@ -13,10 +13,6 @@ NOTES = [
         "Redis asks for vm.overcommit_memory=1 because its background saves fork; the playground's "
         "private Redis saves nothing to disk, so the warning does not apply.",
     ),
-    (
-        "HTTP/2 support not enabled",
-        "daphne serves HTTP/1.1 and websockets, all the playground uses; HTTP/2 would need TLS.",
-    ),
 ]
 ROOT_NOTE = (
     "running with superuser privileges",

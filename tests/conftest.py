@@ -10,7 +10,7 @@ servers (tests/engine/) pay nothing. Fixtures:
 - ``live_env`` (session): the environment for child processes: test database, Redis, DEBUG on.
 - ``celery_worker`` (session): a real ``celery worker --pool=solo`` on that Redis and test
   database, answering control pings; yields a ``LiveProcess`` (``.hostname``, ``.log_path``).
-- ``asgi_server`` (session): daphne serving config.asgi on a free port; yields a ``LiveProcess``
+- ``asgi_server`` (session): the web server (playground.web_processes) serving config.asgi on a free port; yields a ``LiveProcess``
   (``.url`` like ``http://127.0.0.1:PORT``). ``live_url`` yields just that URL.
 - ``browser`` (session): headless Debian Chromium driven by Playwright's sync API.
 - ``page`` (function): a fresh browser context and page with ``base_url`` = ``live_url``; it
@@ -37,13 +37,13 @@ from playground.launcher import (
     Supervisor,
     celery_worker_argv,
     celery_worker_ready,
-    daphne_argv,
     free_port,
     http_ok,
     spawn,
     start_redis,
     stop_process_group,
     wait_until,
+    web_server_argv,
 )
 
 if TYPE_CHECKING:
@@ -197,10 +197,10 @@ def celery_worker(live_env: dict[str, str], redis_url: str, live_logs_dir: Path)
 def asgi_server(live_env: dict[str, str], live_logs_dir: Path) -> Iterator[LiveProcess]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log_path = live_logs_dir / "daphne.log"
+    log_path = live_logs_dir / "web.log"
     process = _start_and_wait(
-        "daphne",
-        daphne_argv("127.0.0.1", port),
+        "web server",
+        web_server_argv("127.0.0.1", port),
         live_env,
         log_path,
         lambda: http_ok(url + "/"),

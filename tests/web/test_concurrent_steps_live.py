@@ -1,4 +1,4 @@
-"""20 Step requests at once, from two sessions of the run's owner, through daphne, Redis and a
+"""20 Step requests at once, from two sessions of the run's owner, through the web server, Redis and a
 real Celery worker: every request is queued once, every step is executed once, and the stored
 log is exactly the headless engine's 20 steps (no frame or event lost or duplicated)."""
 

@@ -1,4 +1,4 @@
-"""End to end: browser -> daphne -> Celery worker -> Redis channel layer -> websocket -> browser."""
+"""End to end: browser -> web server -> Celery worker -> Redis channel layer -> websocket -> browser."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The scenario editor in real headless Chromium, against daphne on the test database."""
+"""The scenario editor in real headless Chromium, against the web server on the test database."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def test_launcher_runs_the_stack_and_ctrl_c_stops_all_of_it(tmp_path: Path) -> N
         with urllib.request.urlopen(url + "diagnostics/", timeout=10) as response:
             assert response.status == 200
         children = descendants(launcher.pid)
-        assert len(children) >= 3  # redis-server, celery worker, daphne
+        assert len(children) >= 3  # redis-server, celery worker, web server
 
         launcher.send_signal(signal.SIGINT)
         assert launcher.wait(timeout=60) == 0

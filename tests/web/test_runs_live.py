@@ -1,4 +1,4 @@
-"""Runs end to end: real Chromium, daphne, a real Celery worker, Redis (issue #6's acceptance)."""
+"""Runs end to end: real Chromium, the web server, a real Celery worker, Redis (issue #6's acceptance)."""
 
 from __future__ import annotations
 

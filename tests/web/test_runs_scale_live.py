@@ -1,4 +1,4 @@
-"""A 2,000-node run in real Chromium (daphne, a Celery worker, Redis): the page loads small,
+"""A 2,000-node run in real Chromium (the web server, a Celery worker, Redis): the page loads small,
 Step updates it, every websocket message stays under the limit, and the paged parts follow.
 Sizes are asserted; times are not (bench/ measures those)."""
 

@@ -1,5 +1,5 @@
 """The version selector, the compare page and scaling a Deployment, end to end: real Chromium,
-daphne, a Celery worker and Redis."""
+the web server, a Celery worker and Redis."""
 
 from __future__ import annotations
 

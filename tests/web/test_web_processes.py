@@ -1,4 +1,4 @@
-"""The multi-process web server: several daphne processes answer on one socket, a killed one is
+"""The multi-process web server: several web server processes answer on one socket, a killed one is
 started again, and an address already in use fails loudly instead of moving elsewhere."""
 
 from __future__ import annotations
