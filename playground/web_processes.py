@@ -45,6 +45,9 @@ def listen(host: str, port: int, backlog: int = 1024) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit TCP_NODELAY: a response written as headers then body is not
+    # held back by Nagle's algorithm waiting for the client's delayed ACK (~40 ms per request).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(backlog)
     sock.set_inheritable(True)
@@ -53,15 +56,18 @@ def listen(host: str, port: int, backlog: int = 1024) -> socket.socket:
 
 # Incoming websocket messages are a page's tiny re-sync requests: refuse anything large.
 WS_MAX_BYTES = 64 * 1024
+KEEP_ALIVE_S = 75  # as nginx's default
 
 
 def server_argv(fd: int) -> list[str]:
     """One server process on the inherited socket `fd`. Django's ASGI handler has no lifespan
-    support, so the lifespan protocol is off; access logs are left to a proxy in front."""
+    support, so the lifespan protocol is off; access logs are left to a proxy in front. Idle
+    keep-alive connections stay open KEEP_ALIVE_S (uvicorn's 5 s default closes connections
+    a client is about to reuse, and the request on it fails)."""
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application", "--fd", str(fd),
         "--http", "httptools", "--loop", "uvloop", "--ws", "websockets", "--ws-max-size", str(WS_MAX_BYTES),
-        "--lifespan", "off", "--no-access-log", "--log-level", "warning",
+        "--lifespan", "off", "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", str(KEEP_ALIVE_S),
     ]
 
 
