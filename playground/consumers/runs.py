@@ -202,18 +202,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         if run is None:
             return ""
         led, presenter_at = classroom.presenter_step(run.pk) if self.following else (False, None)
-        state = (
-            run.head_step,
-            run.last_seq,
-            run.reveal,
-            run.status,
-            run.speed,
-            run.pause_requested,
-            run.actions.count(),
-            run.actions.filter(state__in=["pending", "running"]).count(),
-            led,
-            presenter_at,
-        )
+        state = (*live_render.run_state(run), led, presenter_at)
         if state == self.rendered and not hello:
             return ""  # nothing changed since this viewer's last render
         self.rendered = state
