@@ -49,6 +49,7 @@ def test_fast_filters_scores_and_host_equal_the_plain_walk(tmp_path, seed):
             fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
             assert [n.name for n in fast] == [n.name for n in plain]
             assert _statuses(fast_d) == _statuses(plain_d)
+            _assert_feasible_rows(sched, state, fast)
             rejected += len(plain_d.node_to_status)
         feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
         if len(feasible) < 2:
@@ -145,6 +146,23 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     assert least_v(rows, 250, 1 << 28) == least(nodes, 250, 1 << 28)
 
 
+def _assert_feasible_rows(sched, state, fast) -> None:
+    """The rows the fast filter walk recorded for its feasible nodes (when the snapshot has node
+    arrays) are the rows their names map to, in the same order."""
+    from scheduler_core.backend.cache import node_arrays
+
+    found = state.get(node_arrays.FEASIBLE_ROWS_KEY)
+    if sched.snapshot.node_arrays() is None:
+        assert found is None
+        return
+    import numpy as np
+
+    assert found is not None and found.nodes is fast
+    want = node_arrays.rows_of(found.arrays, fast, sched.snapshot.index)
+    assert np.arange(sched.snapshot.num_nodes())[found.idx].tolist() == want.tolist()
+    state.delete(node_arrays.FEASIBLE_ROWS_KEY)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
     """A cluster past the arrays' size threshold: the fast path filters (NodeResourcesFit's
@@ -155,7 +173,7 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
     from scheduler_core.backend.cache import node_arrays
 
     path = tmp_path / "c.yaml"
-    path.write_text(_cluster_yaml(seed, node_arrays.MIN_NODES + 50, 200, 60))
+    path.write_text(_cluster_yaml(seed, max(node_arrays.MIN_NODES + 50, 1050), 200, 60))
     sim = Simulation(load_scenario_file(str(path)), seed=0)
     sched = sim.scheduler
     fwk = next(iter(sched.profiles.values()))
@@ -174,6 +192,7 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
             fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
             assert [n.name for n in fast] == [n.name for n in plain]
             assert _statuses(fast_d) == _statuses(plain_d)
+            _assert_feasible_rows(sched, state, fast)
             fit_rejections += sum(s.plugin == "NodeResourcesFit"
                                   for s in plain_d.node_to_status.node_to_status.values())
         feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
