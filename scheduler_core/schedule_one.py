@@ -34,6 +34,7 @@ from scheduler_core.framework.runtime.framework import Framework, NodePluginScor
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
 from scheduler_core.util.name_table import table_for
 from scheduler_core.version_behaviour import prefilter_result_absent_status, select_host_reservoir
@@ -135,8 +136,8 @@ class ScheduleOne:
             return ScheduleResult(), qpi, fit_status(fe_), nominating
 
         host = result.suggested_host
-        assumed_pod = dataclasses.replace(pod, node_name=host)
-        assumed_qpi = dataclasses.replace(qpi, pod_info=PodInfo(assumed_pod))
+        assumed_pod = replace_fields(pod, node_name=host)
+        assumed_qpi = replace_fields(qpi, pod_info=PodInfo(assumed_pod))
         try:
             self.cache.assume_pod(assumed_pod, assumed_qpi.pod_info)
         except CacheError as e:
@@ -198,7 +199,7 @@ class ScheduleOne:
         # The API now has the pod assigned; the informer reports it after the next Pop.
         cur = self.cluster.pods.get(pod.key)
         if cur is not None:
-            new = dataclasses.replace(cur, node_name=host, nominated_node_name="")
+            new = replace_fields(cur, node_name=host, nominated_node_name="")
             self.cluster.pods[pod.key] = new
             self.bind_updates.add(cur)
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import count
+from typing import Any
 
 from scheduler_core.api.types import (
     RESOURCE_CPU,
@@ -152,13 +153,41 @@ class Resource:
         return f"Resource({self.to_json()})"
 
 
+# pod_requests depends only on the pod's containers, init containers and overhead (and the
+# defaults passed), which are never changed in place: a changed pod is a new Pod, and a copy made
+# with another field changed (e.g. the assumed pod with its node) keeps the same lists. A cycle
+# asks for one pod's requests several times (Fit's PreFilter and PreScore, BalancedAllocation,
+# the cache when it assumes and when the binding is observed), each time summing Fractions;
+# the memo answers them from the first sum. Entries hold the objects they were computed from,
+# so an id is never reused while its entry lives; the memo is emptied when it grows past
+# _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result).
+_REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
+_MEMO_LIMIT = 16384
+
+
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
     """resourcehelper.PodRequests: max(sum of containers + restartable init containers, each
     init container on top of the sidecars started before it) + overhead.
 
     `non_missing` supplies values for resources a container does not request at all (used for
-    the non-zero requests scoring relies on).
+    the non-zero requests scoring relies on; pass a dict that is never changed, e.g. a module
+    constant). Returns a new dict each time: callers may change it.
     """
+    containers = pod.containers
+    key = (id(containers), id(non_missing))
+    hit = _REQUESTS_MEMO.get(key)
+    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
+            and hit[2] is pod.overhead and hit[3] is non_missing):
+        return dict(hit[4])
+    reqs = _pod_requests(pod, non_missing)
+    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
+        _REQUESTS_MEMO.clear()
+    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, non_missing, reqs)
+    return dict(reqs)
+
+
+def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str, Fraction]:
+    """pod_requests, computed."""
 
     def creqs(c: Container) -> dict[str, Fraction]:
         if not non_missing:
@@ -201,6 +230,13 @@ def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> di
     return reqs
 
 
+# The requests scoring assumes for a container that requests no cpu / memory (non-zero requests).
+NON_ZERO_DEFAULTS: dict[str, Fraction] = {
+    RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+
 @dataclass
 class PodResource:
     resource: Resource
@@ -211,13 +247,7 @@ class PodResource:
 def calculate_resource(pod: Pod) -> PodResource:
     """PodInfo.CalculateResource: the pod's requests and its non-zero cpu/memory for scoring."""
     requests = pod_requests(pod)
-    non0 = pod_requests(
-        pod,
-        non_missing={
-            RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
-            RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
-        },
-    )
+    non0 = pod_requests(pod, non_missing=NON_ZERO_DEFAULTS)
     res = Resource.from_list(requests)
     return PodResource(
         res,
