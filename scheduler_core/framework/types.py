@@ -388,8 +388,8 @@ class HostPortInfo:
         return False
 
     def clone(self) -> HostPortInfo:
-        h = HostPortInfo()
-        h.ports = {k: set(v) for k, v in self.ports.items()}
+        h = HostPortInfo.__new__(HostPortInfo)
+        h.ports = {k: set(v) for k, v in self.ports.items()} if self.ports else {}
         return h
 
 
@@ -508,7 +508,9 @@ class NodeInfo:
         c.used_ports = self.used_ports.clone()
         c.requested = self.requested.clone()
         c.non_zero_requested = self.non_zero_requested.clone()
-        c.allocatable = self.allocatable.clone()
+        # Shared, not copied: a NodeInfo's allocatable is only ever replaced whole (set_node),
+        # never changed in place, so the copy cannot see a later change through it.
+        c.allocatable = self.allocatable
         # Upstream snapshots each image's node count when the node is cloned (only nodes that
         # changed are cloned), so counts seen by ImageLocality lag behind other nodes' changes.
         c.image_states = {k: ImageStateSummary(v.size, v.num_nodes) for k, v in self.image_states.items()} \

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
+    NON_ZERO_DEFAULTS,
     NodeInfo,
     is_scalar_resource_name,
     milli_value,
@@ -26,10 +24,7 @@ from scheduler_core.framework.types import (
     value,
 )
 
-_NON_MISSING = {
-    RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
-    RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
-}
+_NON_MISSING = NON_ZERO_DEFAULTS  # the one constant, so pod_requests' memo shares its entries
 
 
 @dataclass(frozen=True)
