@@ -160,9 +160,10 @@ class Resource:
 # the cache when it assumes and when the binding is observed), each time summing Fractions;
 # the memo answers them from the first sum. Entries hold the objects they were computed from,
 # so an id is never reused while its entry lives; the memo is emptied when it grows past
-# _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result).
+# _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result), so it never
+# holds more than a few hundred pods' requests, whatever the number of pods.
 _REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
-_MEMO_LIMIT = 16384
+_MEMO_LIMIT = 512  # a pod's requests are asked for within its cycle and the next: a few suffice
 
 
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:

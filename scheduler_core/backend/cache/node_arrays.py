@@ -17,10 +17,11 @@ from typing import Any
 
 from scheduler_core.framework.types import NodeInfo
 
-# Below this many nodes the per-node loops are as fast as setting up vector work. With the rows
-# kept up to date in place and the filter walk handing its rows to the Score phase, the vectors
-# already pay at a few hundred nodes (500 nodes, ~230 scored per cycle: ~15% less CPU).
-MIN_NODES = 100
+# Below this many nodes the arrays are not used. The vectors would pay from a few hundred nodes
+# now that the rows are kept up to date in place and the filter walk hands its rows to the Score
+# phase (~15% less CPU at 500 nodes), but importing NumPy adds ~9.5 MiB to the process, more than
+# a run of 500 nodes uses for its own data: small runs keep the per-node loops and their memory.
+MIN_NODES = 1000
 SAFE = 1 << 52  # node values and pod requests below this: their sums convert to float exactly
 NODE_ROWS_KEY = "fastpath/node-rows"  # CycleState key of the NodeRows being scored
 # CycleState key of the NodeRows of the nodes the fast path's filter walk found feasible.
