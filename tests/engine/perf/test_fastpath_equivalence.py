@@ -218,3 +218,42 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
         node_arrays.MIN_NODES = saved
         snapshot_mod.MIN_NODES = saved
     assert with_arrays == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_remembered_resource_scores_equal_fresh_scores(seed):
+    """The scorers' remembered per-node scores (small clusters) equal scores computed afresh,
+    cycle after cycle, while nodes change (a new snapshot copy, a pod added in place: a new
+    generation), requests vary and the per-request node cap is reached."""
+    import random
+
+    from scheduler_core.api.types import Container, Pod
+    from scheduler_core.framework.plugins.noderesources import resource_allocation
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+
+    rng = random.Random(seed)
+    nodes = _random_node_infos(rng, 300)
+    balanced = BalancedAllocation().scorer
+    least = resource_allocation.ResourceAllocationScorer("least", None, balanced.resources)
+    least.fast_cpu_mem = least_cpu_mem_batch(balanced.resources)
+    saved = resource_allocation._MAX_NODES
+    resource_allocation._MAX_NODES = 200  # some nodes past the cap
+    try:
+        for cycle in range(40):
+            for _ in range(rng.randint(0, 3)):
+                i = rng.randrange(len(nodes))
+                if rng.random() < 0.5:
+                    nodes[i] = nodes[i].snapshot()
+                    nodes[i].requested.milli_cpu += rng.randint(0, 500)  # a copy being built
+                    nodes[i].generation += 1
+                else:
+                    nodes[i].add_pod(Pod(f"p{cycle}-{i}", containers=[
+                        Container("c", requests={"cpu": rng.choice([1, 2]), "memory": 1 << 30})]))
+            sub = [nodes[k] for k in sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))]
+            pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31), (cycle, 7)])
+            for scorer in (balanced, least):
+                want = scorer.fast_cpu_mem(sub, pc, pm)
+                assert scorer.score_nodes(sub, [pc, pm])[0] == want
+    finally:
+        resource_allocation._MAX_NODES = saved
