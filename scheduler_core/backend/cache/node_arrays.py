@@ -13,6 +13,8 @@ per-node path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from scheduler_core.framework.types import NodeInfo
@@ -145,3 +147,94 @@ def joined_rows(pieces: list[Any], num_all: int) -> Any:
         elif p:
             parts.append(np.array(p, dtype=np.intp))
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
+
+
+class RowRuns:
+    """The rows of the nodes being scored as runs of the snapshot's node list, for snapshots
+    too small for node arrays: `runs` are (lo, hi) ranges of `all_nodes` (the snapshot's list
+    itself, whose slots update_snapshot replaces in place), in the order of `nodes`. What the
+    fast path writes under NODE_ROWS_KEY for the Score phase when it has no arrays; a scorer can
+    then keep its scores per row (resource_allocation.RowScores) and take each run as a slice."""
+
+    __slots__ = ("all_nodes", "runs", "nodes")
+
+    def __init__(self, all_nodes: list[NodeInfo], runs: list[tuple[int, int]], nodes: list[NodeInfo]) -> None:
+        self.all_nodes = all_nodes
+        self.runs = runs
+        self.nodes = nodes
+
+    def clone(self) -> RowRuns:
+        return self
+
+
+def row_runs(pieces: list[Any], num_all: int) -> list[tuple[int, int]]:
+    """joined_rows' pieces as (lo, hi) ranges that do not wrap, in walk order."""
+    runs: list[tuple[int, int]] = []
+    for p in pieces:
+        if type(p) is tuple:
+            lo, count = p
+            hi = lo + count
+            if hi <= num_all:
+                runs.append((lo, hi))
+            else:
+                runs.append((lo, num_all))
+                runs.append((0, hi - num_all))
+        elif p:
+            for r in p:
+                if runs and runs[-1][1] == r:
+                    runs[-1] = (runs[-1][0], r + 1)
+                else:
+                    runs.append((r, r + 1))
+    return [r for r in runs if r[0] < r[1]]
+
+
+_GENERATION = attrgetter("generation")
+
+
+class RowValues:
+    """Per-node values kept per row of a snapshot's node list `all_nodes`, with the NodeInfo
+    object and generation each was computed from: for values that depend only on the node's
+    NodeInfo and something the owner keys them by (a pod's request), e.g. a resource score.
+
+    A NodeInfo changes only through its own methods, which take a new generation, and
+    update_snapshot puts a new NodeInfo in a changed node's slot: a kept value is right while
+    its row holds the same object at the same generation. A cycle changes about one node and
+    pods of a workload share their request, so a cycle takes its values as list slices instead
+    of computing a few hundred again. Only for snapshots below MIN_NODES (fastpath writes
+    RowRuns only there): three lists of one slot per node."""
+
+    __slots__ = ("all_nodes", "src", "gens", "values")
+
+    def __init__(self, all_nodes: list[NodeInfo]) -> None:
+        n = len(all_nodes)
+        self.all_nodes = all_nodes
+        self.src: list[NodeInfo | None] = [None] * n
+        self.gens: list[int] = [0] * n
+        self.values: list[Any] = [None] * n
+
+    def fits(self, rows: RowRuns) -> bool:
+        """Whether these rows index the node list this was built for (same list, same size)."""
+        return self.all_nodes is rows.all_nodes and len(self.src) == len(rows.all_nodes)
+
+    def take(self, rows: RowRuns, compute: Callable[[list[NodeInfo]], list[Any]]) -> list[Any]:
+        """The values of rows.nodes in order, `compute` called (once, in row order) for the
+        rows whose NodeInfo changed since their value was kept."""
+        all_nodes, src, gens, values = self.all_nodes, self.src, self.gens, self.values
+        stale: list[int] = []
+        for lo, hi in rows.runs:
+            seg = all_nodes[lo:hi]
+            # List comparisons in C: the same objects (NodeInfo has no __eq__: identity) at the
+            # same generations as when the values were kept.
+            if src[lo:hi] != seg or gens[lo:hi] != list(map(_GENERATION, seg)):
+                stale.extend(k for k in range(lo, hi)
+                             if src[k] is not all_nodes[k] or gens[k] != all_nodes[k].generation)
+        if stale:
+            todo = [all_nodes[k] for k in stale]
+            for k, ni, v in zip(stale, todo, compute(todo), strict=True):
+                src[k] = ni
+                gens[k] = ni.generation
+                values[k] = v
+        out: list[Any] = []
+        for lo, hi in rows.runs:
+            out += values[lo:hi]
+        return out

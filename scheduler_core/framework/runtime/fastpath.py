@@ -20,10 +20,13 @@ from typing import Any
 from scheduler_core.api.types import Pod
 from scheduler_core.backend.cache.node_arrays import (
     FEASIBLE_ROWS_KEY,
+    MIN_NODES,
     NODE_ROWS_KEY,
     NodeRows,
+    RowRuns,
     joined_rows,
     rotated_rows,
+    row_runs,
     rows_of,
 )
 from scheduler_core.framework.cycle_state import CycleState
@@ -67,13 +70,22 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     arrays = snap.node_arrays() if nodes is snap.node_info_list else None
     # With node rows, the feasible nodes' row numbers as the walk finds them (joined_rows), so
     # the Score phase indexes the columns without looking each node up by name.
-    pieces: list[Any] | None = [] if arrays is not None else None
+    # Without arrays (small snapshots) the same rows as runs of the node list (RowRuns).
+    runs_only = arrays is None and nodes is snap.node_info_list and num_all < MIN_NODES
+    pieces: list[Any] | None = [] if arrays is not None or runs_only else None
     while pos < num_all and error is None:
         need = min(to_find + 1 - len(feasible), num_all - pos)
         chunk = _rotated_slice(nodes, start, pos, need)
         if arrays is not None and need >= MIN_ROWS:
             # NodeResourcesFit tests these rows as vectors (vector.py) while the chunk is whole.
             state.write(NODE_ROWS_KEY, NodeRows(arrays, rotated_rows(num_all, start, pos, need), chunk))
+            try:
+                sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+            finally:
+                state.delete(NODE_ROWS_KEY)
+        elif runs_only and need >= MIN_ROWS:
+            # NodeResourcesFit takes its quick test's answers from the rows it kept (RowValues).
+            state.write(NODE_ROWS_KEY, RowRuns(nodes, row_runs([((start + pos) % num_all, need)], num_all), chunk))
             try:
                 sts = fwk.run_filter_plugins_batch(state, pod, chunk)
             finally:
@@ -129,6 +141,8 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
         raise SchedulingError(error)
     if pieces is not None and arrays is not None:
         state.write(FEASIBLE_ROWS_KEY, NodeRows(arrays, joined_rows(pieces, num_all), feasible))
+    elif pieces is not None:
+        state.write(FEASIBLE_ROWS_KEY, RowRuns(nodes, row_runs(pieces, num_all), feasible))
     return feasible
 
 
@@ -163,16 +177,19 @@ def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: li
     if arrays is not None:
         # NodeResourcesFit and BalancedAllocation score these rows as vectors (vector.py): the
         # filter walk's rows when these are the nodes it found (and the columns are the same).
-        if found is not None and found.nodes is nodes and found.arrays is arrays:
+        if isinstance(found, NodeRows) and found.nodes is nodes and found.arrays is arrays:
             idx = found.idx
         else:
             idx = rows_of(arrays, nodes, snap.index)
         state.write(NODE_ROWS_KEY, NodeRows(arrays, idx))
+    elif (isinstance(found, RowRuns) and found.nodes is nodes and len(nodes) >= MIN_ROWS
+          and found.all_nodes is snap.node_info_list):
+        # No arrays: the resource scorers take the scores of these runs from their rows.
+        state.write(NODE_ROWS_KEY, found)
     try:
         totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes)
     finally:
-        if arrays is not None:
-            state.delete(NODE_ROWS_KEY)
+        state.delete(NODE_ROWS_KEY)
     if st is not None:
         raise SchedulingError(st)
     assert totals is not None

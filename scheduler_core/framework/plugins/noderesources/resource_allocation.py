@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
+from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     NON_ZERO_DEFAULTS,
@@ -24,10 +25,10 @@ from scheduler_core.framework.types import (
     value,
 )
 
-# How many distinct pod requests ResourceAllocationScorer remembers node scores for at a time.
+# How many distinct pod requests a ResourceAllocationScorer keeps row scores for at a time.
 _MAX_REQUESTS = 8
-# ... and for how many nodes per request (below the node arrays' threshold, node_arrays.py).
-_MAX_NODES = 1024
+
+
 _NON_MISSING = NON_ZERO_DEFAULTS  # the one constant, so pod_requests' memo shares its entries
 
 
@@ -100,9 +101,9 @@ class ResourceAllocationScorer:
         # imported only by runs that score thousands of nodes.
         self.vector_cpu_mem: Callable[[], Callable[[Any, int, int], list[int]]] | None = None
         self._vector: Callable[[Any, int, int], list[int]] | None = None
-        # The per-node form's scores per pod request (cpu, memory): {(cpu, mem): {node name:
-        # (NodeInfo, generation, score)}}. See _remembered.
-        self._scores: dict[tuple[int, int], dict[str, tuple[NodeInfo, int, int]]] = {}
+        # The per-node form's scores per row of the snapshot, per pod request (cpu, memory), for
+        # the fast path's RowRuns (small snapshots); see RowValues.
+        self._rows: dict[tuple[int, int], RowValues] = {}
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
@@ -169,10 +170,14 @@ class ResourceAllocationScorer:
                     rows: Any = None) -> tuple[list[int] | None, Status | None]:
         """`score` for every node, in order, without per-node call overhead for the default
         strategies on the default resources (cpu, memory); as vector expressions over `rows`
-        (the fast path's NodeRows of these nodes) when given and exact."""
+        (the fast path's NodeRows of these nodes) when given and exact, or from the scores kept
+        per row when `rows` are the fast path's RowRuns (small snapshots)."""
         fast = self.fast_cpu_mem
         if self._cpu_mem and fast is not None:
-            if rows is not None and self.vector_cpu_mem is not None:
+            if type(rows) is RowRuns:
+                if rows.nodes is nodes:
+                    return self._from_rows(fast, rows, pod_requests_list[0], pod_requests_list[1]), None
+            elif rows is not None and self.vector_cpu_mem is not None:
                 pc, pm = pod_requests_list[0], pod_requests_list[1]
                 if self._vector is None:
                     self._vector = self.vector_cpu_mem()
@@ -180,7 +185,7 @@ class ResourceAllocationScorer:
 
                 if fits_vector(pc, pm):
                     return self._vector(rows, pc, pm), None
-            return self._remembered(fast, nodes, pod_requests_list[0], pod_requests_list[1]), None
+            return fast(nodes, pod_requests_list[0], pod_requests_list[1]), None
         out = []
         score = self.score
         for ni in nodes:
@@ -190,41 +195,17 @@ class ResourceAllocationScorer:
             out.append(sc)
         return out, None
 
-    def _remembered(self, fast: Callable[[list[NodeInfo], int, int], list[int]], nodes: list[NodeInfo],
-                    pc: int, pm: int) -> list[int]:
-        """`fast(nodes, pc, pm)`, computed only for the nodes whose score for this request is not
-        known yet. A node's score depends on its allocatable and requests and the pod's request
-        only; a NodeInfo changes them only through its own methods, which take a new generation,
-        and the snapshot replaces a changed node's NodeInfo. So a score kept with the NodeInfo
-        object and its generation stays right while both are the same: most cycles change one
-        node, and pods of a workload share their request, so a cycle of a few hundred nodes
-        scores almost none of them again. Kept for _MAX_REQUESTS requests at a time, one entry
-        per node name (a changed node's entry is replaced) for at most _MAX_NODES nodes, so the
-        memory stays small (larger clusters score with node arrays, not here)."""
-        by_node = self._scores.get((pc, pm))
-        if by_node is None:
-            if len(self._scores) >= _MAX_REQUESTS:
-                self._scores.clear()
-            by_node = self._scores[(pc, pm)] = {}
-        get = by_node.get
-        out: list[int] = []
-        append = out.append
-        missing: list[int] = []
-        for k, ni in enumerate(nodes):
-            e = get(ni.name)
-            if e is not None and e[0] is ni and e[1] == ni.generation:
-                append(e[2])
-            else:
-                append(0)
-                missing.append(k)
-        if missing:
-            todo = [nodes[k] for k in missing]
-            room = len(by_node) < _MAX_NODES
-            for k, ni, sc in zip(missing, todo, fast(todo, pc, pm), strict=True):
-                out[k] = sc
-                if room or ni.name in by_node:
-                    by_node[ni.name] = (ni, ni.generation, sc)
-        return out
+    def _from_rows(self, fast: Callable[[list[NodeInfo], int, int], list[int]], rows: RowRuns,
+                   pc: int, pm: int) -> list[int]:
+        """`fast(rows.nodes, pc, pm)` from the scores kept per row of the snapshot's node list for
+        this request (RowValues: a node's score depends only on its allocatable and requests and
+        the pod's request), computing only the rows whose NodeInfo changed since."""
+        kept = self._rows.get((pc, pm))
+        if kept is None or not kept.fits(rows):
+            if len(self._rows) >= _MAX_REQUESTS:
+                self._rows.clear()
+            kept = self._rows[(pc, pm)] = RowValues(rows.all_nodes)
+        return kept.take(rows, lambda nodes: fast(nodes, pc, pm))
 
     def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str,
                                                pod_request: int) -> tuple[int, int]:
