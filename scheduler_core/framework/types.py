@@ -10,6 +10,7 @@ holds. Resources here are integers: millicores for cpu, bytes for memory, counts
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import count
@@ -163,7 +164,7 @@ class Resource:
 # _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result), so it never
 # holds more than a few hundred pods' requests, whatever the number of pods.
 _REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
-_MEMO_LIMIT = 512  # a pod's requests are asked for within its cycle and the next: a few suffice
+_MEMO_LIMIT = 1024  # a pod is asked about within its cycle and the next: a few hundred pods suffice
 
 
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
@@ -185,6 +186,23 @@ def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> di
         _REQUESTS_MEMO.clear()
     _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, non_missing, reqs)
     return dict(reqs)
+
+
+def pod_requests_derived(pod: Pod, tag: Any, compute: Callable[[Pod], Any]) -> Any:
+    """`compute(pod)` for a value derived from the pod's requests alone (e.g. a plugin's integer
+    requests), kept in pod_requests' memo under `tag` (a str or a tuple starting with one, naming
+    the computation) with the same rules. The kept value itself is returned: callers must not change it."""
+    containers = pod.containers
+    key = (id(containers), tag)
+    hit = _REQUESTS_MEMO.get(key)
+    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
+            and hit[2] is pod.overhead):
+        return hit[4]
+    value = compute(pod)
+    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
+        _REQUESTS_MEMO.clear()
+    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, None, value)
+    return value
 
 
 def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str, Fraction]:
@@ -333,7 +351,8 @@ class PodInfo:
 
     def calculate_resource(self) -> PodResource:
         if self._resource is None:
-            self._resource = calculate_resource(self.pod)
+            # The same pod's PodInfos (queued, assumed, bound) share one, never changed.
+            self._resource = pod_requests_derived(self.pod, "framework/pod-resource", calculate_resource)
         return self._resource
 
     def __repr__(self) -> str:

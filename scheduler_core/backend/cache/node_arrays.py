@@ -14,7 +14,8 @@ per-node path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import attrgetter
+from itertools import compress
+from operator import and_, attrgetter, eq, is_, not_
 from typing import Any
 
 from scheduler_core.framework.types import NodeInfo
@@ -223,11 +224,15 @@ class RowValues:
         stale: list[int] = []
         for lo, hi in rows.runs:
             seg = all_nodes[lo:hi]
+            now = list(map(_GENERATION, seg))
             # List comparisons in C: the same objects (NodeInfo has no __eq__: identity) at the
-            # same generations as when the values were kept.
-            if src[lo:hi] != seg or gens[lo:hi] != list(map(_GENERATION, seg)):
-                stale.extend(k for k in range(lo, hi)
-                             if src[k] is not all_nodes[k] or gens[k] != all_nodes[k].generation)
+            # same generations as when the values were kept; the rows that differ are found by
+            # C-level iterators too (a cycle usually has one).
+            kept_src = src[lo:hi]
+            kept_gens = gens[lo:hi]
+            if kept_src != seg or kept_gens != now:
+                stale.extend(compress(range(lo, hi), map(not_, map(and_, map(is_, kept_src, seg),
+                                                                    map(eq, kept_gens, now)))))
         if stale:
             todo = [all_nodes[k] for k in stale]
             for k, ni, v in zip(stale, todo, compute(todo), strict=True):

@@ -62,6 +62,7 @@ from scheduler_core.framework.types import (
     is_scalar_resource_name,
     milli_value,
     pod_requests,
+    pod_requests_derived,
     value,
 )
 
@@ -79,7 +80,12 @@ SUPPORTED_SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_T
 
 def compute_pod_resource_request(pod: Pod) -> Resource:
     """Resource.SetMaxResource(PodRequests(pod)) on an empty Resource: cpu as MilliValue, the rest
-    as Value; only cpu, memory, ephemeral-storage and scalar resources are kept (not `pods`)."""
+    as Value; only cpu, memory, ephemeral-storage and scalar resources are kept (not `pods`).
+    Computed once per pod (pod_requests_derived); each caller gets its own copy."""
+    return pod_requests_derived(pod, "noderesources/fit-request", _compute_pod_resource_request).clone()
+
+
+def _compute_pod_resource_request(pod: Pod) -> Resource:
     r = Resource()
     for name, q in pod_requests(pod).items():
         if name == RESOURCE_MEMORY:

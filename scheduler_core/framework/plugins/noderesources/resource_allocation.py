@@ -22,6 +22,7 @@ from scheduler_core.framework.types import (
     is_scalar_resource_name,
     milli_value,
     pod_requests,
+    pod_requests_derived,
     value,
 )
 
@@ -104,10 +105,19 @@ class ResourceAllocationScorer:
         # The per-node form's scores per row of the snapshot, per pod request (cpu, memory), for
         # the fast path's RowRuns (small snapshots); see RowValues.
         self._rows: dict[tuple[int, int], RowValues] = {}
+        self._requests_tag: tuple[str, bool, tuple[str, ...]] | None = None  # set on first use
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
-        else in whole units (Value); with the non-zero defaults unless `use_requested`."""
+        else in whole units (Value); with the non-zero defaults unless `use_requested`. Computed
+        once per pod and resource list (pod_requests_derived); each caller gets its own list."""
+        tag = self._requests_tag
+        if tag is None:
+            tag = self._requests_tag = ("noderesources/score-requests", self.use_requested,
+                                        tuple(r.name for r in self.resources))
+        return list(pod_requests_derived(pod, tag, self._request_list))
+
+    def _request_list(self, pod: Pod) -> list[int]:
         reqs = pod_requests(pod) if self.use_requested else pod_requests(pod, non_missing=_NON_MISSING)
         out = []
         for r in self.resources:
