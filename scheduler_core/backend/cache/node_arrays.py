@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import compress
-from operator import and_, attrgetter, eq, is_, not_
+from operator import and_, eq, is_, not_
 from typing import Any
 
 from scheduler_core.framework.types import NodeInfo
@@ -189,7 +189,6 @@ def row_runs(pieces: list[Any], num_all: int) -> list[tuple[int, int]]:
     return [r for r in runs if r[0] < r[1]]
 
 
-_GENERATION = attrgetter("generation")
 
 
 class RowValues:
@@ -224,15 +223,23 @@ class RowValues:
         stale: list[int] = []
         for lo, hi in rows.runs:
             seg = all_nodes[lo:hi]
-            now = list(map(_GENERATION, seg))
+            now = [ni.generation for ni in seg]
             # List comparisons in C: the same objects (NodeInfo has no __eq__: identity) at the
-            # same generations as when the values were kept; the rows that differ are found by
-            # C-level iterators too (a cycle usually has one).
-            kept_src = src[lo:hi]
-            kept_gens = gens[lo:hi]
-            if kept_src != seg or kept_gens != now:
-                stale.extend(compress(range(lo, hi), map(not_, map(and_, map(is_, kept_src, seg),
-                                                                    map(eq, kept_gens, now)))))
+            # same generations as when the values were kept. A run that differs is halved until
+            # the parts that differ are short (a few nodes change between two uses), so finding
+            # them costs list comparisons, not a pass over the run.
+            parts = [(lo, hi)]
+            while parts:
+                a, b = parts.pop()
+                if src[a:b] == seg[a - lo:b - lo] and gens[a:b] == now[a - lo:b - lo]:
+                    continue
+                if b - a > 32:
+                    m = (a + b) // 2
+                    parts.append((m, b))
+                    parts.append((a, m))  # popped first: stale rows stay in row order
+                    continue
+                stale.extend(compress(range(a, b), map(not_, map(and_, map(is_, src[a:b], seg[a - lo:b - lo]),
+                                                                  map(eq, gens[a:b], now[a - lo:b - lo])))))
         if stale:
             todo = [all_nodes[k] for k in stale]
             for k, ni, v in zip(stale, todo, compute(todo), strict=True):
