@@ -172,7 +172,7 @@ class Resource:
 # _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result), so it never
 # holds more than a few hundred pods' requests, whatever the number of pods.
 _REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
-_MEMO_LIMIT = 1024  # a pod is asked about within its cycle and the next: a few hundred pods suffice
+_MEMO_LIMIT = 64  # a pod is asked about within its cycle and the next (~12 entries)
 
 
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
