@@ -34,6 +34,7 @@ from scheduler_core.framework.runtime.framework import Framework, NodePluginScor
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
 from scheduler_core.util.name_table import table_for
 from scheduler_core.version_behaviour import prefilter_result_absent_status, select_host_reservoir
@@ -98,8 +99,9 @@ class ScheduleOne:
         self.bind_updates.deliver(self)  # the previous binding's update: this pod is in flight
         pod = self.cluster.pods.get(qpi.pod.key, qpi.pod)
         fwk = self.profiles[pod.scheduler_name]
-        self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
-                       profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
+        if self.sink.enabled:  # (the arguments alone cost a cycle something when no one listens)
+            self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
+                           profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
         if pod.deletion_timestamp is not None:
             self._k8s_event("Warning", "FailedScheduling", pod.key,
                             f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
@@ -135,14 +137,15 @@ class ScheduleOne:
             return ScheduleResult(), qpi, fit_status(fe_), nominating
 
         host = result.suggested_host
-        assumed_pod = dataclasses.replace(pod, node_name=host)
-        assumed_qpi = dataclasses.replace(qpi, pod_info=PodInfo(assumed_pod))
+        assumed_pod = replace_fields(pod, node_name=host)
+        assumed_qpi = replace_fields(qpi, pod_info=PodInfo(assumed_pod))
         try:
             self.cache.assume_pod(assumed_pod, assumed_qpi.pod_info)
         except CacheError as e:
             return result, assumed_qpi, Status.error(str(e)), ""
         self.queue.delete_nominated_pod_if_exists(assumed_pod)
-        self.sink.emit("assumed", pod=pod.key, node=host)
+        if self.sink.enabled:
+            self.sink.emit("assumed", pod=pod.key, node=host)
 
         st = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
         self._emit_point("Reserve", pod, st)
@@ -198,7 +201,7 @@ class ScheduleOne:
         # The API now has the pod assigned; the informer reports it after the next Pop.
         cur = self.cluster.pods.get(pod.key)
         if cur is not None:
-            new = dataclasses.replace(cur, node_name=host, nominated_node_name="")
+            new = replace_fields(cur, node_name=host, nominated_node_name="")
             self.cluster.pods[pod.key] = new
             self.bind_updates.add(cur)
 
@@ -277,6 +280,8 @@ class ScheduleOne:
         return s
 
     def _emit_point(self, point: str, pod: Pod, st: Status | None) -> None:
+        if not self.sink.enabled:
+            return
         self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point=point,
                        code=(st.code.label if st else "Success"), reasons=(st.reasons if st else []),
                        plugin=(st.plugin if st else ""))

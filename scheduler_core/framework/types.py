@@ -10,9 +10,11 @@ holds. Resources here are integers: millicores for cpu, bytes for memory, counts
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import count
+from typing import Any
 
 from scheduler_core.api.types import (
     RESOURCE_CPU,
@@ -82,6 +84,9 @@ def is_scalar_resource_name(name: str) -> bool:
     )
 
 
+_new_resource = object.__new__
+
+
 class Resource:
     """Aggregated resources (upstream framework.Resource)."""
 
@@ -134,10 +139,15 @@ class Resource:
         return self.scalar_resources.get(name, 0)
 
     def clone(self) -> Resource:
-        return Resource(
-            self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
-            dict(self.scalar_resources),
-        )
+        # Slots set directly (no __init__ call): two clones per changed node per cycle, and
+        # every node's on the first snapshot.
+        r = _new_resource(Resource)
+        r.milli_cpu = self.milli_cpu
+        r.memory = self.memory
+        r.ephemeral_storage = self.ephemeral_storage
+        r.allowed_pod_number = self.allowed_pod_number
+        r.scalar_resources = dict(self.scalar_resources) if self.scalar_resources else {}
+        return r
 
     def to_json(self) -> dict:
         d = {"cpu": self.milli_cpu, "memory": self.memory}
@@ -152,13 +162,59 @@ class Resource:
         return f"Resource({self.to_json()})"
 
 
+# pod_requests depends only on the pod's containers, init containers and overhead (and the
+# defaults passed), which are never changed in place: a changed pod is a new Pod, and a copy made
+# with another field changed (e.g. the assumed pod with its node) keeps the same lists. A cycle
+# asks for one pod's requests several times (Fit's PreFilter and PreScore, BalancedAllocation,
+# the cache when it assumes and when the binding is observed), each time summing Fractions;
+# the memo answers them from the first sum. Entries hold the objects they were computed from,
+# so an id is never reused while its entry lives; the memo is emptied when it grows past
+# _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result), so it never
+# holds more than a few hundred pods' requests, whatever the number of pods.
+_REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
+_MEMO_LIMIT = 64  # a pod is asked about within its cycle and the next (~12 entries)
+
+
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
     """resourcehelper.PodRequests: max(sum of containers + restartable init containers, each
     init container on top of the sidecars started before it) + overhead.
 
     `non_missing` supplies values for resources a container does not request at all (used for
-    the non-zero requests scoring relies on).
+    the non-zero requests scoring relies on; pass a dict that is never changed, e.g. a module
+    constant). Returns a new dict each time: callers may change it.
     """
+    containers = pod.containers
+    key = (id(containers), id(non_missing))
+    hit = _REQUESTS_MEMO.get(key)
+    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
+            and hit[2] is pod.overhead and hit[3] is non_missing):
+        return dict(hit[4])
+    reqs = _pod_requests(pod, non_missing)
+    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
+        _REQUESTS_MEMO.clear()
+    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, non_missing, reqs)
+    return dict(reqs)
+
+
+def pod_requests_derived(pod: Pod, tag: Any, compute: Callable[[Pod], Any]) -> Any:
+    """`compute(pod)` for a value derived from the pod's requests alone (e.g. a plugin's integer
+    requests), kept in pod_requests' memo under `tag` (a str or a tuple starting with one, naming
+    the computation) with the same rules. The kept value itself is returned: callers must not change it."""
+    containers = pod.containers
+    key = (id(containers), tag)
+    hit = _REQUESTS_MEMO.get(key)
+    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
+            and hit[2] is pod.overhead):
+        return hit[4]
+    value = compute(pod)
+    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
+        _REQUESTS_MEMO.clear()
+    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, None, value)
+    return value
+
+
+def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str, Fraction]:
+    """pod_requests, computed."""
 
     def creqs(c: Container) -> dict[str, Fraction]:
         if not non_missing:
@@ -201,6 +257,13 @@ def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> di
     return reqs
 
 
+# The requests scoring assumes for a container that requests no cpu / memory (non-zero requests).
+NON_ZERO_DEFAULTS: dict[str, Fraction] = {
+    RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+
 @dataclass
 class PodResource:
     resource: Resource
@@ -211,13 +274,7 @@ class PodResource:
 def calculate_resource(pod: Pod) -> PodResource:
     """PodInfo.CalculateResource: the pod's requests and its non-zero cpu/memory for scoring."""
     requests = pod_requests(pod)
-    non0 = pod_requests(
-        pod,
-        non_missing={
-            RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
-            RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
-        },
-    )
+    non0 = pod_requests(pod, non_missing=NON_ZERO_DEFAULTS)
     res = Resource.from_list(requests)
     return PodResource(
         res,
@@ -302,7 +359,8 @@ class PodInfo:
 
     def calculate_resource(self) -> PodResource:
         if self._resource is None:
-            self._resource = calculate_resource(self.pod)
+            # The same pod's PodInfos (queued, assumed, bound) share one, never changed.
+            self._resource = pod_requests_derived(self.pod, "framework/pod-resource", calculate_resource)
         return self._resource
 
     def __repr__(self) -> str:
@@ -358,8 +416,8 @@ class HostPortInfo:
         return False
 
     def clone(self) -> HostPortInfo:
-        h = HostPortInfo()
-        h.ports = {k: set(v) for k, v in self.ports.items()}
+        h = HostPortInfo.__new__(HostPortInfo)
+        h.ports = {k: set(v) for k, v in self.ports.items()} if self.ports else {}
         return h
 
 
@@ -478,7 +536,9 @@ class NodeInfo:
         c.used_ports = self.used_ports.clone()
         c.requested = self.requested.clone()
         c.non_zero_requested = self.non_zero_requested.clone()
-        c.allocatable = self.allocatable.clone()
+        # Shared, not copied: a NodeInfo's allocatable is only ever replaced whole (set_node),
+        # never changed in place, so the copy cannot see a later change through it.
+        c.allocatable = self.allocatable
         # Upstream snapshots each image's node count when the node is cloned (only nodes that
         # changed are cloned), so counts seen by ImageLocality lag behind other nodes' changes.
         c.image_states = {k: ImageStateSummary(v.size, v.num_nodes) for k, v in self.image_states.items()} \

@@ -49,6 +49,8 @@ class Snapshot:
             self.recount()
         if "arrays" not in slots:
             self.arrays = None
+        elif self.arrays is not None and not hasattr(self.arrays, "cols"):
+            self.arrays = None  # columns of an older layout: rebuilt from the nodes on next use
 
     def node_arrays(self) -> NodeArrays | None:
         """The columns of every node (built now if needed), or None when the snapshot is too

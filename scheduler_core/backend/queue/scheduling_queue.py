@@ -157,6 +157,7 @@ class PriorityQueue:
             for ev, plugin, fn in entries:
                 m.setdefault(ev, []).append((plugin, fn))
             self.queueing_hint_map[profile] = m
+        self._interest: dict[ClusterEvent, bool] = {}  # is_event_of_interest's answers
         self.plugin_to_events: dict[str, list[ClusterEvent]] = {}
         for m in self.queueing_hint_map.values():
             for ev, fns in m.items():
@@ -338,6 +339,20 @@ class PriorityQueue:
     # ------------------------------------------------------------------------------------------
     # queueing hints
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
+        """Whether some registered event covers `event`. The registrations are fixed when the
+        queue is built, so each distinct event's answer is kept: the assigned-pod event after
+        every binding no longer walks every profile's registrations."""
+        try:
+            return self._interest[event]
+        except AttributeError:  # a queue restored from a checkpoint written before the memo
+            self._interest = {}
+        except KeyError:
+            pass
+        answer = self._event_of_interest(event)
+        self._interest[event] = answer
+        return answer
+
+    def _event_of_interest(self, event: ClusterEvent) -> bool:
         if fe.cluster_event_is_wildcard(event):
             return True
         for hint_map in self.queueing_hint_map.values():

@@ -18,7 +18,17 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.types import Pod
-from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows, rotated_rows, rows_of
+from scheduler_core.backend.cache.node_arrays import (
+    FEASIBLE_ROWS_KEY,
+    MIN_NODES,
+    NODE_ROWS_KEY,
+    NodeRows,
+    RowRuns,
+    joined_rows,
+    rotated_rows,
+    row_runs,
+    rows_of,
+)
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis, SchedulingError
 from scheduler_core.framework.runtime.batch import OpportunisticBatch
@@ -58,6 +68,11 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     node_to_status = diagnosis.node_to_status
     snap = fwk.snapshot
     arrays = snap.node_arrays() if nodes is snap.node_info_list else None
+    # With node rows, the feasible nodes' row numbers as the walk finds them (joined_rows), so
+    # the Score phase indexes the columns without looking each node up by name.
+    # Without arrays (small snapshots) the same rows as runs of the node list (RowRuns).
+    runs_only = arrays is None and nodes is snap.node_info_list and num_all < MIN_NODES
+    pieces: list[Any] | None = [] if arrays is not None or runs_only else None
     while pos < num_all and error is None:
         need = min(to_find + 1 - len(feasible), num_all - pos)
         chunk = _rotated_slice(nodes, start, pos, need)
@@ -68,23 +83,36 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                 sts = fwk.run_filter_plugins_batch(state, pod, chunk)
             finally:
                 state.delete(NODE_ROWS_KEY)
+        elif runs_only and need >= MIN_ROWS:
+            # NodeResourcesFit takes its quick test's answers from the rows it kept (RowValues).
+            state.write(NODE_ROWS_KEY, RowRuns(nodes, row_runs([((start + pos) % num_all, need)], num_all), chunk))
+            try:
+                sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+            finally:
+                state.delete(NODE_ROWS_KEY)
         else:
             sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+        lo = (start + pos) % num_all
         pos += need
         if sts.count(None) == len(sts):
             if len(feasible) + len(chunk) > to_find:
                 keep = to_find - len(feasible)
                 feasible.extend(chunk[:keep])
+                if pieces is not None:
+                    pieces.append((lo, keep))
                 if record is not None:
                     record.add_passed(chunk[:keep])
                     record.add_cancelled(chunk[keep].name)
                 break
             feasible.extend(chunk)
+            if pieces is not None:
+                pieces.append((lo, len(chunk)))
             if record is not None:
                 record.add_passed(chunk)
             continue
         done = False
-        for ni, st in zip(chunk, sts, strict=True):
+        passed: list[int] | None = [] if pieces is not None else None
+        for k, (ni, st) in enumerate(zip(chunk, sts, strict=True)):
             if st is None or st.code == Code.SUCCESS:
                 if len(feasible) >= to_find:
                     if record is not None:
@@ -92,6 +120,8 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                     done = True
                     break
                 feasible.append(ni)
+                if passed is not None:
+                    passed.append((lo + k) % num_all)
             elif st.code == Code.ERROR:
                 error = st
             else:
@@ -101,12 +131,18 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                 record.add_status(ni.name, st)
             if error is not None:
                 break
+        if pieces is not None:
+            pieces.append(passed)
         if done:
             break
     if record is not None:
         record.num_feasible = len(feasible)
     if error is not None:
         raise SchedulingError(error)
+    if pieces is not None and arrays is not None:
+        state.write(FEASIBLE_ROWS_KEY, NodeRows(arrays, joined_rows(pieces, num_all), feasible))
+    elif pieces is not None:
+        state.write(FEASIBLE_ROWS_KEY, RowRuns(nodes, row_runs(pieces, num_all), feasible))
     return feasible
 
 
@@ -137,14 +173,23 @@ def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: li
         raise SchedulingError(st)
     snap = fwk.snapshot
     arrays = snap.node_arrays() if len(nodes) >= MIN_ROWS else None
+    found = state.get(FEASIBLE_ROWS_KEY)
     if arrays is not None:
-        # NodeResourcesFit and BalancedAllocation score these rows as vectors (vector.py).
-        state.write(NODE_ROWS_KEY, NodeRows(arrays, rows_of(arrays, nodes, snap.index)))
+        # NodeResourcesFit and BalancedAllocation score these rows as vectors (vector.py): the
+        # filter walk's rows when these are the nodes it found (and the columns are the same).
+        if isinstance(found, NodeRows) and found.nodes is nodes and found.arrays is arrays:
+            idx = found.idx
+        else:
+            idx = rows_of(arrays, nodes, snap.index)
+        state.write(NODE_ROWS_KEY, NodeRows(arrays, idx))
+    elif (isinstance(found, RowRuns) and found.nodes is nodes and len(nodes) >= MIN_ROWS
+          and found.all_nodes is snap.node_info_list):
+        # No arrays: the resource scorers take the scores of these runs from their rows.
+        state.write(NODE_ROWS_KEY, found)
     try:
         totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes)
     finally:
-        if arrays is not None:
-            state.delete(NODE_ROWS_KEY)
+        state.delete(NODE_ROWS_KEY)
     if st is not None:
         raise SchedulingError(st)
     assert totals is not None

@@ -49,6 +49,7 @@ def test_fast_filters_scores_and_host_equal_the_plain_walk(tmp_path, seed):
             fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
             assert [n.name for n in fast] == [n.name for n in plain]
             assert _statuses(fast_d) == _statuses(plain_d)
+            _assert_feasible_rows(sched, state, fast)
             rejected += len(plain_d.node_to_status)
         feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
         if len(feasible) < 2:
@@ -145,6 +146,28 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     assert least_v(rows, 250, 1 << 28) == least(nodes, 250, 1 << 28)
 
 
+def _assert_feasible_rows(sched, state, fast) -> None:
+    """The rows the fast filter walk recorded for its feasible nodes (when the snapshot has node
+    arrays) are the rows their names map to, in the same order."""
+    from scheduler_core.backend.cache import node_arrays
+
+    found = state.get(node_arrays.FEASIBLE_ROWS_KEY)
+    if sched.snapshot.node_arrays() is None:
+        # Runs of the node list instead (RowRuns), covering the feasible nodes in order.
+        assert isinstance(found, node_arrays.RowRuns) and found.nodes is fast
+        assert found.all_nodes is sched.snapshot.list()
+        covered = [found.all_nodes[k] for lo, hi in found.runs for k in range(lo, hi)]
+        assert len(covered) == len(fast) and all(a is b for a, b in zip(covered, fast, strict=True))
+        state.delete(node_arrays.FEASIBLE_ROWS_KEY)
+        return
+    import numpy as np
+
+    assert found is not None and found.nodes is fast
+    want = node_arrays.rows_of(found.arrays, fast, sched.snapshot.index)
+    assert np.arange(sched.snapshot.num_nodes())[found.idx].tolist() == want.tolist()
+    state.delete(node_arrays.FEASIBLE_ROWS_KEY)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
     """A cluster past the arrays' size threshold: the fast path filters (NodeResourcesFit's
@@ -155,7 +178,7 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
     from scheduler_core.backend.cache import node_arrays
 
     path = tmp_path / "c.yaml"
-    path.write_text(_cluster_yaml(seed, node_arrays.MIN_NODES + 50, 200, 60))
+    path.write_text(_cluster_yaml(seed, max(node_arrays.MIN_NODES + 50, 1050), 200, 60))
     sim = Simulation(load_scenario_file(str(path)), seed=0)
     sched = sim.scheduler
     fwk = next(iter(sched.profiles.values()))
@@ -174,6 +197,7 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
             fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
             assert [n.name for n in fast] == [n.name for n in plain]
             assert _statuses(fast_d) == _statuses(plain_d)
+            _assert_feasible_rows(sched, state, fast)
             fit_rejections += sum(s.plugin == "NodeResourcesFit"
                                   for s in plain_d.node_to_status.node_to_status.values())
         feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, len(nodes), has_nominated=False)
@@ -199,3 +223,95 @@ def test_fast_path_with_node_arrays_equals_the_plain_walk(tmp_path, seed):
         node_arrays.MIN_NODES = saved
         snapshot_mod.MIN_NODES = saved
     assert with_arrays == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_row_scores_equal_fresh_scores(seed):
+    """The scorers' kept row scores (small snapshots, RowRuns) equal scores computed afresh,
+    cycle after cycle, while nodes change (a new NodeInfo in a slot, a pod added in place: a new
+    generation), requests vary, runs wrap and the node list is replaced."""
+    import random
+
+    from scheduler_core.api.types import Container, Pod
+    from scheduler_core.backend.cache.node_arrays import RowRuns, row_runs
+    from scheduler_core.framework.plugins.noderesources import resource_allocation
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+
+    rng = random.Random(seed)
+    nodes = _random_node_infos(rng, 300)
+    balanced = BalancedAllocation().scorer
+    least = resource_allocation.ResourceAllocationScorer("least", None, balanced.resources)
+    least.fast_cpu_mem = least_cpu_mem_batch(balanced.resources)
+    for cycle in range(60):
+        for _ in range(rng.randint(0, 3)):
+            i = rng.randrange(len(nodes))
+            if rng.random() < 0.5:
+                nodes[i] = nodes[i].snapshot()
+                nodes[i].add_pod(Pod(f"q{cycle}-{i}", containers=[Container("c", requests={"cpu": 3})]))
+            else:
+                nodes[i].add_pod(Pod(f"p{cycle}-{i}", containers=[
+                    Container("c", requests={"cpu": rng.choice([1, 2]), "memory": 1 << 30})]))
+        if cycle == 30:
+            nodes = list(nodes)  # the node set changed: a new list
+        n = len(nodes)
+        start, count = rng.randrange(n), rng.randint(1, n)
+        skip = set(rng.sample(range(n), rng.randint(0, 20)))
+        window = [(start + k) % n for k in range(count)]
+        pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
+        sub = [nodes[r] for r in (window if not skip else pieces[0])]
+        runs = RowRuns(nodes, row_runs(pieces, n), sub)
+        pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31), (cycle, 7)])
+        for scorer in (balanced, least):
+            want = scorer.fast_cpu_mem(sub, pc, pm)
+            assert scorer.score_nodes(sub, [pc, pm], runs)[0] == want
+            assert scorer.score_nodes(sub, [pc, pm])[0] == want
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_path_with_row_runs_equals_the_plain_walk(tmp_path, seed):
+    """A cluster below the arrays' size: the fast path hands NodeResourcesFit and the resource
+    scorers runs of the node list (RowRuns), and they take their answers from rows they kept
+    across cycles (RowValues). Its nodes, statuses and host equal the plain walk's on wrapped
+    windows with Fit rejections, and a whole run's placements equal a run without the runs."""
+    from scheduler_core.backend.cache import node_arrays
+
+    path = tmp_path / "c.yaml"
+    path.write_text(_cluster_yaml(seed, 300, 400, 150))
+    sim = Simulation(load_scenario_file(str(path)), seed=0)
+    sched = sim.scheduler
+    fwk = next(iter(sched.profiles.values()))
+    sched.cache.update_snapshot(sched.snapshot)
+    nodes = sched.snapshot.list()
+    assert sched.snapshot.node_arrays() is None
+    compared = fit_rejections = 0
+    for pod in [p for p in sched.cluster.pods.values() if not p.node_name][:12]:
+        state = CycleState()
+        _, st, _ = fwk.run_pre_filter_plugins(state, pod)
+        if st is not None and st.code != Code.SUCCESS:
+            continue
+        for start, to_find in [(0, len(nodes)), (len(nodes) - 40, 150), (120, 100), (9, 70)]:
+            plain_d, fast_d = Diagnosis(), Diagnosis()
+            plain = walk_filters(sched, fwk, state, pod, plain_d, nodes, start, to_find, has_nominated=False)
+            fast = fastpath.pass_filters(fwk, state, pod, fast_d, nodes, start, to_find)
+            assert [n.name for n in fast] == [n.name for n in plain]
+            assert _statuses(fast_d) == _statuses(plain_d)
+            fit_rejections += sum(s.plugin == "NodeResourcesFit"
+                                  for s in plain_d.node_to_status.node_to_status.values())
+            if len(fast) >= fastpath.MIN_ROWS:
+                scores = prioritize_nodes(sched, fwk, state, pod, fast)
+                host, _ = select_host(sched, pod, scores)
+                assert fastpath.prioritize_and_select(fwk, state, pod, fast)[0] == host
+                compared += 1
+            state.delete(node_arrays.FEASIBLE_ROWS_KEY)
+    assert compared > 0 and fit_rejections > 0
+    sim.run()
+    with_runs = {p.key: p.node_name for p in sim.scheduler.cluster.pods.values()}
+    saved = fastpath.MIN_NODES
+    fastpath.MIN_NODES = 0  # no RowRuns: the per-node loops
+    try:
+        plain = Simulation(load_scenario_file(str(path)), seed=0)
+        plain.run()
+    finally:
+        fastpath.MIN_NODES = saved
+    assert with_runs == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}

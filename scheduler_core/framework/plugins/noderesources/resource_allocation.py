@@ -11,25 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
+from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
+    NON_ZERO_DEFAULTS,
     NodeInfo,
     is_scalar_resource_name,
     milli_value,
     pod_requests,
+    pod_requests_derived,
     value,
 )
 
-_NON_MISSING = {
-    RESOURCE_CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
-    RESOURCE_MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
-}
+# How many distinct pod requests a ResourceAllocationScorer keeps row scores for at a time.
+_MAX_REQUESTS = 8
+
+
+_NON_MISSING = NON_ZERO_DEFAULTS  # the one constant, so pod_requests' memo shares its entries
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,22 @@ class ResourceAllocationScorer:
         # imported only by runs that score thousands of nodes.
         self.vector_cpu_mem: Callable[[], Callable[[Any, int, int], list[int]]] | None = None
         self._vector: Callable[[Any, int, int], list[int]] | None = None
+        # The per-node form's scores per row of the snapshot, per pod request (cpu, memory), for
+        # the fast path's RowRuns (small snapshots); see RowValues.
+        self._rows: dict[tuple[int, int], RowValues] = {}
+        self._requests_tag: tuple[str, bool, tuple[str, ...]] | None = None  # set on first use
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
-        else in whole units (Value); with the non-zero defaults unless `use_requested`."""
+        else in whole units (Value); with the non-zero defaults unless `use_requested`. Computed
+        once per pod and resource list (pod_requests_derived); each caller gets its own list."""
+        tag = self._requests_tag
+        if tag is None:
+            tag = self._requests_tag = ("noderesources/score-requests", self.use_requested,
+                                        tuple(r.name for r in self.resources))
+        return list(pod_requests_derived(pod, tag, self._request_list))
+
+    def _request_list(self, pod: Pod) -> list[int]:
         reqs = pod_requests(pod) if self.use_requested else pod_requests(pod, non_missing=_NON_MISSING)
         out = []
         for r in self.resources:
@@ -167,10 +180,14 @@ class ResourceAllocationScorer:
                     rows: Any = None) -> tuple[list[int] | None, Status | None]:
         """`score` for every node, in order, without per-node call overhead for the default
         strategies on the default resources (cpu, memory); as vector expressions over `rows`
-        (the fast path's NodeRows of these nodes) when given and exact."""
+        (the fast path's NodeRows of these nodes) when given and exact, or from the scores kept
+        per row when `rows` are the fast path's RowRuns (small snapshots)."""
         fast = self.fast_cpu_mem
         if self._cpu_mem and fast is not None:
-            if rows is not None and self.vector_cpu_mem is not None:
+            if type(rows) is RowRuns:
+                if rows.nodes is nodes:
+                    return self._from_rows(fast, rows, pod_requests_list[0], pod_requests_list[1]), None
+            elif rows is not None and self.vector_cpu_mem is not None:
                 pc, pm = pod_requests_list[0], pod_requests_list[1]
                 if self._vector is None:
                     self._vector = self.vector_cpu_mem()
@@ -187,6 +204,18 @@ class ResourceAllocationScorer:
                 return None, st
             out.append(sc)
         return out, None
+
+    def _from_rows(self, fast: Callable[[list[NodeInfo], int, int], list[int]], rows: RowRuns,
+                   pc: int, pm: int) -> list[int]:
+        """`fast(rows.nodes, pc, pm)` from the scores kept per row of the snapshot's node list for
+        this request (RowValues: a node's score depends only on its allocatable and requests and
+        the pod's request), computing only the rows whose NodeInfo changed since."""
+        kept = self._rows.get((pc, pm))
+        if kept is None or not kept.fits(rows):
+            if len(self._rows) >= _MAX_REQUESTS:
+                self._rows.clear()
+            kept = self._rows[(pc, pm)] = RowValues(rows.all_nodes)
+        return kept.take(rows, lambda nodes: fast(nodes, pc, pm))
 
     def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str,
                                                pod_request: int) -> tuple[int, int]:
