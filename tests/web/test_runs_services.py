@@ -141,6 +141,24 @@ def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch
     assert engine.sim.sink.seq == run.last_seq and engine.step == 3
 
 
+def test_play_defers_a_due_checkpoint_to_its_end(inline_worker: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While playing, a due checkpoint would freeze a big cluster's page for a second: it waits
+    for the play to end (at most PLAY_DEFER intervals), and the run still rebuilds exactly."""
+    from playground.services.runs import worker
+
+    monkeypatch.setattr(run_engine, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(worker, "BATCH_UNITS", 1)  # commit after every step, as a slow play does
+    run = start("resource-fit")
+    act(run, RunAction.KIND_PLAY)
+    assert run.status == Run.STATUS_SETTLED and run.head_step > 2 * run_engine.PLAY_DEFER
+    steps = list(run.checkpoints.order_by("step").values_list("step", flat=True))
+    # Due at step 2, taken only once it had waited PLAY_DEFER intervals (or at the end).
+    assert steps[0] == 0 and 2 not in steps and 4 not in steps
+    assert steps[1] == 2 + run_engine.PLAY_DEFER * 2 or steps[-1] == run.head_step
+    engine = svc.Engine.rebuild(run)
+    assert engine.sim.sink.seq == run.last_seq and engine.step == run.head_step
+
+
 def test_advance_clock_schedules_then_fires_an_eviction(inline_worker: list) -> None:
     run = start("noexecute-eviction")
     act(run, RunAction.KIND_ADVANCE_CLOCK)

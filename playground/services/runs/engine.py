@@ -10,7 +10,9 @@ after a restart, an eviction from the cache, or when another worker moved the ru
 Checkpoints cost the cluster's size (5,000 nodes: about 5 MB and 1 s to take, 0.9 s to restore),
 steps do not, so a big cluster checkpoints less often: every CHECKPOINT_EVERY x (1 + nodes //
 CHECKPOINT_NODES) frames (5,000 nodes: every 220 frames, a replay of a few seconds at worst).
-The worker takes a due checkpoint after the step is committed and announced, so nobody waits.
+The worker takes a due checkpoint after the step is committed and announced, so nobody waits;
+while the run plays, a due checkpoint waits for the play to end (at most PLAY_DEFER intervals),
+so a playing page does not freeze for the second a big cluster's checkpoint takes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 
 CHECKPOINT_EVERY = 20  # frames between engine checkpoints, for clusters up to CHECKPOINT_NODES nodes
 CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the interval (see below)
+PLAY_DEFER = 4  # while playing, a due checkpoint waits at most this many intervals (see store_checkpoint)
 
 
 def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = None) -> Any:
@@ -100,8 +103,10 @@ class Engine:
     frames: list[RunFrame] = field(default_factory=list)
     events: list[RunEvent] = field(default_factory=list)
     checkpoint_due: bool = False
+    due_since: int = 0  # the step at which the pending checkpoint fell due
     last_result: str = ""
     node_memo: dict[str, Any] = field(default_factory=dict)  # Simulation.view's, between steps
+    interval: int = CHECKPOINT_EVERY  # frames between checkpoints for this run's cluster size
 
     @classmethod
     def rebuild(cls, run: Run) -> Engine:
@@ -195,8 +200,9 @@ class Engine:
         self.events.extend(
             RunEvent(run_id=self.run_id, seq=e["seq"], step=self.step, type=e["type"], data=e) for e in new_events
         )
-        if self.step % checkpoint_interval(len(view.get("nodes", []))) == 0:
-            self.checkpoint_due = True
+        self.interval = checkpoint_interval(len(view.get("nodes", [])))
+        if self.step % self.interval == 0 and not self.checkpoint_due:
+            self.checkpoint_due, self.due_since = True, self.step
 
     @property
     def dirty(self) -> bool:
@@ -219,10 +225,15 @@ class Engine:
         self.stored_step, self.stored_seq = self.step, self.sim.sink.seq
         self.frames, self.events = [], []
 
-    def store_checkpoint(self, *, force: bool = False) -> bool:
+    def store_checkpoint(self, *, force: bool = False, playing: bool = False) -> bool:
         """Store a checkpoint at the stored head if one is due (or `force`). Any frame may hold a
-        checkpoint, so a due one is taken where the engine is when its batch was committed."""
+        checkpoint, so a due one is taken where the engine is when its batch was committed.
+        `playing`: the run is playing and the page follows it; a big cluster's checkpoint
+        (about a second at 5,000 nodes) would freeze the page, so a due one waits for the play
+        to end, unless it has waited PLAY_DEFER intervals already (a restart replays less)."""
         if not (force or self.checkpoint_due) or self.dirty:
+            return False
+        if playing and not force and self.step - self.due_since < PLAY_DEFER * self.interval:
             return False
         RunCheckpoint.objects.bulk_create(
             [RunCheckpoint(run_id=self.run_id, step=self.stored_step, blob=self.sim.checkpoint())],

@@ -110,8 +110,10 @@ def _commit(
     result: str = "",
     extra: dict[str, Any] | None = None,
     lock: Any = None,
+    playing: bool = False,
 ) -> None:
-    """One transaction: pending frames and events, the run's progress, the action's state."""
+    """One transaction: pending frames and events, the run's progress, the action's state.
+    `playing`: a batch in the middle of "play" (a due checkpoint may wait: Engine.store_checkpoint)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         fields: dict[str, Any] = dict(extra or {})
@@ -138,7 +140,7 @@ def _commit(
             logger.warning("run %s: could not renew the lock", run_id)
     latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
     dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
-    if isinstance(engine, Engine) and engine.store_checkpoint():  # after the news: nobody waits for it
+    if isinstance(engine, Engine) and engine.store_checkpoint(playing=playing):  # after the news: nobody waits
         logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
 
 
@@ -250,7 +252,7 @@ def _play(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any)
         if finished:
             break
         if speed > 0 or len(engine.frames) >= BATCH_UNITS or time.monotonic() - batch_started >= BATCH_SECONDS:
-            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lock=lock)
+            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lock=lock, playing=True)
             batch_started = time.monotonic()
             current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
             if current["pause_requested"]:
