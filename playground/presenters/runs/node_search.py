@@ -103,12 +103,22 @@ def node_filters(screen: Screen) -> dict[str, Any]:
 
 
 def utilisation(node: dict[str, Any]) -> int:
-    """The node's fullest resource (cpu, memory, pods), 0-100."""
+    """The node's fullest resource (cpu, memory, pods), 0-100. Called for every node of the
+    heatmap on every render, hence written out by hand."""
     alloc, req = node.get("allocatable") or {}, node.get("requested") or {}
-    fractions = [float(req.get(r) or 0) / float(alloc[r]) for r in ("cpu", "memory") if float(alloc.get(r) or 0)]
-    if alloc.get("pods"):
-        fractions.append(len(node.get("pods") or []) / float(alloc["pods"]))
-    return min(100, round(max(fractions, default=0.0) * 100))
+    top = 0.0
+    for resource in ("cpu", "memory"):
+        capacity = float(alloc.get(resource) or 0)
+        if capacity:
+            used = float(req.get(resource) or 0) / capacity
+            if used > top:
+                top = used
+    pods = alloc.get("pods")
+    if pods:
+        used = len(node.get("pods") or ()) / float(pods)
+        if used > top:
+            top = used
+    return min(100, round(top * 100))
 
 
 def heatmap(screen: Screen, matching: list[dict[str, Any]], *, filtered: bool) -> list[dict[str, Any]]:
