@@ -13,8 +13,11 @@ byte-identical output. A bad scenario prints one clear error on stderr and exits
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
+from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
@@ -22,6 +25,23 @@ from scheduler_core.events_jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
 from scheduler_core.simulation import Simulation
+
+TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
+
+
+def _trace_output() -> Any:
+    """stdout with a 1 MiB buffer: a trace is tens of megabytes, and through the default 8 KiB
+    buffer every few events cost a system call and, into a pipe, a wake-up of the reader. Lines
+    still leave as the buffer fills, so the trace streams; on a terminal, line by line."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's StringIO, say)
+        return sys.stdout
+    if sys.stdout.isatty():
+        return sys.stdout
+    sys.stdout.flush()
+    raw = io.FileIO(fd, "w", closefd=False)
+    return io.TextIOWrapper(io.BufferedWriter(raw, buffer_size=TRACE_BUFFER), encoding="utf-8", newline="\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,10 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         for warning in scenario.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         tracing = args.command == "trace"
+        trace_out = _trace_output() if tracing else None
         sim = Simulation(scenario, seed=args.seed, record_events=tracing,
                          graceful_termination=args.graceful_termination,
                          kubernetes_version=args.kubernetes_version,
-                         event_writer=event_line_writer(sys.stdout) if tracing else None,
+                         event_writer=event_line_writer(trace_out) if trace_out is not None else None,
                          extender_transcript=ExtenderTranscript(policy=policy))
     except (ScenarioError, UnknownVersionError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -73,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"error: {args.file}: {e.strerror or e}", file=sys.stderr)
         return 2
-    settled = sim.run(args.max_time)
+    try:
+        settled = sim.run(args.max_time)
+        if trace_out is not None:
+            trace_out.flush()
+    except BrokenPipeError:  # the trace's reader went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     if args.command == "simulate":
         json.dump(sim.result(settled), sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")

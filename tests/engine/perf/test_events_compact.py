@@ -207,3 +207,19 @@ def test_trace_lines_are_exactly_json_dumps_with_sorted_keys(tmp_path) -> None:
            "not_evaluated": [], "note": "nodes"}
     assert encoder.encode(odd) == json.dumps(odd, sort_keys=True, default=str)
     assert joined > 0
+
+
+def test_trace_into_a_reader_that_stops_early_ends_quietly(tmp_path) -> None:
+    """`trace FILE | head`: the reader goes away; the trace stops without a traceback."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.yaml"
+    path.write_text(_cluster_yaml(1, 200, 150, 12))
+    proc = subprocess.Popen([sys.executable, "-m", "scheduler_core", "trace", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.read(200)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(60) == 0 and first.startswith(b"{") and b"Traceback" not in err, err[-500:]
