@@ -55,10 +55,22 @@ def group_pods(view: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[list[d
     rs_owners = _replica_set_owners(view)
     keys: dict[str, tuple[str, str, str]] = {}
     members: dict[str, list[dict[str, Any]]] = {}
-    for pod in pods:
-        key, kind, name, via = owner_of(pod, rs_owners)
-        keys.setdefault(key, (kind, name, via))
-        members.setdefault(key, []).append(pod)
+    bare = (BARE, "", "", "")
+    seen: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # (owner, namespace) -> its group
+    for pod in pods:  # every pod of the run on every render: the common cases stay cheap
+        owner = pod.get("owner")
+        if not owner:
+            key, kind, name, via = bare
+        else:
+            namespace = str(pod.get("key", "")).split("/", 1)[0]
+            found = seen.get((owner, namespace))
+            if found is None:
+                found = seen[(owner, namespace)] = owner_of(pod, rs_owners)
+            key, kind, name, via = found
+        if key not in members:
+            keys[key] = (kind, name, via)
+            members[key] = []
+        members[key].append(pod)
     order = [k for k in keys if k != BARE] + ([BARE] if BARE in keys else [])
     groups = {}
     for key in order:
