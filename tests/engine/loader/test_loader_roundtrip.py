@@ -1,7 +1,7 @@
 """load -> dump -> load gives equal objects, over every conformance case and bench input."""
 
-import glob
 import time
+from pathlib import Path
 
 import pytest
 from helpers import NODE, load, pod
@@ -9,8 +9,10 @@ from helpers import NODE, load, pod
 from scheduler_core.api.export import dump_scenario
 from scheduler_core.api.loader import load_scenario_file, load_scenario_text
 
-FILES = sorted(glob.glob("/work/shared/conformance/cases/*.yaml")) + sorted(
-    glob.glob("/work/shared/bench/*.yaml"))
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"  # ../shared beside the project
+FILES = [str(p) for p in sorted((SHARED / "conformance" / "cases").glob("*.yaml"))] + [
+    str(p) for p in sorted((SHARED / "bench").glob("*.yaml"))
+]
 
 
 def assert_round_trip(sc):

@@ -548,7 +548,7 @@ def test_add_default_toleration_seconds():
 
 
 # ---------------------------------------------------------------------------------------------
-# conformance cases (hand-built from /work/shared/conformance/cases/v28-v30)
+# conformance cases (hand-built from ../shared/conformance/cases/v28-v30)
 
 
 def test_conformance_v28_basic():
