@@ -79,9 +79,7 @@ def framework(screen: Screen) -> list[dict[str, Any]]:
     profiles = (screen.profiles or {}).get(profile_name) or {}
     statuses = _statuses(screen)
     reached = set(screen.groups[: screen.reveal] if screen.reveal is not None else screen.groups)
-    current_group = ""
-    if screen.groups:
-        current_group = screen.groups[(screen.reveal or len(screen.groups)) - 1]
+    current_group = screen.point_reached
     lit = [name for name, _, group in POINTS if group == current_group]
     if current_group == "bind":
         ran = [e.get("point") for e in screen.all("extension_point")]

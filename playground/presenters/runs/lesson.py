@@ -69,10 +69,9 @@ ANSWER_GROUPS = {"winner": "select", "rejectedBy": "filter", "victims": "postfil
 def _point_reached(step: LessonStep, screen: Screen) -> bool:
     """While "Step extension point" reveals the stop's cycle, the stop waits for its point: it is
     reached once the revealed groups get to that point (or past it, when the cycle skips it)."""
-    if not step.point or not screen.partial or not screen.groups:
+    if not step.point or not screen.partial:
         return True
-    last_revealed = screen.groups[(screen.reveal or 1) - 1]
-    return POINT_ORDER.index(last_revealed) >= POINT_ORDER.index(POINT_GROUPS[step.point])
+    return POINT_ORDER.index(screen.point_reached) >= POINT_ORDER.index(POINT_GROUPS[step.point])
 
 
 def _is_at(step: LessonStep, screen: Screen) -> bool:
@@ -99,10 +98,9 @@ def _answer_shown(step: LessonStep, screen: Screen) -> bool:
     if not screen.partial:
         return True
     group = ANSWER_GROUPS.get(step.predict.question if step.predict else "")
-    if group is None or not screen.groups:
+    if group is None:
         return False
-    last_revealed = screen.groups[(screen.reveal or 1) - 1]
-    return POINT_ORDER.index(last_revealed) >= POINT_ORDER.index(group)
+    return POINT_ORDER.index(screen.point_reached) >= POINT_ORDER.index(group)
 
 
 # ---- predictions: choices, the answer read off the events, the explanation -----------------------

@@ -82,6 +82,14 @@ class Screen:
         return self.reveal is not None and self.reveal < len(self.groups)
 
     @property
+    def point_reached(self) -> str:
+        """The extension-point group (selectors.points) shown last: the last one revealed by
+        "Step extension point", the cycle's last when it is shown whole; "" without a cycle."""
+        if not self.groups:
+            return ""
+        return self.groups[(self.reveal or len(self.groups)) - 1]
+
+    @property
     def is_cycle(self) -> bool:
         return self.frame.result == "cycle"
 

@@ -58,7 +58,7 @@ def _outcome(screen: Screen) -> str:
     if started is None:
         return f"cycle {frame.cycle}"
     if screen.partial:
-        current = POINT_LABELS[screen.groups[screen.reveal - 1]] if screen.reveal else ""
+        current = POINT_LABELS[screen.point_reached] if screen.reveal else ""
         return f"cycle {frame.cycle}: {started['pod']} at {current} (outcome not revealed yet)"
     selected = screen.first("selected")
     bound = screen.first("bound")
@@ -160,7 +160,7 @@ def _cycle_sentences(screen: Screen) -> list[str]:
     if bound is not None:
         out.append(f"{_name(bound['pod'])} was bound to {bound['node']}.")
     elif screen.partial:
-        current = POINT_LABELS[screen.groups[screen.reveal - 1]] if screen.reveal else ""
+        current = POINT_LABELS[screen.point_reached] if screen.reveal else ""
         out.append(f"The cycle is paused at {current}: step on to see the rest.")
     else:
         moves = [m for m in screen.all("queue_move") if m.get("pod") == started["pod"] and m.get("to") != "none"]
