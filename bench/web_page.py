@@ -14,17 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 # Click a button, resolve when #run-step's text differs from before (or after `timeout` ms).
 CLICK_AND_WAIT = """

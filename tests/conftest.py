@@ -45,6 +45,7 @@ from playground.launcher import (
     wait_until,
     web_server_argv,
 )
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -52,17 +53,6 @@ if TYPE_CHECKING:
 # The sync Playwright API runs an event loop in the test thread; the ORM must still be usable.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STARTUP_TIMEOUT = 60.0
 
 _live_logs: list[Path] = []
