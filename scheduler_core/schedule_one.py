@@ -99,9 +99,8 @@ class ScheduleOne:
         self.bind_updates.deliver(self)  # the previous binding's update: this pod is in flight
         pod = self.cluster.pods.get(qpi.pod.key, qpi.pod)
         fwk = self.profiles[pod.scheduler_name]
-        if self.sink.enabled:  # (the arguments alone cost a cycle something when no one listens)
-            self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
-                           profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
+        self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
+                       profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
         if pod.deletion_timestamp is not None:
             self._k8s_event("Warning", "FailedScheduling", pod.key,
                             f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
@@ -144,8 +143,7 @@ class ScheduleOne:
         except CacheError as e:
             return result, assumed_qpi, Status.error(str(e)), ""
         self.queue.delete_nominated_pod_if_exists(assumed_pod)
-        if self.sink.enabled:
-            self.sink.emit("assumed", pod=pod.key, node=host)
+        self.sink.emit("assumed", pod=pod.key, node=host)
 
         st = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
         self._emit_point("Reserve", pod, st)
