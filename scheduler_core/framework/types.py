@@ -183,33 +183,30 @@ def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> di
     the non-zero requests scoring relies on; pass a dict that is never changed, e.g. a module
     constant). Returns a new dict each time: callers may change it.
     """
-    containers = pod.containers
-    key = (id(containers), id(non_missing))
-    hit = _REQUESTS_MEMO.get(key)
-    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
-            and hit[2] is pod.overhead and hit[3] is non_missing):
-        return dict(hit[4])
-    reqs = _pod_requests(pod, non_missing)
-    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
-        _REQUESTS_MEMO.clear()
-    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, non_missing, reqs)
-    return dict(reqs)
+    return dict(_memoised(pod, id(non_missing), non_missing, lambda p: _pod_requests(p, non_missing)))
 
 
 def pod_requests_derived(pod: Pod, tag: Any, compute: Callable[[Pod], Any]) -> Any:
     """`compute(pod)` for a value derived from the pod's requests alone (e.g. a plugin's integer
     requests), kept in pod_requests' memo under `tag` (a str or a tuple starting with one, naming
     the computation) with the same rules. The kept value itself is returned: callers must not change it."""
+    return _memoised(pod, tag, None, compute)
+
+
+def _memoised(pod: Pod, tag: Any, anchor: Any, compute: Callable[[Pod], Any]) -> Any:
+    """The memo's one lookup: an entry is valid while the pod's containers, init containers and
+    overhead are the very objects it was computed from (and `anchor`, kept alive with it, is the
+    object whose id is in the key)."""
     containers = pod.containers
     key = (id(containers), tag)
     hit = _REQUESTS_MEMO.get(key)
     if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
-            and hit[2] is pod.overhead):
+            and hit[2] is pod.overhead and hit[3] is anchor):
         return hit[4]
     value = compute(pod)
     if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
         _REQUESTS_MEMO.clear()
-    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, None, value)
+    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, anchor, value)
     return value
 
 
