@@ -250,3 +250,20 @@ class RowValues:
         for lo, hi in rows.runs:
             out += values[lo:hi]
         return out
+
+
+KEPT_REQUESTS = 8  # distinct pod requests a plugin keeps RowValues for at a time
+
+
+def take_kept(kept: dict[Any, RowValues], key: Any, rows: RowRuns,
+              compute: Callable[[list[NodeInfo]], list[Any]]) -> list[Any]:
+    """`RowValues.take` from the RowValues a plugin keeps under `key` (its pod request) in
+    `kept`: made anew when there is none for these rows' node list, and `kept` emptied once it
+    holds KEPT_REQUESTS of them (workloads share a few requests; a run of distinct ones must
+    not grow it)."""
+    values = kept.get(key)
+    if values is None or not values.fits(rows):
+        if len(kept) >= KEPT_REQUESTS:
+            kept.clear()
+        values = kept[key] = RowValues(rows.all_nodes)
+    return values.take(rows, compute)

@@ -22,7 +22,7 @@ from scheduler_core.api.types import (
     Node,
     Pod,
 )
-from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, RowRuns, RowValues
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, RowRuns, RowValues, take_kept
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
@@ -388,12 +388,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         f = self.filter
         rows = state.get(NODE_ROWS_KEY)
         if type(rows) is RowRuns and rows.nodes is nodes:
-            kept = self._suspects.get((cpu, mem, eph))
-            if kept is None or not kept.fits(rows):
-                if len(self._suspects) >= 8:
-                    self._suspects.clear()
-                kept = self._suspects[(cpu, mem, eph)] = RowValues(rows.all_nodes)
-            flags = kept.take(rows, lambda todo: _quick_test(todo, cpu, mem, eph))
+            flags = take_kept(self._suspects, (cpu, mem, eph), rows, lambda todo: _quick_test(todo, cpu, mem, eph))
             for k in compress(range(len(flags)), flags):
                 out[k] = f(state, pod, nodes[k])
             return out

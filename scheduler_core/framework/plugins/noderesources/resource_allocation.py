@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
-from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues
+from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues, take_kept
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     NON_ZERO_DEFAULTS,
@@ -25,10 +25,6 @@ from scheduler_core.framework.types import (
     pod_requests_derived,
     value,
 )
-
-# How many distinct pod requests a ResourceAllocationScorer keeps row scores for at a time.
-_MAX_REQUESTS = 8
-
 
 _NON_MISSING = NON_ZERO_DEFAULTS  # the one constant, so pod_requests' memo shares its entries
 
@@ -210,12 +206,7 @@ class ResourceAllocationScorer:
         """`fast(rows.nodes, pc, pm)` from the scores kept per row of the snapshot's node list for
         this request (RowValues: a node's score depends only on its allocatable and requests and
         the pod's request), computing only the rows whose NodeInfo changed since."""
-        kept = self._rows.get((pc, pm))
-        if kept is None or not kept.fits(rows):
-            if len(self._rows) >= _MAX_REQUESTS:
-                self._rows.clear()
-            kept = self._rows[(pc, pm)] = RowValues(rows.all_nodes)
-        return kept.take(rows, lambda nodes: fast(nodes, pc, pm))
+        return take_kept(self._rows, (pc, pm), rows, lambda nodes: fast(nodes, pc, pm))
 
     def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str,
                                                pod_request: int) -> tuple[int, int]:
