@@ -48,8 +48,6 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader.timeline import parse_action
 
-    if params.get("action") == "scaleDeployment":
-        return  # checked by its own form (scale_action_from_form) against the run's Deployments
     try:
         act = parse_action(params, _admission(run.scenario_yaml), at=0.0)
     except ScenarioError as error:
@@ -70,6 +68,8 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
         name = act.params["node"].name
         if name in nodes:
             raise RunError(f'name: node "{name}" already exists', field="name")
+    elif action == "scaleDeployment":
+        pass  # the Deployment is one of the run's: its form (scale_action_from_form) offers only those
     elif action == "setScoreWeight":
         profile = act.params.get("profile") or "default-scheduler"
         plugins = score_plugins(run=run, profile=profile)
