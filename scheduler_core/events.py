@@ -5,10 +5,11 @@ Every step of the engine is reported as one event: a plain, JSON-serialisable di
 type's own fields. Engine code emits unconditionally, as upstream records events; a recorder
 nobody listens to drops them at once (`NullRecorder`, or an `EventSink` not enabled). The two
 payloads that grow with the cluster (a cycle's per-node filter verdicts and its score
-breakdown) are built only when `enabled`, and packed (schema 2): a table of distinct verdict
-rows with one row index per node, and score columns aligned with one node list. Read them
+breakdown) are built only when `enabled`, and packed (schema 3): a table of distinct verdict
+rows with one row index per evaluated node (the nodes not reached are a count: which ones follows
+from the last `node_list` event), and score columns aligned with one node list. Read them
 through scheduler_core/events_compact.py (`iter_verdicts`, `verdict_for`, `feasible_nodes`,
-`score_table`), which also reads schema-1 events.
+`score_table`, `not_evaluated_nodes`), which also reads schema-1 and schema-2 events.
 
 Kubernetes Events (what `kubectl get events` shows: Scheduled, FailedScheduling, Preempted,
 TaintManagerEviction) are one type among them: "k8s_event".
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # type -> what it reports (fields beyond seq/time/type)
 EVENT_TYPES: dict[str, str] = {
@@ -33,7 +34,12 @@ EVENT_TYPES: dict[str, str] = {
                        "[distinct rows {plugin: {code, reasons?, withNominatedPods?}}; a node the walk "
                        "stopped at because enough were feasible has the row {'_': Cancelled}], "
                        "num_feasible (the feasible nodes are the first num_feasible evaluated nodes "
-                       "whose row is all Success/Skip), not_evaluated [nodes, list order]",
+                       "whose row is all Success/Skip), num_not_evaluated (the rest of the node "
+                       "list: see node_list)",
+    "node_list": "cycle, pod, nodes [the list the Filter walk goes over, in list order: the walk starts "
+                 "at filter_verdicts' start_index and wraps around, so the nodes it did not reach are "
+                 "the num_not_evaluated that follow the evaluated ones]; emitted before a cycle's "
+                 "filter_verdicts when that list is not the one the previous node_list gave",
     "nominated_node_tried": "cycle, pod, node, feasible",
     "scores": "cycle, pod, nodes [scored nodes], plugins [columns: Score plugins, then extenders], "
               "weights {plugin: weight}, raw {plugin: column}, normalized {plugin: column, only where "

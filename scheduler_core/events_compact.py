@@ -1,11 +1,12 @@
-"""Reading the compact `filter_verdicts` and `scores` events (events.EVENT_TYPES, schema 2).
+"""Reading the compact `filter_verdicts` and `scores` events (events.EVENT_TYPES, schema 3).
 
 The engine records a cycle's verdicts as a table of distinct verdict rows with one row index
 per evaluated node, and its scores as columns aligned with one node list
 (framework/runtime/filter_record.py, framework.score_columns). Readers (the run page's
 inspector, tests, tools reading `trace`) get the per-node, per-plugin view back from here, so
 none of them depends on how the record is packed. Events stored before schema 2 (one dict per
-node, one dict per plugin and node) read the same way.
+node, one dict per plugin and node) and schema 2 (the not-evaluated nodes listed in every
+`filter_verdicts`) read the same way.
 """
 
 from __future__ import annotations
@@ -88,6 +89,28 @@ def outcome_groups(event: dict[str, Any]) -> list[tuple[dict[str, Any], list[str
         key = repr(sorted(row.items()))
         keyed.setdefault(key, (row, []))[1].append(node)
     return list(keyed.values())
+
+
+def num_not_evaluated(event: dict[str, Any]) -> int:
+    """How many nodes of the list the walk did not reach (the search stopped first)."""
+    if "num_not_evaluated" in event:
+        return int(event["num_not_evaluated"])
+    return len(event.get("not_evaluated") or [])
+
+
+def not_evaluated_nodes(event: dict[str, Any], node_list: dict[str, Any] | list[str] | None) -> list[str]:
+    """The nodes the walk did not reach, in list order from where it stopped (wrapping around
+    the list, as the walk does). `node_list` is the `node_list` event in effect for the cycle
+    (the last one at or before it) or its names; without it only an older event's own list
+    can answer, else []."""
+    if "num_not_evaluated" not in event:  # schema 1/2: listed in the event
+        return list(event.get("not_evaluated") or [])
+    count = int(event["num_not_evaluated"])
+    names = node_list.get("nodes") if isinstance(node_list, dict) else node_list
+    if not count or not names:
+        return []
+    n, start = len(names), int(event.get("start_index") or 0) + len(event.get("nodes") or [])
+    return [names[(start + i) % n] for i in range(min(count, n))]
 
 
 # ---- scores ------------------------------------------------------------------------------------

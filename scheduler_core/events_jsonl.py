@@ -1,8 +1,9 @@
 """`trace`'s output format: each event as one JSON line (sorted keys), written the moment the
 engine emits it, so a trace of any length never sits in memory.
 
-Most of a large cluster's trace is node names: a cycle's filter_verdicts lists every node
-(evaluated or not), its scores and ties the feasible ones. The same few thousand names recur
+Most of a large cluster's trace is node names: a cycle's filter_verdicts lists the evaluated
+nodes, its scores and ties the feasible ones (the whole node list is a `node_list` event, written
+when it changes). The same few thousand names recur
 in every cycle, so their JSON forms are kept and such lists are joined from them instead of
 being encoded again (or copied whole from util.name_table, for runs of the snapshot's node
 list); the text is exactly what json.dumps(event, sort_keys=True) gives.
@@ -18,7 +19,7 @@ from typing import Any, TextIO
 
 from scheduler_core.util.name_table import NameRun
 
-NAME_LIST_FIELDS = ("nodes", "not_evaluated", "ties")
+NAME_LIST_FIELDS = ("nodes", "ties")
 MIN_JOINED = 32  # shorter lists gain nothing from the detour
 
 

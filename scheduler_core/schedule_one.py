@@ -82,6 +82,7 @@ class ScheduleOne:
     batches: dict[str, OpportunisticBatch]
     batchable: dict[str, list[Any] | None]
     next_start_node_index: int
+    recorded_node_list: Any  # the node list the last `node_list` event gave (its snapshot index)
     waiting_pods: dict[str, WaitingPod]
     _deferred_moves: list[Any]
 
@@ -457,13 +458,27 @@ def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: Cycl
         return walk_filters(sched, fwk, state, pod, diagnosis, nodes, start, to_find, has_nominated, record)
     finally:
         if record is not None:
-            table = None
-            if nodes is sched.snapshot.list():  # the whole list: its names are shared cycle to cycle
-                index = sched.snapshot.index
-                table = table_for(index, lambda: list(index))
-            sched.sink.emit("filter_verdicts", cycle=sched.queue.scheduling_cycle, pod=pod.key,
-                            nominated_only=nominated, num_to_find=to_find, start_index=start,
-                            **record.fields(nodes, start, table))
+            _record_filter_walk(sched, pod, nodes, nominated, to_find, start, record)
+
+
+def _record_filter_walk(sched: ScheduleOne, pod: Pod, nodes: list[NodeInfo], nominated: bool,
+                        to_find: int, start: int, record: FilterRecord) -> None:
+    """The `filter_verdicts` event, preceded by a `node_list` event when the list the walk went
+    over is not the one last recorded: a reader needs the list to know which nodes the walk
+    did not reach, and it stays the same from cycle to cycle until a node comes or goes, so
+    thousands of names are written once instead of every cycle."""
+    cycle = sched.queue.scheduling_cycle
+    table = None
+    key: Any = None
+    if nodes is sched.snapshot.list():  # the whole list: its names are shared cycle to cycle
+        key = index = sched.snapshot.index
+        table = table_for(index, lambda: list(index))
+    if key is None or key is not getattr(sched, "recorded_node_list", None):
+        names = table.run([(0, len(table.names))]) if table is not None else [ni.name for ni in nodes]
+        sched.sink.emit("node_list", cycle=cycle, pod=pod.key, nodes=names)
+    sched.recorded_node_list = key  # a narrowed list (None) is written again next time
+    sched.sink.emit("filter_verdicts", cycle=cycle, pod=pod.key, nominated_only=nominated,
+                    num_to_find=to_find, start_index=start, **record.fields(nodes, start, table))
 
 
 def walk_filters(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,

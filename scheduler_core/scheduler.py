@@ -71,6 +71,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer):
         self.extender_transcript = extender_transcript if extender_transcript is not None else ExtenderTranscript()
         self.extenders: list[Any] = build_extenders(self.config, self.extender_transcript, self)
         self.next_start_node_index = 0
+        self.recorded_node_list: Any = None
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.start_times: dict[str, float] = {}
         self._deferred_moves: list = []

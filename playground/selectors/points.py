@@ -21,6 +21,7 @@ POINT_ORDER = list(POINT_LABELS)
 _GROUP_OF_TYPE = {
     "cycle_started": "queue",
     "prefilter": "prefilter",
+    "node_list": "filter",
     "filter_verdicts": "filter",
     "nominated_node_tried": "filter",
     "postfilter": "postfilter",

@@ -53,6 +53,13 @@ def frame_events(*, run: Run, frame: RunFrame) -> list[dict[str, Any]]:
     return list(run.events.filter(step=frame.step).order_by("seq").values_list("data", flat=True))
 
 
+def node_list_before(*, run: Run, seq: int) -> dict[str, Any] | None:
+    """The last `node_list` event before `seq`: the node list a cycle's Filter walk went over
+    (the engine writes it only when it changes; events_compact.not_evaluated_nodes)."""
+    return (RunEvent.objects.filter(run=run, type="node_list", seq__lt=seq)
+            .order_by("-seq").values_list("data", flat=True).first())
+
+
 def log_rows(*, run: Run, after_seq: int, upto_seq: int, limit: int = LOG_LIMIT) -> tuple[list[dict[str, Any]], int]:
     """Engine events after `after_seq` up to `upto_seq` (the newest `limit` of them), and how many
     were left out: what a (re)connecting viewer appends to its log to catch up."""

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 
 from playground.templatetags.text_tags import plural
-from scheduler_core.events_compact import feasible_nodes, score_totals
+from scheduler_core.events_compact import feasible_nodes, num_not_evaluated, score_totals
 
 register = template.Library()
 
@@ -53,10 +53,12 @@ def _summary(event: dict[str, Any]) -> str:
     if t in ("prefilter", "postfilter"):
         extra = _reasons(event)
         return f"{pod}: {event.get('plugin')} {event.get('code')}" + (f" — {extra}" if extra else "")
+    if t == "node_list":
+        return f"{pod}: Filter walks a list of {plural(len(event.get('nodes') or []), 'node')} (written when it changes)"
     if t == "filter_verdicts":
         return (
             f"{pod}: {len(feasible_nodes(event))} feasible of {len(event.get('nodes') or [])} evaluated, "
-            f"{len(event.get('not_evaluated') or [])} not evaluated"
+            f"{num_not_evaluated(event)} not evaluated"
         )
     if t == "scores":
         return f"{pod}: scored {plural(len(score_totals(event)), 'node')}"

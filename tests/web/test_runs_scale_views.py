@@ -95,6 +95,28 @@ def test_inspector_groups_expand_and_scores_are_top_n_with_full_table(client: Cl
     assert full.count("data-node=") >= 10
 
 
+def test_not_evaluated_group_lists_the_nodes_the_walk_did_not_reach(client: Client, inline_worker: list) -> None:  # noqa: F811
+    """150 nodes in three zones, all feasible: each cycle finds 100 feasible and never reaches 49. The
+    engine writes the node list once (the first cycle's frame) and a count per cycle; the second
+    cycle's "not evaluated" group is rebuilt from that stored list."""
+    nodes = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: {{topology.kubernetes.io/zone: "
+             f"z{i // 50}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n" for i in range(150)]
+    pods = [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default}}\n"
+            f"spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}\n" for i in range(3)]
+    scenario = scenario_create(actor=OWNER, name="walk", yaml_text="---\n".join(nodes + pods))
+    run = svc.run_start(scenario=scenario, actor=OWNER)
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_STEP)
+    lists = list(run.events.filter(type="node_list").values_list("step", flat=True))
+    walk = run.events.filter(type="filter_verdicts").order_by("-seq").first()
+    assert lists == [1] and walk.step == 2
+    expected = sorted({f"n{i:03d}" for i in range(150)} - set(walk.data["nodes"]))
+    assert len(expected) == walk.data["num_not_evaluated"] == 49  # 100 feasible and the one it stopped at
+    assert f"<strong>{len(expected)} nodes</strong>: not evaluated" in get(client, run, "run")
+    shown = re.findall(r'data-node="([^"]+)"', get(client, run, "run_filter_group", group="-1", step="2"))
+    assert sorted(shown) == expected
+
+
 def test_pods_events_and_log_are_searched_and_paged(client: Client, big_run: Run) -> None:
     one = get(client, big_run, "run_pods", q="pod-00001")
     assert one.count("data-pod=") == 1 and "<strong>1</strong> of 60 pods" in one

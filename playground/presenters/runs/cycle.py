@@ -115,7 +115,7 @@ def filter_matrix(screen: Screen) -> dict[str, Any] | None:
             else:
                 cells.append(_cell({"code": "Success"}))
         rows.append({"node": node, "cells": cells, "feasible": passed, "evaluated": True, "dropped": False})
-    for node in event.get("not_evaluated", []):
+    for node in screen.not_evaluated:
         rows.append({"node": node, "cells": [], "feasible": False, "evaluated": False, "dropped": False})
     feasible_count = sum(1 for r in rows if r["feasible"])
     columns = [{"name": p, "extender": False} for p in plugins] + [
@@ -131,7 +131,7 @@ def filter_matrix(screen: Screen) -> dict[str, Any] | None:
         "plugin_feasible_count": len(plugin_feasible),
         "extender_removed": len(plugin_feasible) - feasible_count,
         "dropped": [r["node"] for r in rows if r["dropped"]],
-        "not_evaluated": event.get("not_evaluated", []),
+        "not_evaluated": screen.not_evaluated,
         "num_to_find": num_to_find,
         "start_index": event.get("start_index"),
         "nominated_only": event.get("nominated_only", False),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from playground.presenters.runs.paging import Page, paginate
-from scheduler_core.events_compact import feasible_nodes, iter_verdicts, score_totals
+from scheduler_core.events_compact import feasible_nodes, iter_verdicts, num_not_evaluated, score_totals
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
@@ -29,7 +29,7 @@ def is_large(screen: Screen) -> bool:
         return False
     if event["type"] == "scores":
         return len(score_totals(event)) > SMALL_CYCLE
-    return len(event.get("nodes") or []) + len(event.get("not_evaluated") or []) > SMALL_CYCLE
+    return len(event.get("nodes") or []) + num_not_evaluated(event) > SMALL_CYCLE
 
 
 def _outcome(verdicts: dict[str, Any]) -> str:
@@ -53,7 +53,7 @@ def filter_groups(screen: Screen) -> dict[str, Any] | None:
         ],
         "evaluated": len(event.get("nodes") or []),
         "feasible": len(feasible_nodes(event)),
-        "not_evaluated": len(event.get("not_evaluated") or []),
+        "not_evaluated": num_not_evaluated(event),
         "num_to_find": event.get("num_to_find"),
         "start_index": event.get("start_index"),
         "nominated_only": event.get("nominated_only", False),
@@ -74,7 +74,7 @@ def group_nodes(screen: Screen, index: int, page: int) -> tuple[dict[str, Any] |
     if event is None:
         return None, None
     if index == -1:
-        nodes = list(event.get("not_evaluated") or [])
+        nodes = screen.not_evaluated
         return {"label": "not evaluated", "count": len(nodes), "index": -1}, paginate(nodes, page, GROUP_PAGE)
     groups = _groups(event)
     if not 0 <= index < len(groups):

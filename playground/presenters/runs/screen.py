@@ -26,7 +26,8 @@ from playground.presenters.runs.moves import where
 from playground.presenters.runs.partial import view_at_point
 from playground.selectors.frame_views import view_at
 from playground.selectors.points import event_groups, point_groups
-from playground.selectors.runs import frame_events, frame_for, run_profiles
+from playground.selectors.runs import frame_events, frame_for, node_list_before, run_profiles
+from scheduler_core.events_compact import not_evaluated_nodes, num_not_evaluated
 
 
 @dataclass
@@ -106,6 +107,16 @@ class Screen:
     def all(self, type_: str) -> list[dict[str, Any]]:
         """This frame's shown events of `type_`."""
         return [e for e in self.frame_events if e["type"] == type_]
+
+    @cached_property
+    def not_evaluated(self) -> list[str]:
+        """The nodes this cycle's Filter walk did not reach, from the node list in effect (this
+        frame's `node_list` event, else the last one stored before it)."""
+        event = self.first("filter_verdicts")
+        if event is None or not num_not_evaluated(event):
+            return []
+        node_list = self.first("node_list") or node_list_before(run=self.run, seq=event["seq"])
+        return not_evaluated_nodes(event, node_list)
 
     @cached_property
     def previous_where(self) -> dict[str, str]:

@@ -100,24 +100,13 @@ class FilterRecord:
 
     def fields(self, nodes: list[NodeInfo], start: int, table: NameTable | None = None) -> dict[str, Any]:
         """The event's payload: evaluated nodes (walk order) with their row index, the rows,
-        how many of them are feasible, and the nodes the walk never reached (list order).
-        `table`, the names of `nodes` when known, lets both node lists share its JSON text."""
+        how many of them are feasible, and how many nodes of the list the walk never reached
+        (which ones follows from the list: see events_compact.not_evaluated_nodes).
+        `table`, the names of `nodes` when known, lets the node list share its JSON text."""
         n, k = len(nodes), len(self.nodes)
-        if k >= n:
-            rest: list[tuple[int, int]] = []
-        elif start + k <= n:
-            rest = [(0, start), (start + k, n)]
-        else:
-            rest = [(start + k - n, start)]
-        walked = None
         if table is not None and len(table.names) == n:
             walked = table.run([(start, min(n, start + k)), (0, max(0, start + k - n))])
-            if walked != self.nodes:  # not the list the table was made for
-                walked = None
-        if walked is not None and table is not None:
-            self.nodes = walked
-            not_evaluated: list[str] = table.run(rest)
-        else:
-            not_evaluated = [name for a, b in rest for name in map(_name, nodes[a:b])]
+            if walked == self.nodes:  # else not the list the table was made for
+                self.nodes = walked
         return {"nodes": self.nodes, "outcome": self.outcome, "verdicts": self.rows,
-                "num_feasible": self.num_feasible, "not_evaluated": not_evaluated}
+                "num_feasible": self.num_feasible, "num_not_evaluated": max(0, n - k)}

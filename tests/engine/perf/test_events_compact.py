@@ -21,6 +21,8 @@ from scheduler_core.events_compact import (
     feasible_nodes,
     filter_plugins,
     iter_verdicts,
+    not_evaluated_nodes,
+    num_not_evaluated,
     outcome_groups,
     score_table,
     verdict_for,
@@ -72,16 +74,19 @@ def test_filter_verdicts_decode_to_each_plugins_verdict_on_each_node(tmp_path, s
                 plain_fields = json.loads(json.dumps(record.fields(nodes, start)))
                 table = NameTable(object(), [ni.name for ni in nodes])
                 shared = record.fields(nodes, start, table)  # the names as runs of the whole list
-                assert isinstance(shared["not_evaluated"], NameRun) and isinstance(shared["nodes"], NameRun)
-                for key in ("nodes", "not_evaluated"):
-                    assert shared[key].json() == json.dumps(plain_fields[key])
+                assert isinstance(shared["nodes"], NameRun)
+                assert shared["nodes"].json() == json.dumps(plain_fields["nodes"])
                 event = json.loads(json.dumps(shared))
                 assert event == plain_fields
                 events.append(event)
                 assert feasible_nodes(event) == [ni.name for ni in feasible]
                 evaluated = [name for name, _ in iter_verdicts(event)]
                 assert evaluated == [nodes[(start + i) % len(nodes)].name for i in range(len(evaluated))]
-                assert event["not_evaluated"] == [ni.name for ni in nodes if ni.name not in set(evaluated)]
+                names = [ni.name for ni in nodes]
+                rest = [names[(start + len(evaluated) + i) % len(names)] for i in range(len(names) - len(evaluated))]
+                assert event["num_not_evaluated"] == len(rest) == num_not_evaluated(event)
+                assert not_evaluated_nodes({**event, "start_index": start}, {"type": "node_list", "nodes": names}) == rest
+                assert sorted(rest) == sorted(set(names) - set(evaluated))
                 for name, row in iter_verdicts(event):
                     if CANCELLED_PLUGIN in row:
                         assert row == {CANCELLED_PLUGIN: {"code": "Cancelled",
@@ -202,7 +207,7 @@ def test_trace_lines_are_exactly_json_dumps_with_sorted_keys(tmp_path) -> None:
     joined = 0
     for event in events:
         assert encoder.encode(event) == json.dumps(event, sort_keys=True, default=str)
-        joined += any(isinstance(v := event.get(k), list) and len(v) >= 32 for k in ("nodes", "not_evaluated", "ties"))
+        joined += any(isinstance(v := event.get(k), list) and len(v) >= 32 for k in ("nodes", "ties"))
     odd = {"type": "x", "nodes": ["n\u00e9-1", 'q"uote', None, 3] * 10, "ties": ["a"] * 40,
            "not_evaluated": [], "note": "nodes"}
     assert encoder.encode(odd) == json.dumps(odd, sort_keys=True, default=str)
@@ -223,3 +228,51 @@ def test_trace_into_a_reader_that_stops_early_ends_quietly(tmp_path) -> None:
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(60) == 0 and first.startswith(b"{") and b"Traceback" not in err, err[-500:]
+
+
+def _zoned_cluster(nodes: int, pods: int) -> str:
+    docs = []
+    for i in range(nodes):
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:03d}, labels: "
+                    f"{{topology.kubernetes.io/zone: z{i * 3 // nodes}}}}}\nstatus: {{allocatable: {{cpu: '4', pods: '110'}}}}\n")
+    for i in range(pods):
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i:03d}, namespace: default}}\n"
+                    f"spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}\n")
+    docs.append("apiVersion: playground.kube-scheduler.dev/v1\nkind: Timeline\nactions:\n"
+                "- {at: 0.5, action: addNode, node: {apiVersion: v1, kind: Node, metadata: {name: late, "
+                "labels: {topology.kubernetes.io/zone: z1}}, status: {allocatable: {cpu: '4', pods: '110'}}}}\n"
+                "- {at: 1, action: addPod, pod: {apiVersion: v1, kind: Pod, metadata: {name: after, namespace: default}, "
+                "spec: {containers: [{name: c}]}}}\n")
+    return "---\n".join(docs)
+
+
+def test_not_evaluated_nodes_follow_from_the_last_node_list(tmp_path) -> None:
+    """A real run over more nodes than the walk needs (so some are never reached), in three zones
+    (so the snapshot's list is not name order), with a node added midway: each cycle's
+    not-evaluated nodes, read back from the stream alone, are the snapshot's nodes the walk did
+    not reach, and the node list is written once per list, not once per cycle."""
+    path = tmp_path / "c.yaml"
+    path.write_text(_zoned_cluster(150, 12))
+    sim = Simulation(load_scenario_file(str(path)), seed=0, record_events=True)
+    truth: list[tuple[list[str], list[str]]] = []  # (snapshot list, its nodes not evaluated)
+
+    def watch(event: dict) -> None:
+        if event["type"] == "filter_verdicts":
+            names = [ni.name for ni in sim.scheduler.snapshot.list()]
+            truth.append((names, [n for n in names if n not in set(event["nodes"])]))
+
+    sim.sink.subscribe(watch)
+    sim.run(3600)
+    last_list = None
+    seen = []
+    for event in json.loads("[" + ",".join(json.dumps(e) for e in sim.sink.events) + "]"):
+        if event["type"] == "node_list":
+            last_list = event
+        elif event["type"] == "filter_verdicts":
+            seen.append((last_list["nodes"], not_evaluated_nodes(event, last_list)))
+    assert len(seen) == len(truth) == 13
+    for (listed, derived), (names, rest) in zip(seen, truth, strict=True):
+        assert listed == names and sorted(derived) == sorted(rest) and len(rest) > 0
+    assert truth[0][0] != sorted(truth[0][0])  # zones interleave the list
+    lists = [e for e in sim.sink.events if e["type"] == "node_list"]
+    assert len(lists) == 2 and "late" in lists[1]["nodes"] and "late" not in lists[0]["nodes"]
