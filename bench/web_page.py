@@ -103,7 +103,14 @@ def first_load(page: Any, url: str, timeout_s: float) -> dict[str, Any]:
         live_s = time.monotonic() - t0
     except Exception:  # the socket never said hello: reported as None
         pass
-    return {"load_s": round(loaded, 3), "html_bytes": len(html), "socket_live_s": live_s and round(live_s, 3)}
+    timing = page.evaluate(
+        "() => { const n = performance.getEntriesByType('navigation')[0] || {};"
+        " return {ttfb: n.responseStart, html_done: n.responseEnd, dom_ready: n.domContentLoadedEventEnd,"
+        " load: n.loadEventEnd}; }"
+    )
+    phases = {k: round(v / 1000, 3) for k, v in (timing or {}).items() if isinstance(v, (int, float))}
+    return {"load_s": round(loaded, 3), "html_bytes": len(html), "socket_live_s": live_s and round(live_s, 3),
+            "phases_s": phases}
 
 
 def click_and_wait(page: Any, selector: str, timeout_s: float) -> dict[str, Any]:
