@@ -163,6 +163,7 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
             step_dom_p50_ms=pct(latencies, 0.5),
             step_dom_p95_ms=pct(latencies, 0.95),
             step_dom_max_ms=pct(latencies, 1.0),
+            step_dom_ms=[round(ms) for ms in latencies],  # in click order: the first waits for the warm-up
             server_steps=len(server),
             server_step_median_s=round(statistics.median(server), 2) if server else None,
             server_step_max_s=round(max(server), 2) if server else None,
@@ -263,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     stack = Stack(keep=args.keep).start()
     browser = Browser()
     try:
+        browser.warm(stack.url)  # a running browser; each run page below is still a fresh tab
         for nodes, pods in sizes:
             for attempt in range(args.repeat):
                 print(f"[web bench] {nodes}x{pods} run {attempt + 1}/{args.repeat}", file=sys.stderr, flush=True)

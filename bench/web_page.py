@@ -71,6 +71,16 @@ class Browser:
         self._playwright = sync_playwright().start()
         self.chromium = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
+    def warm(self, base_url: str) -> None:
+        """Load one page and close it: Chromium starts its network service and other helper
+        processes with its first page, which a user's running browser has long done. Every
+        measured page is still a fresh tab (its own context and renderer)."""
+        context = self.chromium.new_context(base_url=base_url)
+        try:
+            context.new_page().goto("/", wait_until="load")
+        finally:
+            context.close()
+
     def open(self, base_url: str, session_cookie: tuple[str, str] | None = None) -> tuple[Any, SocketLog]:
         """A fresh context and page (logged in as the run's owner when a session cookie is given)."""
         context = self.chromium.new_context(base_url=base_url)
