@@ -130,7 +130,9 @@ def _run_page(
         "presenting": presenting,
         "follow_url": request.build_absolute_uri(_run_url(run, "follow=1")),
     }
-    return render(request, "playground/runs/detail.html", context)
+    response = render(request, "playground/runs/detail.html", context)
+    run_service.run_opened(run=run, actor=actor)  # after rendering: the engine build waits for the page
+    return response
 
 
 def _flash(

@@ -1,49 +1,52 @@
-"""A started run's engine is built ahead of its first Step at a lower CPU priority, so the
-run page its owner is loading at that moment is served first (services.runs.background)."""
+"""A run's engine is built ahead of its first Step once its owner has the run page: asked for
+after the page is rendered (services.runs.run_opened), never while it is."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from django.test import Client
 
-from playground.models import Run
+from playground.models import RunAction
+from playground.ownership import SESSION_KEY
 from playground.services import runs as svc
 from playground.services.runs import dispatch
-from playground.services.runs import engine as run_engine
-from playground.services.runs.background import BACKGROUND_NICE, run_in_background, thread_nice
-from playground.services.runs.cache import EngineCache
-from tests.web.test_runs_services import OWNER, gallery_scenario
+from tests.web.test_runs_services import OWNER, act, gallery_scenario, inline_worker  # noqa: F401
+
+pytestmark = pytest.mark.django_db
 
 
-def test_background_work_runs_at_a_lower_priority_and_hands_back_its_result() -> None:
-    before = thread_nice()
-    assert run_in_background(thread_nice) == min(19, before + BACKGROUND_NICE)
-    assert thread_nice() == before  # the caller's own priority is untouched
-
-    def fails() -> None:
-        raise ValueError("bad checkpoint")
-
-    with pytest.raises(ValueError, match="bad checkpoint"):
-        run_in_background(fails)
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The tasks the web side asked a worker for, as (run id, action index); none runs."""
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: calls.append((run_id, index)))
+    return calls
 
 
-@pytest.mark.django_db(transaction=True)  # the warm-up reads the run from its own thread's connection
-def test_the_warm_up_builds_the_engine_in_the_background(
-    monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any
-) -> None:
-    settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: None)  # no worker: called below
+def as_owner(client: Client) -> Client:
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    return client
+
+
+def test_starting_a_run_asks_for_nothing_until_its_owner_opens_it(client: Client, queued: list) -> None:
     run = svc.run_start(scenario=gallery_scenario("percentage-of-nodes-to-score"), actor=OWNER)
-    seen: list[int] = []
-    rebuild = run_engine.Engine.rebuild.__func__
+    assert queued == []
+    assert Client().get(f"/runs/{run.share_token}/").status_code == 200  # a viewer: nothing
+    assert queued == []
+    assert as_owner(client).get(f"/runs/{run.share_token}/").status_code == 200
+    assert queued == [(run.pk, 0)]  # index 0: build the engine, no action
 
-    def watched(cls: type, run: Run) -> Any:
-        seen.append(thread_nice())
-        return rebuild(cls, run)
 
-    monkeypatch.setattr(run_engine.Engine, "rebuild", classmethod(watched))
-    cache = EngineCache(2)
-    assert svc.advance_run(run.pk, cache=cache, warm=True) == 0  # nothing to execute, engine built
-    assert run.pk in cache and cache.rebuilds == 1
-    assert seen == [min(19, thread_nice() + BACKGROUND_NICE)]
+def test_a_run_that_has_taken_an_action_is_not_warmed_again(
+    client: Client, inline_worker: list  # noqa: F811
+) -> None:
+    run = svc.run_start(scenario=gallery_scenario("percentage-of-nodes-to-score"), actor=OWNER)
+    act(run, RunAction.KIND_STEP)
+    inline_worker.clear()
+    assert as_owner(client).get(f"/runs/{run.share_token}/").status_code == 200
+    assert inline_worker == []
+    fork = svc.run_fork(run=run, actor=OWNER, step=1)
+    assert client.get(f"/runs/{fork.share_token}/").status_code == 200
+    assert inline_worker == [(fork.pk, 0)]  # a fork has taken no action yet

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
-from playground.ownership import Actor, ensure_can_control, ensure_has_identity, owner_fields
+from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import view_at
 from playground.selectors.scenarios import scenario_yaml
 from playground.services.runs import dispatch, preflight
@@ -81,9 +81,20 @@ def run_start(
         engine.flush()
         engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
         Run.objects.filter(pk=run.pk).update(**fields)
-        transaction.on_commit(lambda: dispatch.warm(run.pk))
     run.refresh_from_db()
     return run
+
+
+def run_opened(*, run: Run, actor: Actor) -> bool:
+    """The run page was served to someone who can control the run. A run that has taken no
+    action yet (just started, or just forked) gets its engine built by a worker now, so the
+    first Step costs a step rather than a checkpoint restore (a second or more at 5,000
+    nodes). Asked for here rather than when the run is created: the build would otherwise
+    compete for the CPU with this very page being rendered. True when a build was asked for."""
+    if not can_control(run=run, actor=actor) or RunAction.objects.filter(run=run).exists():
+        return False
+    dispatch.warm(run.pk)
+    return True
 
 
 def _cluster_action(params: dict[str, Any]) -> dict[str, Any]:
@@ -190,5 +201,4 @@ def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
         RunCheckpoint.objects.bulk_create(
             [RunCheckpoint(run=fork, step=c.step, blob=c.blob) for c in run.checkpoints.filter(step__lte=step)]
         )
-        transaction.on_commit(lambda: dispatch.warm(fork.pk))
     return fork

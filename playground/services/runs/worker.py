@@ -9,7 +9,6 @@ written in one transaction, so a worker killed at any point leaves all of a batc
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import time
@@ -22,7 +21,6 @@ from django.utils import timezone
 from playground.models import Run, RunAction
 from playground.selectors.points import point_groups
 from playground.services.runs import dispatch
-from playground.services.runs.background import run_in_background
 from playground.services.runs.cache import ENGINES, EngineCache
 from playground.services.runs.engine import Engine
 from playground.services.runs.errors import RunBusy
@@ -63,8 +61,8 @@ def advance_run(run_id: int, *, cache: EngineCache | None = None, warm: bool = F
             if action is None:
                 if warm and done == 0:
                     run = Run.objects.filter(pk=run_id).first()
-                    if run is not None:  # nobody waits for it: the page being loaded comes first
-                        run_in_background(functools.partial(cache.get, run))
+                    if run is not None:
+                        cache.get(run)
                 return done
             run = Run.objects.get(pk=run_id)
             engine = _execute(run, action, _Lazy(cache, run), lock)
