@@ -28,6 +28,7 @@ from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
+from scheduler_core.util.collector import collector_paused
 
 __all__ = ["ActionError", "Simulation"]
 
@@ -62,7 +63,8 @@ class Simulation:
         self.cycles = 0
         self._timeline_scales = 0
         self._settled_reported = False
-        self._start()
+        with collector_paused():  # the cluster's objects are made here, all of them long-lived
+            self._start()
 
     def _start(self) -> None:
         s = self.scheduler
@@ -257,6 +259,11 @@ class Simulation:
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
+        with collector_paused():
+            return Simulation._restore(blob)
+
+    @staticmethod
+    def _restore(blob: bytes) -> Simulation:
         outer = pickle.loads(blob)
         registry = get_registry()
         gates = outer.get("gates") or gates_for(None)

@@ -17,6 +17,7 @@ from scheduler_core.api.loader.strict import NotSimulated, raise_duplicate_key
 from scheduler_core.api.loader.yaml_input import decode_yaml
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.util.collector import collector_paused
 
 __all__ = ["load_scenario_file", "load_scenario_text"]
 
@@ -58,6 +59,11 @@ def load_scenario_text(text: str, source: str = "<input>",
     Raises ScenarioError (one, the first found in document order) when anything is wrong.
     Fields accepted but not simulated are listed in `Scenario.warnings`.
     """
+    with collector_paused():  # a big cluster's documents are hundreds of thousands of objects
+        return _load_scenario_text(text, source, limits)
+
+
+def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
     if len(text) > limits.max_bytes:
         raise _too_large(limits, None, source)
     size = len(text.encode("utf-8", "surrogatepass"))

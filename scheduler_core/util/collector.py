@@ -1,0 +1,26 @@
+"""Pausing Python's cyclic garbage collector while millions of long-lived objects are made.
+
+Restoring a 5,000-node, 10,000-pod engine from its checkpoint creates a few million objects in
+one go. Each batch of new objects triggers a collection, and the older generations' collections
+walk every object made so far: with the collector running, unpickling took 1.1-1.4 s; paused,
+0.3 s. Nothing made here is garbage (it is all the restored engine), so the pause loses
+nothing; reference counting still frees whatever is dropped, and the collector resumes after.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off for the block, back to its previous state after it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

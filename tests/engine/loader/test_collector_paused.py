@@ -1,0 +1,55 @@
+"""Loading a scenario, starting an engine and restoring a checkpoint pause the cyclic garbage
+collector (they make millions of long-lived objects at once) and leave it as they found it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from helpers import NODE, load, pod
+
+from scheduler_core.api.loader import load as load_module
+from scheduler_core.simulation import Simulation
+from scheduler_core.util.collector import collector_paused
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_left_as_it_was(enabled: bool) -> None:
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled() is enabled
+        with pytest.raises(RuntimeError), collector_paused():
+            raise RuntimeError("a bad checkpoint")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+def test_loading_starting_and_restoring_run_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    paused: list[str] = []
+    real_start, real_restore = Simulation._start, Simulation._restore
+
+    def start(self: Simulation) -> None:
+        paused.append(f"start:{gc.isenabled()}")
+        real_start(self)
+
+    def restore(blob: bytes) -> Simulation:
+        paused.append(f"restore:{gc.isenabled()}")
+        return real_restore(blob)
+
+    real_decode = load_module.decode_yaml
+
+    def decode(*args: object) -> object:
+        paused.append(f"load:{gc.isenabled()}")
+        return real_decode(*args)
+
+    monkeypatch.setattr(load_module, "decode_yaml", decode)
+    monkeypatch.setattr(Simulation, "_start", start)
+    monkeypatch.setattr(Simulation, "_restore", staticmethod(restore))
+    sim = Simulation(load(NODE, pod()), seed=0)
+    sim.run(60)
+    copy = Simulation.restore(sim.checkpoint())
+    assert copy.result(True) == sim.result(True)
+    assert paused == ["load:False", "start:False", "restore:False"] and gc.isenabled()
