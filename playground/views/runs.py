@@ -102,6 +102,7 @@ def _run_page(
         led, presenter_at = classroom.presenter_step(run.pk)
         if led:
             step, cycle = presenter_at, None
+    run_service.run_opened(run=run, actor=actor)  # a worker builds the engine while this page renders
     answers = lesson_panel.answers_for(request.session, run.share_token)
     screen = run_screen(run=run, actor=actor, step=step, cycle=cycle, params=request.GET, answers=answers)
     presenting = classroom.is_presenting(request.session, run.share_token) and can_control(run=run, actor=actor)
@@ -130,9 +131,7 @@ def _run_page(
         "presenting": presenting,
         "follow_url": request.build_absolute_uri(_run_url(run, "follow=1")),
     }
-    response = render(request, "playground/runs/detail.html", context)
-    run_service.run_opened(run=run, actor=actor)  # after rendering: the engine build waits for the page
-    return response
+    return render(request, "playground/runs/detail.html", context)
 
 
 def _flash(

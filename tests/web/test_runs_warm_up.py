@@ -1,5 +1,5 @@
-"""A run's engine is built ahead of its first Step once its owner has the run page: asked for
-after the page is rendered (services.runs.run_opened), never while it is."""
+"""A run's engine is built ahead of its first Step once its owner opens the run page
+(services.runs.run_opened): not for runs nobody opens, not again once the run has acted."""
 
 from __future__ import annotations
 

@@ -89,8 +89,9 @@ def run_opened(*, run: Run, actor: Actor) -> bool:
     """The run page was served to someone who can control the run. A run that has taken no
     action yet (just started, or just forked) gets its engine built by a worker now, so the
     first Step costs a step rather than a checkpoint restore (a second or more at 5,000
-    nodes). Asked for here rather than when the run is created: the build would otherwise
-    compete for the CPU with this very page being rendered. True when a build was asked for."""
+    nodes). Asked for here, as the page is served, rather than when the run is created: a run
+    nobody opens needs no engine, and a fork is warmed the same way. True when a build was
+    asked for."""
     if not can_control(run=run, actor=actor) or RunAction.objects.filter(run=run).exists():
         return False
     dispatch.warm(run.pk)
