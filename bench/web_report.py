@@ -26,17 +26,19 @@ def _dom(row: dict[str, Any]) -> str:
 
 def markdown(report: dict[str, Any]) -> str:
     lines = [
-        "| cluster | create + start run | first load (HTML) | socket live | step → DOM p50 / p95 | server step median (max) "
+        "| cluster | create + start run | first load (HTML; first byte) | socket live | first step → DOM | step → DOM p50 / p95 | server step median (max) "
         "| ws bytes / step | largest ws message | ws opens | web server tracebacks | DB growth / step (frame views) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report["sizes"]:
         load = row.get("first_load", {})
         lines.append(
             f"| {row['nodes']:,} nodes × {row['pods']:,} pods "
             f"| {row['scenario_create_s']} + {row['run_start_s']} s "
-            f"| {_num(load.get('load_s'), ' s')} ({_kb(load.get('html_bytes'))}) "
+            f"| {_num(load.get('load_s'), ' s')} ({_kb(load.get('html_bytes'))}; "
+            f"{_num((load.get('phases_s') or {}).get('ttfb'), ' s')}) "
             f"| {_num(load.get('socket_live_s'), ' s') if load.get('socket_live_s') else '**never**'} "
+            f"| {_num((row.get('step_dom_ms') or [None])[0], ' ms')} "
             f"| {_dom(row)} "
             f"| {_num(row['server_step_median_s'], ' s')} ({_num(row['server_step_max_s'], ' s')}; {row['server_steps']} steps) "
             f"| {_kb(row['ws_bytes_per_step'])} | {_kb(row['ws_largest_message_bytes'])} | {row['ws_opened']} "
