@@ -172,10 +172,14 @@ def live_env(redis_url: str, live_database_url: str) -> dict[str, str]:
 def celery_worker(live_env: dict[str, str], redis_url: str, live_logs_dir: Path) -> Iterator[LiveProcess]:
     hostname = f"live-tests-{os.getpid()}@localhost"
     log_path = live_logs_dir / "celery-worker.log"
+    # No periodic sweep from this shared worker: it would re-queue, on its own Redis, the runs of
+    # tests that drive their own Redis and workers against the same database (their locks are
+    # not in its Redis, so their runs look abandoned to it). Recovery tests start their own.
+    env = dict(live_env, PLAYGROUND_SWEEP_SECONDS="86400")
     process = _start_and_wait(
         "celery worker",
         celery_worker_argv(pool="solo", hostname=hostname, queues=("celery", "extenders")),
-        live_env,
+        env,
         log_path,
         lambda: celery_worker_ready(redis_url, timeout=0.5),
     )

@@ -194,7 +194,7 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
     silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}"
     queue = f"runs-starve-{os.getpid()}"
     env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, EXTENDER_ALLOWED_URLS=silent_url + "/",
-               EXTENDER_TIME_BUDGET="4")
+               EXTENDER_TIME_BUDGET="4", PLAYGROUND_SWEEP_SECONDS="86400")  # no sweeps of other tests' runs
     settings.REDIS_URL = own_redis.url
     settings.PLAYGROUND_RUNS_QUEUE = queue
     settings.EXTENDER_ALLOWED_URLS = [silent_url + "/"]
