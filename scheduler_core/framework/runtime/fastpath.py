@@ -187,7 +187,7 @@ def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: li
         # No arrays: the resource scorers take the scores of these runs from their rows.
         state.write(NODE_ROWS_KEY, found)
     try:
-        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes)
+        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes, vector=arrays is not None)
     finally:
         state.delete(NODE_ROWS_KEY)
     if st is not None:

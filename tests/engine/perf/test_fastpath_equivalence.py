@@ -77,15 +77,52 @@ def test_rotated_slice_equals_a_slice_of_the_rotated_copy():
 def test_weighted_totals_equal_the_per_node_sum():
     import random
 
+    from scheduler_core.framework.runtime.score_list import ScoreList
     from scheduler_core.framework.runtime.totals import weighted_totals
 
     rng = random.Random(5)
-    for k in range(5):
-        weighted = [(rng.choice([1, 2, 3]), [rng.choice([0, 0, rng.randint(0, 100)]) for _ in range(9)])
-                    for _ in range(k)]
+    seen_vector = 0
+    for k in range(60):
+        weighted = []
+        for _ in range(k % 6):
+            kind = rng.randrange(5)
+            if kind == 0:
+                lst = [rng.randint(0, 100)] * 9  # uniform
+            elif kind == 1:
+                lst = [rng.randint(0, 255) for _ in range(9)]  # packed
+            elif kind == 2:
+                lst = [rng.randint(-300, 300) for _ in range(9)]  # neither: plain sums
+            else:
+                lst = [rng.choice([0, 0, rng.randint(0, 100)]) for _ in range(9)]
+            weighted.append((rng.choice([1, 2, 3, -1, 1 << 40]), lst))
         weighted += [(2, [0] * 9)]
         expect = [sum(w * lst[i] for w, lst in weighted) for i in range(9)]
-        assert weighted_totals(weighted, 9) == expect
+        summaries = [(w, ScoreList(lst)) for w, lst in weighted]
+        assert weighted_totals(summaries, 9) == expect
+        assert weighted_totals(summaries, 9, vector=True) == expect
+        seen_vector += all(s.packed is not None for _, s in summaries if not s.uniform)
+    assert seen_vector > 10
+    assert weighted_totals([(1 << 61, ScoreList([1, 2])), (1 << 61, ScoreList([3, 4]))], 2, vector=True) \
+        == [(1 << 61) * 4, (1 << 61) * 6]  # beyond int64: the plain sums
+    assert weighted_totals([], 3) == [0, 0, 0] and weighted_totals([(3, ScoreList([]))], 0) == []
+
+
+def test_score_list_range_check_equals_min_max():
+    import random
+
+    from scheduler_core.framework.runtime.score_list import ScoreList
+
+    rng = random.Random(7)
+    values = [0, 1, 50, 99, 100, 101, 255, 256, -1, 1000, 1.5, True]
+    for _ in range(3000):
+        lst = [rng.choice(values) for _ in range(rng.randrange(0, 6))]
+        if rng.random() < 0.3 and lst:
+            lst = [lst[0]] * len(lst)
+        s = ScoreList(lst)
+        for lo, hi in [(0, 100), (1, 100), (0, 300), (-5, 5), (10, 5)]:
+            expect = not lst or not (min(lst) < lo or max(lst) > hi)
+            assert s.in_range(lo, hi) == expect, (lst, lo, hi)
+        assert s.uniform == (bool(lst) and all(v == lst[0] for v in lst))
 
 
 def _random_node_infos(rng, count):
