@@ -43,12 +43,22 @@ def _row(ni: NodeInfo) -> tuple[int, ...]:
             a.ephemeral_storage, r.ephemeral_storage, len(ni.pods), a.allowed_pod_number)
 
 
+# Rows set_row rewrote, logged for the kept columns (kept_columns.py); past this many entries the
+# older half is dropped (a column that had not caught up with it is computed again in full).
+CHANGE_LOG_LIMIT = 4096
+
+
 class NodeArrays:
     """The COLUMNS as int64 arrays, one element per node: views of one column-major matrix, so
     rewriting a changed node's row is a single assignment (once per cycle) while every column
-    stays contiguous for the vector expressions."""
+    stays contiguous for the vector expressions.
 
-    __slots__ = (*COLUMNS, "cols", "exact")
+    `nodes` is the node list the rows describe (the snapshot's list, whose slots update_snapshot
+    replaces in place; None for arrays restored from a checkpoint that did not keep it);
+    `changed` logs the rows set_row rewrote, `changed[0]` being entry number `changed_base`;
+    `kept` holds the kept columns computed over these rows (kept_columns.py)."""
+
+    __slots__ = (*COLUMNS, "cols", "exact", "nodes", "changed", "changed_base", "kept")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         import numpy as np
@@ -60,16 +70,24 @@ class NodeArrays:
         if self.exact and rows:
             cols[:] = rows
         self._columns(cols)
+        self._start_log(nodes)
 
     def _columns(self, cols: Any) -> None:
         self.cols = cols
         for k, name in enumerate(COLUMNS):
             setattr(self, name, cols[:, k])
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, bool]]:
+    def _start_log(self, nodes: list[NodeInfo] | None) -> None:
+        self.nodes = nodes
+        self.changed: list[int] = []
+        self.changed_base = 0
+        self.kept: dict[Any, Any] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, bool, list[NodeInfo] | None]]:
         # The columns are views of `cols`: pickle the matrix alone, so a restored checkpoint's
-        # columns are views of the restored matrix again (set_row must reach them).
-        return _restore, (self.cols, self.exact)
+        # columns are views of the restored matrix again (set_row must reach them). The node
+        # list is the snapshot's (pickled once with it); kept columns are computed again.
+        return _restore, (self.cols, self.exact, self.nodes)
 
     def set_row(self, i: int, ni: NodeInfo) -> None:
         """Row i now describes `ni` (a changed node at the same position)."""
@@ -78,12 +96,19 @@ class NodeArrays:
             self.exact = False
             return
         self.cols[i] = row
+        changed = self.changed
+        changed.append(i)
+        if len(changed) > CHANGE_LOG_LIMIT:
+            drop = len(changed) // 2
+            del changed[:drop]
+            self.changed_base += drop
 
 
-def _restore(cols: Any, exact: bool) -> NodeArrays:
+def _restore(cols: Any, exact: bool, nodes: list[NodeInfo] | None = None) -> NodeArrays:
     a = NodeArrays.__new__(NodeArrays)
     a.exact = exact
     a._columns(cols)
+    a._start_log(nodes)
     return a
 
 

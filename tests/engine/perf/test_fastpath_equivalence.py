@@ -154,7 +154,7 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     import random
 
     np = pytest.importorskip("numpy")
-    from scheduler_core.backend.cache.node_arrays import NodeArrays, NodeRows
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
     from scheduler_core.framework.plugins.noderesources.balanced_allocation import balanced_cpu_mem_batch
     from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
     from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec
@@ -169,18 +169,119 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     for _ in range(20):
         pick = sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))
         sub = [nodes[i] for i in pick]
-        rows = NodeRows(arrays, np.array(pick, dtype=np.intp))
+        idx = np.array(pick, dtype=np.intp)
         pc, pm = rng.choice([0, 100, rng.randint(0, 70_000)]), rng.choice([0, rng.randint(0, 1 << 40)])
-        assert least_v(rows, pc, pm) == least(sub, pc, pm)
-        assert balanced_cpu_mem_vector(rows, pc, pm) == balanced_cpu_mem_batch(sub, pc, pm)
+        assert least_v(arrays, idx, pc, pm).tolist() == least(sub, pc, pm)
+        assert balanced_cpu_mem_vector(arrays, idx, pc, pm).tolist() == balanced_cpu_mem_batch(sub, pc, pm)
     # Rows rewritten for a changed node follow it.
     changed = _random_node_infos(random.Random(seed + 100), 1)[0]
     changed.name = nodes[3].name
     nodes[3] = changed
     arrays.set_row(3, changed)
-    rows = NodeRows(arrays, np.arange(len(nodes), dtype=np.intp))
-    assert balanced_cpu_mem_vector(rows, 250, 1 << 28) == balanced_cpu_mem_batch(nodes, 250, 1 << 28)
-    assert least_v(rows, 250, 1 << 28) == least(nodes, 250, 1 << 28)
+    every = slice(None)
+    assert balanced_cpu_mem_vector(arrays, every, 250, 1 << 28).tolist() == balanced_cpu_mem_batch(nodes, 250, 1 << 28)
+    assert least_v(arrays, every, 250, 1 << 28).tolist() == least(nodes, 250, 1 << 28)
+
+
+def _with_pods_and_storage(rng, nodes):
+    """Give random NodeInfos pod counts, allowed pods and ephemeral storage (Fit's quick test)."""
+    for ni in nodes:
+        ni.allocatable.allowed_pod_number = rng.randint(0, 12)
+        ni.pods = [None] * rng.randint(0, 12)  # only counted
+        ni.allocatable.ephemeral_storage = rng.choice([0, rng.randint(1, 1 << 34)])
+        ni.requested.ephemeral_storage = rng.randint(0, int(ni.allocatable.ephemeral_storage * 1.2) + 1)
+    return nodes
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vector_fit_mask_equals_the_quick_test(seed):
+    """NodeResourcesFit's quick test over node rows flags exactly the nodes the per-node test
+    (the one filter_nodes' loop applies) flags."""
+    import random
+
+    np = pytest.importorskip("numpy")
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
+    from scheduler_core.framework.plugins.noderesources.fit import _quick_test
+    from scheduler_core.framework.plugins.noderesources.vector import fit_suspect_mask
+
+    rng = random.Random(seed)
+    nodes = _with_pods_and_storage(rng, _random_node_infos(rng, 300))
+    arrays = NodeArrays(nodes)
+    assert arrays.exact
+    for _ in range(30):
+        pick = sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))
+        cpu, mem = rng.choice([0, 100, rng.randint(0, 70_000)]), rng.choice([0, rng.randint(0, 1 << 40)])
+        eph = rng.choice([0, rng.randint(0, 1 << 34)])
+        got = fit_suspect_mask(arrays, np.array(pick, dtype=np.intp), cpu, mem, eph).tolist()
+        assert got == _quick_test([nodes[i] for i in pick], cpu, mem, eph)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kept_columns_equal_fresh_values(seed, monkeypatch):
+    """Columns kept over all rows (kept_columns.take_column) equal the values computed afresh,
+    while rows change (a new NodeInfo in a slot, logged by set_row), requests vary (more than
+    the kept columns' limit), the change log drops its older half, the rows taken are slices or
+    index arrays, and the arrays go through pickling (a checkpoint)."""
+    import pickle
+    import random
+
+    np = pytest.importorskip("numpy")
+    from scheduler_core.backend.cache import kept_columns, node_arrays
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import balanced_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.fit import _quick_test
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec
+    from scheduler_core.framework.plugins.noderesources.vector import (
+        balanced_cpu_mem_vector,
+        fit_suspect_mask,
+        least_cpu_mem_vector,
+    )
+
+    monkeypatch.setattr(node_arrays, "CHANGE_LOG_LIMIT", 9)
+    monkeypatch.setattr(kept_columns, "KEPT_COLUMNS", 5)
+    rng = random.Random(seed)
+    nodes = _with_pods_and_storage(rng, _random_node_infos(rng, 120))
+    arrays = NodeArrays(nodes)
+    res = [ResourceSpec("cpu", 1), ResourceSpec("memory", 2)]
+    least, least_v = least_cpu_mem_batch(res), least_cpu_mem_vector(res)
+    requests = [(rng.randint(0, 4000), rng.randint(0, 1 << 33), rng.choice([0, 1 << 20])) for _ in range(7)]
+    taken = 0
+    for step in range(120):
+        for _ in range(rng.choice([0, 0, 1, 1, 2, 5, 12])):
+            i = rng.randrange(len(nodes))
+            new = _with_pods_and_storage(rng, _random_node_infos(rng, 1))[0]
+            nodes[i] = new
+            arrays.set_row(i, new)
+        if step == 60:
+            arrays, nodes = pickle.loads(pickle.dumps((arrays, nodes)))
+            assert arrays.nodes is nodes
+        pc, pm, eph = rng.choice(requests)
+        lo = rng.randrange(len(nodes))
+        if rng.random() < 0.5:
+            idx = slice(lo, rng.randint(lo, len(nodes)))
+            pick = list(range(len(nodes)))[idx]
+        else:
+            pick = [rng.randrange(len(nodes)) for _ in range(rng.randint(0, 50))]
+            idx = np.array(pick, dtype=np.intp)
+        sub = [nodes[i] for i in pick]
+        got = kept_columns.take_column(arrays, ("least", pc, pm), idx,
+                                       lambda a=arrays, p=(pc, pm): least_v(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm): least(todo, *p))
+        assert got.tolist() == least(sub, pc, pm)
+        got = kept_columns.take_column(arrays, ("balanced", pc, pm), idx,
+                                       lambda a=arrays, p=(pc, pm): balanced_cpu_mem_vector(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm): balanced_cpu_mem_batch(todo, *p))
+        assert got.tolist() == balanced_cpu_mem_batch(sub, pc, pm)
+        got = kept_columns.take_column(arrays, ("fit", pc, pm, eph), idx,
+                                       lambda a=arrays, p=(pc, pm, eph): fit_suspect_mask(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm, eph): _quick_test(todo, *p))
+        assert got.tolist() == _quick_test(sub, pc, pm, eph)
+        taken += 1
+    assert taken == 120 and arrays.changed_base > 0  # the log dropped entries on the way
+    # Arrays restored from a checkpoint that did not keep their node list: nothing kept.
+    old = node_arrays._restore(arrays.cols, True)
+    assert kept_columns.take_column(old, "k", slice(None), lambda: 1 / 0, lambda todo: 1 / 0) is None
 
 
 def _assert_feasible_rows(sched, state, fast) -> None:
