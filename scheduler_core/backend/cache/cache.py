@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scheduler_core.api.types import Node, Pod
+from scheduler_core.backend.cache.node_arrays import RowLog
 from scheduler_core.backend.cache.node_tree import NodeTree
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo, PodInfo
@@ -276,6 +277,7 @@ class Cache:
             snap.index = {ni.name: i for i, ni in enumerate(snap.node_info_list)}
             snap.recount()
             snap.arrays = None  # rows follow the node list: rebuilt on next use
+            snap.row_log = RowLog()
         else:
             # Changed slots replaced in place, as upstream overwrites the snapshot's NodeInfos in
             # place: a copy of the whole list here cost 15% of a cycle at 5,000 nodes. The one
@@ -283,10 +285,12 @@ class Cache:
             lst = snap.node_info_list
             index = snap.index
             arrays = snap.arrays
+            log = snap.row_log
             for name in self._dirty:
                 i = index.get(name)
                 if i is not None:
                     lst[i] = old_map[name]
+                    log.add(i)
                     if arrays is not None:
                         arrays.set_row(i, lst[i])
         if rebuild_aff:

@@ -175,19 +175,53 @@ def joined_rows(pieces: list[Any], num_all: int) -> Any:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
 
 
+class RowLog:
+    """The positions of a node list whose slots were replaced, in order: what
+    `Cache.update_snapshot` logs for the snapshot's list (`Snapshot.row_log`, a new log with a
+    new list). `rows[0]` is entry number `base`; past CHANGE_LOG_LIMIT entries the older half
+    is dropped (a reader that had not caught up with it compares its rows instead)."""
+
+    __slots__ = ("rows", "base")
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.base = 0
+
+    def add(self, i: int) -> None:
+        rows = self.rows
+        rows.append(i)
+        if len(rows) > CHANGE_LOG_LIMIT:
+            drop = len(rows) // 2
+            del rows[:drop]
+            self.base += drop
+
+    def end(self) -> int:
+        """The number of the next entry."""
+        return self.base + len(self.rows)
+
+    def since(self, pos: int) -> list[int] | None:
+        """The positions logged from entry `pos` on, or None when some were dropped."""
+        if pos < self.base:
+            return None
+        return self.rows[pos - self.base:]
+
+
 class RowRuns:
     """The rows of the nodes being scored as runs of the snapshot's node list, for snapshots
     too small for node arrays: `runs` are (lo, hi) ranges of `all_nodes` (the snapshot's list
     itself, whose slots update_snapshot replaces in place), in the order of `nodes`. What the
     fast path writes under NODE_ROWS_KEY for the Score phase when it has no arrays; a scorer can
-    then keep its scores per row (resource_allocation.RowScores) and take each run as a slice."""
+    then keep its scores per row (resource_allocation.RowScores) and take each run as a slice.
+    `log` is the snapshot's RowLog of `all_nodes` (None: unknown, kept values are compared)."""
 
-    __slots__ = ("all_nodes", "runs", "nodes")
+    __slots__ = ("all_nodes", "runs", "nodes", "log")
 
-    def __init__(self, all_nodes: list[NodeInfo], runs: list[tuple[int, int]], nodes: list[NodeInfo]) -> None:
+    def __init__(self, all_nodes: list[NodeInfo], runs: list[tuple[int, int]], nodes: list[NodeInfo],
+                 log: RowLog | None = None) -> None:
         self.all_nodes = all_nodes
         self.runs = runs
         self.nodes = nodes
+        self.log = log
 
     def clone(self) -> RowRuns:
         return self
@@ -226,9 +260,14 @@ class RowValues:
     its row holds the same object at the same generation. A cycle changes about one node and
     pods of a workload share their request, so a cycle takes its values as list slices instead
     of computing a few hundred again. Only for snapshots below MIN_NODES (fastpath writes
-    RowRuns only there): three lists of one slot per node."""
+    RowRuns only there): three lists of one slot per node.
 
-    __slots__ = ("all_nodes", "src", "gens", "values")
+    With the snapshot's RowLog (rows.log), the slots replaced since the last take are read from
+    the log instead of comparing every run's objects and generations (the snapshot's NodeInfos
+    are never changed in place: the cache copies before it changes one it shares): `known`
+    flags the rows whose value is right, and a run's unknown rows are found by a C search."""
+
+    __slots__ = ("all_nodes", "src", "gens", "values", "known", "log", "seen")
 
     def __init__(self, all_nodes: list[NodeInfo]) -> None:
         n = len(all_nodes)
@@ -236,6 +275,9 @@ class RowValues:
         self.src: list[NodeInfo | None] = [None] * n
         self.gens: list[int] = [0] * n
         self.values: list[Any] = [None] * n
+        self.known = bytearray(n)  # 1: the value of this row is right (read with `log`)
+        self.log: RowLog | None = None
+        self.seen = 0  # log entries already applied to `known`
 
     def fits(self, rows: RowRuns) -> bool:
         """Whether these rows index the node list this was built for (same list, same size)."""
@@ -244,7 +286,46 @@ class RowValues:
     def take(self, rows: RowRuns, compute: Callable[[list[NodeInfo]], list[Any]]) -> list[Any]:
         """The values of rows.nodes in order, `compute` called (once, in row order) for the
         rows whose NodeInfo changed since their value was kept."""
+        log = rows.log
+        changed = log.since(self.seen) if log is not None and log is self.log else None
+        if changed is None:
+            stale = self._compare(rows)
+            self.known = bytearray(len(self.values))  # rows outside these runs: unknown
+            self.log = log
+        else:
+            known = self.known
+            for r in changed:
+                known[r] = 0
+            stale = []
+            for lo, hi in rows.runs:
+                p = known.find(0, lo, hi)
+                while p != -1:
+                    stale.append(p)
+                    p = known.find(0, p + 1, hi)
+            if len(rows.runs) > 1:
+                stale = sorted(set(stale))  # runs may overlap or come out of row order
+        if log is not None:
+            self.seen = log.end()
         all_nodes, src, gens, values = self.all_nodes, self.src, self.gens, self.values
+        if stale:
+            todo = [all_nodes[k] for k in stale]
+            for k, ni, v in zip(stale, todo, compute(todo), strict=True):
+                src[k] = ni
+                gens[k] = ni.generation
+                values[k] = v
+        if log is not None:
+            known = self.known
+            for lo, hi in rows.runs:
+                known[lo:hi] = b"\x01" * (hi - lo)
+        out: list[Any] = []
+        for lo, hi in rows.runs:
+            out += values[lo:hi]
+        return out
+
+    def _compare(self, rows: RowRuns) -> list[int]:
+        """The rows of these runs whose NodeInfo is not the object, at the generation, their
+        value was computed from (in row order within each run)."""
+        all_nodes, src, gens = self.all_nodes, self.src, self.gens
         stale: list[int] = []
         for lo, hi in rows.runs:
             seg = all_nodes[lo:hi]
@@ -265,16 +346,7 @@ class RowValues:
                     continue
                 stale.extend(compress(range(a, b), map(not_, map(and_, map(is_, src[a:b], seg[a - lo:b - lo]),
                                                                   map(eq, gens[a:b], now[a - lo:b - lo])))))
-        if stale:
-            todo = [all_nodes[k] for k in stale]
-            for k, ni, v in zip(stale, todo, compute(todo), strict=True):
-                src[k] = ni
-                gens[k] = ni.generation
-                values[k] = v
-        out: list[Any] = []
-        for lo, hi in rows.runs:
-            out += values[lo:hi]
-        return out
+        return stale
 
 
 KEPT_REQUESTS = 8  # distinct pod requests a plugin keeps RowValues for at a time

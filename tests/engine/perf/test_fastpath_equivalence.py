@@ -406,6 +406,49 @@ def test_row_scores_equal_fresh_scores(seed):
             assert scorer.score_nodes(sub, [pc, pm])[0] == want
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_row_scores_read_from_the_row_log_equal_fresh_scores(seed, monkeypatch):
+    """Kept row scores brought up to date from the snapshot's RowLog (slots replaced, as
+    update_snapshot replaces them) equal scores computed afresh, with runs that wrap or skip
+    rows, requests that vary, the log dropping its older half, and uses without the log in
+    between (the comparing path)."""
+    import random
+
+    from scheduler_core.api.types import Container, Pod
+    from scheduler_core.backend.cache import node_arrays
+    from scheduler_core.backend.cache.node_arrays import RowLog, RowRuns, row_runs
+    from scheduler_core.framework.plugins.noderesources import resource_allocation
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+
+    monkeypatch.setattr(node_arrays, "CHANGE_LOG_LIMIT", 7)
+    rng = random.Random(seed)
+    nodes = _random_node_infos(rng, 200)
+    log = RowLog()
+    balanced = BalancedAllocation().scorer
+    least = resource_allocation.ResourceAllocationScorer("least", None, balanced.resources)
+    least.fast_cpu_mem = least_cpu_mem_batch(balanced.resources)
+    for cycle in range(120):
+        for _ in range(rng.choice([0, 1, 1, 2, 3, 9])):
+            i = rng.randrange(len(nodes))
+            nodes[i] = nodes[i].snapshot()
+            nodes[i].add_pod(Pod(f"q{cycle}-{i}", containers=[
+                Container("c", requests={"cpu": rng.choice([1, 2]), "memory": 1 << 30})]))
+            log.add(i)
+        n = len(nodes)
+        start, count = rng.randrange(n), rng.randint(1, n)
+        skip = set(rng.sample(range(n), rng.randint(0, 20)))
+        window = [(start + k) % n for k in range(count)]
+        pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
+        sub = [nodes[r] for r in (window if not skip else pieces[0])]
+        runs = RowRuns(nodes, row_runs(pieces, n), sub, log if rng.random() < 0.85 else None)
+        pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31)])
+        for scorer in (balanced, least):
+            want = scorer.fast_cpu_mem(sub, pc, pm)
+            assert scorer.score_nodes(sub, [pc, pm], runs)[0] == want
+    assert log.base > 0  # the log dropped entries on the way
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_fast_path_with_row_runs_equals_the_plain_walk(tmp_path, seed):
     """A cluster below the arrays' size: the fast path hands NodeResourcesFit and the resource

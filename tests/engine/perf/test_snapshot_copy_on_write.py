@@ -84,9 +84,17 @@ def test_snapshot_nodeinfos_never_change_under_the_snapshot(seed: int) -> None:
     bound: dict[str, Pod] = {}
     assumed: dict[str, Pod] = {}
     k = 0
+    prev_list, prev_obj, prev_log, prev_end = None, None, None, 0
     for step in range(150):
         cache.update_snapshot(snap)
         _check_updated(cache, snap)
+        if snap.row_log is prev_log:
+            # Same list: every slot replaced since the last update is in the row log.
+            assert snap.node_info_list is prev_obj
+            replaced = {i for i, (a, b) in enumerate(zip(prev_list, snap.node_info_list, strict=True)) if a is not b}
+            assert replaced <= set(prev_log.since(prev_end))
+        prev_list, prev_obj = list(snap.node_info_list), snap.node_info_list
+        prev_log, prev_end = snap.row_log, snap.row_log.end()
         seen = {name: _reading(ni) for name, ni in snap.node_info_map.items()}
         for _ in range(rng.randrange(1, 5)):
             choice = rng.randrange(8)
