@@ -36,13 +36,19 @@ def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: b
         if bound < _INT64_BOUND:
             return _vector_totals(varied, offset)
     lists = [s.values if w == 1 else list(map(mul, s.values, repeat(w, count))) for w, s in varied]
-    if offset:
-        lists.append([offset] * count)
+    # Integer sums: the order of the additions changes nothing. Comprehensions for the usual
+    # one or two lists, C-level maps chained over one pass for more.
     if len(lists) == 1:
-        return list(lists[0])
+        return [x + offset for x in lists[0]] if offset else list(lists[0])
     if len(lists) == 2:
-        return list(map(add, lists[0], lists[1]))
-    return list(map(sum, zip(*lists, strict=True)))
+        a, b = lists
+        return [x + y + offset for x, y in zip(a, b, strict=True)] if offset else list(map(add, a, b))
+    summed = map(add, lists[0], lists[1])
+    for more in lists[2:]:
+        summed = map(add, summed, more)
+    if offset:
+        summed = map(add, summed, repeat(offset, count))
+    return list(summed)
 
 
 def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int) -> list[int]:

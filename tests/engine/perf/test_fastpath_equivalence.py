@@ -125,6 +125,34 @@ def test_score_list_range_check_equals_min_max():
         assert s.uniform == (bool(lst) and all(v == lst[0] for v in lst))
 
 
+def test_normalize_score_values_equal_the_node_score_form():
+    """default_normalize_score_values (bare scores; a shortcut for one score on every node)
+    gives what default_normalize_score gives on NodeScores, types included."""
+    import random
+
+    from scheduler_core.framework.plugins.helper.normalize_score import (
+        default_normalize_score,
+        default_normalize_score_values,
+    )
+    from scheduler_core.framework.types import NodeScore
+
+    rng = random.Random(2)
+    for _ in range(3000):
+        n = rng.randrange(0, 7)
+        pool = [0, 0, 1, 3, 7, 100, -2, False, 0.0]
+        lst = [rng.choice(pool) for _ in range(n)]
+        if rng.random() < 0.4 and lst:
+            lst = [lst[0]] * n
+        for reverse in (False, True):
+            mp = rng.choice([10, 100])
+            got = list(lst)
+            default_normalize_score_values(mp, reverse, got)
+            ns = [NodeScore(str(i), v) for i, v in enumerate(lst)]
+            default_normalize_score(mp, reverse, ns)
+            want = [x.score for x in ns]
+            assert got == want and [type(v) for v in got] == [type(v) for v in want], (lst, reverse)
+
+
 def _random_node_infos(rng, count):
     """NodeInfos with random allocatable/requested cpu and memory, including nodes without cpu
     or memory, nodes already over-committed, and values near the exactness bound."""
@@ -496,3 +524,25 @@ def test_fast_path_with_row_runs_equals_the_plain_walk(tmp_path, seed):
     finally:
         fastpath.MIN_NODES = saved
     assert with_runs == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}
+
+
+def test_node_arrays_are_exact_only_within_the_bound():
+    """Values at or past SAFE, negative or beyond int64 switch the arrays off (all zeros)."""
+    pytest.importorskip("numpy")
+    from scheduler_core.backend.cache.node_arrays import SAFE, NodeArrays
+    from scheduler_core.framework.types import NodeInfo
+
+    def node(v):
+        ni = NodeInfo()
+        ni.allocatable.milli_cpu = v
+        ni.allocatable.allowed_pod_number = 5
+        return ni
+
+    for vals, exact in [([1, 2, 3], True), ([SAFE - 1], True), ([SAFE], False), ([-1], False),
+                        ([1 << 70], False), ([-(1 << 70)], False), ([], True)]:
+        a = NodeArrays([node(v) for v in vals])
+        assert a.exact == exact, vals
+        if exact:
+            assert a.alloc_cpu.tolist() == vals and a.allowed_pods.tolist() == [5] * len(vals)
+        else:
+            assert not a.cols.any()
