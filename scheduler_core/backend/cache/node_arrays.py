@@ -324,10 +324,18 @@ class RowValues:
                 values[k] = v
         if log is not None:
             known = self.known
-            for lo, hi in rows.runs:
-                known[lo:hi] = b"\x01" * (hi - lo)
+            if changed is None:
+                for lo, hi in rows.runs:
+                    known[lo:hi] = b"\x01" * (hi - lo)
+            else:
+                for k in stale:  # every other row of these runs was known already
+                    known[k] = 1
+        runs = rows.runs
+        if len(runs) == 1:
+            lo, hi = runs[0]
+            return values[lo:hi]
         out: list[Any] = []
-        for lo, hi in rows.runs:
+        for lo, hi in runs:
             out += values[lo:hi]
         return out
 
