@@ -45,13 +45,23 @@ def next_generation() -> int:
 
 
 def milli_value(q: Fraction) -> int:
-    """Quantity.MilliValue(): thousandths, rounded up."""
-    return math.ceil(q * 1000)
+    """Quantity.MilliValue(): thousandths, rounded up. `math.ceil(q * 1000)`, on the quantity's
+    numerator and denominator (ints have them too): no intermediate Fraction, whose construction
+    (a gcd) was most of a pod's request computations."""
+    try:
+        n, d = q.numerator, q.denominator
+    except AttributeError:  # a float
+        return math.ceil(q * 1000)
+    return -(-(n * 1000) // d)
 
 
 def value(q: Fraction) -> int:
-    """Quantity.Value(): whole units, rounded up."""
-    return math.ceil(q)
+    """Quantity.Value(): whole units, rounded up (`math.ceil(q)`, as milli_value computes it)."""
+    try:
+        n, d = q.numerator, q.denominator
+    except AttributeError:  # a float
+        return math.ceil(q)
+    return -(-n // d)
 
 
 def is_native_resource(name: str) -> bool:
@@ -225,7 +235,8 @@ def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str
     reqs: dict[str, Fraction] = {}
     for c in pod.containers:
         for k, v in creqs(c).items():
-            reqs[k] = reqs.get(k, 0) + v
+            # Not `reqs.get(k, 0) + v`: 0 + Fraction builds a new Fraction for the same value.
+            reqs[k] = reqs[k] + v if k in reqs else v
     restartable: dict[str, Fraction] = {}
     init_max: dict[str, Fraction] = {}
     for c in pod.init_containers:
@@ -275,8 +286,8 @@ def calculate_resource(pod: Pod) -> PodResource:
     res = Resource.from_list(requests)
     return PodResource(
         res,
-        milli_value(non0.get(RESOURCE_CPU, Fraction(0))),
-        value(non0.get(RESOURCE_MEMORY, Fraction(0))),
+        milli_value(non0.get(RESOURCE_CPU, 0)),
+        value(non0.get(RESOURCE_MEMORY, 0)),
     )
 
 

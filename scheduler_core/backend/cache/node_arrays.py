@@ -43,33 +43,60 @@ def _row(ni: NodeInfo) -> tuple[int, ...]:
             a.ephemeral_storage, r.ephemeral_storage, len(ni.pods), a.allowed_pod_number)
 
 
+# Rows set_row rewrote, logged for the kept columns (kept_columns.py); past this many entries the
+# older half is dropped (a column that had not caught up with it is computed again in full).
+CHANGE_LOG_LIMIT = 4096
+
+
 class NodeArrays:
     """The COLUMNS as int64 arrays, one element per node: views of one column-major matrix, so
     rewriting a changed node's row is a single assignment (once per cycle) while every column
-    stays contiguous for the vector expressions."""
+    stays contiguous for the vector expressions.
 
-    __slots__ = (*COLUMNS, "cols", "exact")
+    `nodes` is the node list the rows describe (the snapshot's list, whose slots update_snapshot
+    replaces in place; None for arrays restored from a checkpoint that did not keep it);
+    `changed` logs the rows set_row rewrote, `changed[0]` being entry number `changed_base`;
+    `kept` holds the kept columns computed over these rows (kept_columns.py)."""
+
+    __slots__ = (*COLUMNS, "cols", "exact", "nodes", "changed", "changed_base", "kept")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         import numpy as np
 
         rows = [_row(ni) for ni in nodes]
-        self.exact = all(0 <= min(row) and max(row) < SAFE for row in rows)
         width = len(COLUMNS)
         cols = np.zeros((len(rows), width), dtype=np.int64, order="F")
-        if self.exact and rows:
-            cols[:] = rows
+        self.exact = True
+        if rows:
+            # The bounds checked on the matrix (C) rather than per row in Python: ~7 ms at
+            # 15,000 nodes. A value beyond int64 cannot be stored: not exact either.
+            try:
+                cols[:] = rows
+            except OverflowError:
+                self.exact = False
+            else:
+                self.exact = bool(cols.min() >= 0 and cols.max() < SAFE)
+            if not self.exact:
+                cols.fill(0)
         self._columns(cols)
+        self._start_log(nodes)
 
     def _columns(self, cols: Any) -> None:
         self.cols = cols
         for k, name in enumerate(COLUMNS):
             setattr(self, name, cols[:, k])
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, bool]]:
+    def _start_log(self, nodes: list[NodeInfo] | None) -> None:
+        self.nodes = nodes
+        self.changed: list[int] = []
+        self.changed_base = 0
+        self.kept: dict[Any, Any] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, bool, list[NodeInfo] | None]]:
         # The columns are views of `cols`: pickle the matrix alone, so a restored checkpoint's
-        # columns are views of the restored matrix again (set_row must reach them).
-        return _restore, (self.cols, self.exact)
+        # columns are views of the restored matrix again (set_row must reach them). The node
+        # list is the snapshot's (pickled once with it); kept columns are computed again.
+        return _restore, (self.cols, self.exact, self.nodes)
 
     def set_row(self, i: int, ni: NodeInfo) -> None:
         """Row i now describes `ni` (a changed node at the same position)."""
@@ -78,12 +105,19 @@ class NodeArrays:
             self.exact = False
             return
         self.cols[i] = row
+        changed = self.changed
+        changed.append(i)
+        if len(changed) > CHANGE_LOG_LIMIT:
+            drop = len(changed) // 2
+            del changed[:drop]
+            self.changed_base += drop
 
 
-def _restore(cols: Any, exact: bool) -> NodeArrays:
+def _restore(cols: Any, exact: bool, nodes: list[NodeInfo] | None = None) -> NodeArrays:
     a = NodeArrays.__new__(NodeArrays)
     a.exact = exact
     a._columns(cols)
+    a._start_log(nodes)
     return a
 
 
@@ -150,19 +184,53 @@ def joined_rows(pieces: list[Any], num_all: int) -> Any:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
 
 
+class RowLog:
+    """The positions of a node list whose slots were replaced, in order: what
+    `Cache.update_snapshot` logs for the snapshot's list (`Snapshot.row_log`, a new log with a
+    new list). `rows[0]` is entry number `base`; past CHANGE_LOG_LIMIT entries the older half
+    is dropped (a reader that had not caught up with it compares its rows instead)."""
+
+    __slots__ = ("rows", "base")
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.base = 0
+
+    def add(self, i: int) -> None:
+        rows = self.rows
+        rows.append(i)
+        if len(rows) > CHANGE_LOG_LIMIT:
+            drop = len(rows) // 2
+            del rows[:drop]
+            self.base += drop
+
+    def end(self) -> int:
+        """The number of the next entry."""
+        return self.base + len(self.rows)
+
+    def since(self, pos: int) -> list[int] | None:
+        """The positions logged from entry `pos` on, or None when some were dropped."""
+        if pos < self.base:
+            return None
+        return self.rows[pos - self.base:]
+
+
 class RowRuns:
     """The rows of the nodes being scored as runs of the snapshot's node list, for snapshots
     too small for node arrays: `runs` are (lo, hi) ranges of `all_nodes` (the snapshot's list
     itself, whose slots update_snapshot replaces in place), in the order of `nodes`. What the
     fast path writes under NODE_ROWS_KEY for the Score phase when it has no arrays; a scorer can
-    then keep its scores per row (resource_allocation.RowScores) and take each run as a slice."""
+    then keep its scores per row (resource_allocation.RowScores) and take each run as a slice.
+    `log` is the snapshot's RowLog of `all_nodes` (None: unknown, kept values are compared)."""
 
-    __slots__ = ("all_nodes", "runs", "nodes")
+    __slots__ = ("all_nodes", "runs", "nodes", "log")
 
-    def __init__(self, all_nodes: list[NodeInfo], runs: list[tuple[int, int]], nodes: list[NodeInfo]) -> None:
+    def __init__(self, all_nodes: list[NodeInfo], runs: list[tuple[int, int]], nodes: list[NodeInfo],
+                 log: RowLog | None = None) -> None:
         self.all_nodes = all_nodes
         self.runs = runs
         self.nodes = nodes
+        self.log = log
 
     def clone(self) -> RowRuns:
         return self
@@ -201,9 +269,14 @@ class RowValues:
     its row holds the same object at the same generation. A cycle changes about one node and
     pods of a workload share their request, so a cycle takes its values as list slices instead
     of computing a few hundred again. Only for snapshots below MIN_NODES (fastpath writes
-    RowRuns only there): three lists of one slot per node."""
+    RowRuns only there): three lists of one slot per node.
 
-    __slots__ = ("all_nodes", "src", "gens", "values")
+    With the snapshot's RowLog (rows.log), the slots replaced since the last take are read from
+    the log instead of comparing every run's objects and generations (the snapshot's NodeInfos
+    are never changed in place: the cache copies before it changes one it shares): `known`
+    flags the rows whose value is right, and a run's unknown rows are found by a C search."""
+
+    __slots__ = ("all_nodes", "src", "gens", "values", "known", "log", "seen")
 
     def __init__(self, all_nodes: list[NodeInfo]) -> None:
         n = len(all_nodes)
@@ -211,6 +284,9 @@ class RowValues:
         self.src: list[NodeInfo | None] = [None] * n
         self.gens: list[int] = [0] * n
         self.values: list[Any] = [None] * n
+        self.known = bytearray(n)  # 1: the value of this row is right (read with `log`)
+        self.log: RowLog | None = None
+        self.seen = 0  # log entries already applied to `known`
 
     def fits(self, rows: RowRuns) -> bool:
         """Whether these rows index the node list this was built for (same list, same size)."""
@@ -219,7 +295,54 @@ class RowValues:
     def take(self, rows: RowRuns, compute: Callable[[list[NodeInfo]], list[Any]]) -> list[Any]:
         """The values of rows.nodes in order, `compute` called (once, in row order) for the
         rows whose NodeInfo changed since their value was kept."""
+        log = rows.log
+        changed = log.since(self.seen) if log is not None and log is self.log else None
+        if changed is None:
+            stale = self._compare(rows)
+            self.known = bytearray(len(self.values))  # rows outside these runs: unknown
+            self.log = log
+        else:
+            known = self.known
+            for r in changed:
+                known[r] = 0
+            stale = []
+            for lo, hi in rows.runs:
+                p = known.find(0, lo, hi)
+                while p != -1:
+                    stale.append(p)
+                    p = known.find(0, p + 1, hi)
+            if len(rows.runs) > 1:
+                stale = sorted(set(stale))  # runs may overlap or come out of row order
+        if log is not None:
+            self.seen = log.end()
         all_nodes, src, gens, values = self.all_nodes, self.src, self.gens, self.values
+        if stale:
+            todo = [all_nodes[k] for k in stale]
+            for k, ni, v in zip(stale, todo, compute(todo), strict=True):
+                src[k] = ni
+                gens[k] = ni.generation
+                values[k] = v
+        if log is not None:
+            known = self.known
+            if changed is None:
+                for lo, hi in rows.runs:
+                    known[lo:hi] = b"\x01" * (hi - lo)
+            else:
+                for k in stale:  # every other row of these runs was known already
+                    known[k] = 1
+        runs = rows.runs
+        if len(runs) == 1:
+            lo, hi = runs[0]
+            return values[lo:hi]
+        out: list[Any] = []
+        for lo, hi in runs:
+            out += values[lo:hi]
+        return out
+
+    def _compare(self, rows: RowRuns) -> list[int]:
+        """The rows of these runs whose NodeInfo is not the object, at the generation, their
+        value was computed from (in row order within each run)."""
+        all_nodes, src, gens = self.all_nodes, self.src, self.gens
         stale: list[int] = []
         for lo, hi in rows.runs:
             seg = all_nodes[lo:hi]
@@ -240,16 +363,7 @@ class RowValues:
                     continue
                 stale.extend(compress(range(a, b), map(not_, map(and_, map(is_, src[a:b], seg[a - lo:b - lo]),
                                                                   map(eq, gens[a:b], now[a - lo:b - lo])))))
-        if stale:
-            todo = [all_nodes[k] for k in stale]
-            for k, ni, v in zip(stale, todo, compute(todo), strict=True):
-                src[k] = ni
-                gens[k] = ni.generation
-                values[k] = v
-        out: list[Any] = []
-        for lo, hi in rows.runs:
-            out += values[lo:hi]
-        return out
+        return stale
 
 
 KEPT_REQUESTS = 8  # distinct pod requests a plugin keeps RowValues for at a time

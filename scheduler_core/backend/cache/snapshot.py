@@ -6,7 +6,7 @@ Plugins read this frozen view for a whole scheduling cycle; the cache keeps chan
 
 from __future__ import annotations
 
-from scheduler_core.backend.cache.node_arrays import MIN_NODES, NodeArrays
+from scheduler_core.backend.cache.node_arrays import MIN_NODES, NodeArrays, RowLog
 from scheduler_core.framework.types import NodeInfo
 
 
@@ -21,7 +21,7 @@ def node_traits(ni: NodeInfo) -> tuple[int, int, int]:
 class Snapshot:
     __slots__ = ("node_info_map", "node_info_list", "have_pods_with_affinity",
                  "have_pods_with_required_anti_affinity", "generation", "index",
-                 "num_tainted", "num_unschedulable", "num_with_images", "arrays")
+                 "num_tainted", "num_unschedulable", "num_with_images", "arrays", "row_log")
 
     def __init__(self) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
@@ -38,6 +38,9 @@ class Snapshot:
         # The nodes as NumPy columns (node_arrays.py), built on first use by the fast path,
         # rows rewritten for changed nodes, dropped when nodes are added or removed.
         self.arrays: NodeArrays | None = None
+        # The slots of node_info_list replaced in place since it was built (a new log with a new
+        # list): the fast path's kept row values read what changed from it (RowValues).
+        self.row_log = RowLog()
 
     def __setstate__(self, state: object) -> None:
         # Checkpoints written before the trait counts existed restore with them recounted.
@@ -47,6 +50,8 @@ class Snapshot:
             setattr(self, k, v)
         if "num_tainted" not in slots:
             self.recount()
+        if "row_log" not in slots:
+            self.row_log = RowLog()
         if "arrays" not in slots:
             self.arrays = None
         elif self.arrays is not None and not hasattr(self.arrays, "cols"):

@@ -85,7 +85,8 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                 state.delete(NODE_ROWS_KEY)
         elif runs_only and need >= MIN_ROWS:
             # NodeResourcesFit takes its quick test's answers from the rows it kept (RowValues).
-            state.write(NODE_ROWS_KEY, RowRuns(nodes, row_runs([((start + pos) % num_all, need)], num_all), chunk))
+            state.write(NODE_ROWS_KEY, RowRuns(nodes, row_runs([((start + pos) % num_all, need)], num_all), chunk,
+                                               snap.row_log))
             try:
                 sts = fwk.run_filter_plugins_batch(state, pod, chunk)
             finally:
@@ -142,7 +143,7 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     if pieces is not None and arrays is not None:
         state.write(FEASIBLE_ROWS_KEY, NodeRows(arrays, joined_rows(pieces, num_all), feasible))
     elif pieces is not None:
-        state.write(FEASIBLE_ROWS_KEY, RowRuns(nodes, row_runs(pieces, num_all), feasible))
+        state.write(FEASIBLE_ROWS_KEY, RowRuns(nodes, row_runs(pieces, num_all), feasible, snap.row_log))
     return feasible
 
 
@@ -187,7 +188,7 @@ def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: li
         # No arrays: the resource scorers take the scores of these runs from their rows.
         state.write(NODE_ROWS_KEY, found)
     try:
-        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes)
+        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes, vector=arrays is not None)
     finally:
         state.delete(NODE_ROWS_KEY)
     if st is not None:

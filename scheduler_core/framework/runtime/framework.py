@@ -23,6 +23,7 @@ from scheduler_core.features import DEFAULT_GATES, FeatureGates
 from scheduler_core.framework import interface as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
@@ -473,10 +474,12 @@ class Framework:
             state.skip_score_plugins = skip
 
     def _score_all(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-                   ) -> tuple[list[tuple[str, int, list[int]]], dict[str, Any] | None, Status | None]:
+                   ) -> tuple[list[tuple[str, int, list[int]]], dict[str, Any] | None, list[ScoreList],
+                              Status | None]:
         """Every non-skipped plugin's raw scores (node order), normalised in place: returns
-        [(plugin, weight, scores)], the score columns when someone listens (score_columns), or
-        an error."""
+        [(plugin, weight, scores)], the score columns when someone listens (score_columns), the
+        scores' ScoreList summaries (made for the range check, reused by the totals), or an
+        error."""
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.score_plugins if pl.name not in skip] if skip else self.score_plugins
         per_plugin: list[tuple[str, int, list[int]]] = []
@@ -484,7 +487,7 @@ class Framework:
         for pl in plugins:
             lst, st = pl.score_nodes(state, pod, nodes)
             if st is not None and st.code != Code.SUCCESS:
-                return [], None, Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
+                return [], None, [], Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
                                               f"{st.message()}")
             per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
         raw = [list(lst) for _, _, lst in per_plugin] if self.events_enabled else None
@@ -500,26 +503,27 @@ class Framework:
                 st = ext.normalize_score(state, pod, ns)
                 lst[:] = [x.score for x in ns]
             if st is not None and st.code != Code.SUCCESS:
-                return [], None, Status.error(f"running Normalize on Score plugins: plugin {name!r} failed "
+                return [], None, [], Status.error(f"running Normalize on Score plugins: plugin {name!r} failed "
                                               f"with: {st.message()}")
         lo, hi = fi.MIN_NODE_SCORE, fi.MAX_NODE_SCORE
-        if any(lst and (min(lst) < lo or max(lst) > hi) for _, _, lst in per_plugin):
+        summaries = [ScoreList(lst) for _, _, lst in per_plugin]
+        if not all(s.in_range(lo, hi) for s in summaries):
             # Report the first out-of-range score in node order, then plugin order.
             for i in range(len(nodes)):
                 for name, _, lst in per_plugin:
                     sc = lst[i]
                     if sc > hi or sc < lo:
-                        return [], None, Status.error(
+                        return [], None, [], Status.error(
                             f"applying score defaultWeights on Score plugins: plugin {name!r} returns an "
                             f"invalid score {sc}, it should in the range of [{lo}, {hi}] after normalizing")
         columns = None if raw is None else score_columns(nodes, per_plugin, raw)
-        return per_plugin, columns, None
+        return per_plugin, columns, summaries, None
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores] | None, Status | None, dict[str, Any] | None]:
         """Raw scores per plugin, normalised, then weighted and summed per node. The third value
         is the score columns for the UI (only built when someone listens)."""
-        per_plugin, columns, st = self._score_all(state, pod, nodes)
+        per_plugin, columns, _, st = self._score_all(state, pod, nodes)
         if st is not None:
             return None, st, None
         out: list[NodePluginScores] = []
@@ -533,14 +537,17 @@ class Framework:
             out.append(NodePluginScores(ni.name, scores, total))
         return out, None, columns
 
-    def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                                 vector: bool = False
                                  ) -> tuple[list[int] | None, Status | None, dict[str, Any] | None]:
         """Only the weighted total per node (node order): what selectHost needs when no extender
-        adds scores; with the score columns when someone listens."""
-        per_plugin, columns, st = self._score_all(state, pod, nodes)
+        adds scores; with the score columns when someone listens. `vector`: NumPy is loaded (the
+        snapshot has node arrays) and may sum the scores (totals.weighted_totals)."""
+        per_plugin, columns, summaries, st = self._score_all(state, pod, nodes)
         if st is not None:
             return None, st, None
-        return weighted_totals([(w, lst) for _, w, lst in per_plugin], len(nodes)), None, columns
+        weighted = [(w, s) for (_, w, _), s in zip(per_plugin, summaries, strict=True)]
+        return weighted_totals(weighted, len(nodes), vector), None, columns
 
     # ---- Reserve / Permit / Bind -----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

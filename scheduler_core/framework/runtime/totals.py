@@ -1,26 +1,65 @@
 """Weighted score totals per node, the sum selectHost compares (upstream sums
 `score * weight` per node over the Score plugins). Kept apart from the framework so the sum
-can be done in one pass over the nodes rather than one list pass per plugin."""
+can be done in one pass over the nodes rather than one list pass per plugin.
+
+A list with one value for every node (score_list.ScoreList.uniform: zeros of a plugin with
+nothing to say, TaintToleration's 100 without taints anywhere) adds a constant, so it is folded
+into one offset instead of being summed node by node. With `vector` (the fast path on a snapshot
+that has node arrays, so NumPy is loaded already) the other lists are summed by NumPy straight
+from their bytes (ScoreList.packed); the sums are of integers far inside int64 (checked), so they
+are the same numbers.
+"""
 
 from __future__ import annotations
 
 from itertools import repeat
 from operator import add, mul
 
+from scheduler_core.framework.runtime.score_list import ScoreList
 
-def weighted_totals(weighted: list[tuple[int, list[int]]], count: int) -> list[int]:
-    """sum(weight * score) per node over the plugins' score lists, in one pass over the nodes:
-    lists of zeros (plugins with nothing to say, e.g. no taints anywhere) are left out, weights
-    applied by C-level maps, and the remaining lists summed column-wise."""
-    lists = []
-    for w, lst in weighted:
-        if not any(lst):
-            continue
-        lists.append(lst if w == 1 else list(map(mul, lst, repeat(w, len(lst)))))
-    if not lists:
-        return [0] * count
+_INT64_BOUND = 1 << 62
+
+
+def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: bool = False) -> list[int]:
+    """sum(weight * score) per node over the plugins' score lists (each `count` long)."""
+    offset = 0
+    varied: list[tuple[int, ScoreList]] = []
+    for w, scores in weighted:
+        if scores.uniform:
+            offset += w * scores.values[0]
+        elif count:
+            varied.append((w, scores))
+    if not varied:
+        return [offset] * count
+    if vector and all(s.packed is not None for _, s in varied):
+        bound = abs(offset) + 255 * sum(abs(w) for w, _ in varied)
+        if bound < _INT64_BOUND:
+            return _vector_totals(varied, offset)
+    lists = [s.values if w == 1 else list(map(mul, s.values, repeat(w, count))) for w, s in varied]
+    # Integer sums: the order of the additions changes nothing. Comprehensions for the usual
+    # one or two lists, C-level maps chained over one pass for more.
     if len(lists) == 1:
-        return list(lists[0])
+        return [x + offset for x in lists[0]] if offset else list(lists[0])
     if len(lists) == 2:
-        return list(map(add, lists[0], lists[1]))
-    return list(map(sum, zip(*lists, strict=True)))
+        a, b = lists
+        return [x + y + offset for x, y in zip(a, b, strict=True)] if offset else list(map(add, a, b))
+    summed = map(add, lists[0], lists[1])
+    for more in lists[2:]:
+        summed = map(add, summed, more)
+    if offset:
+        summed = map(add, summed, repeat(offset, count))
+    return list(summed)
+
+
+def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int) -> list[int]:
+    """The sum over NumPy views of the packed scores (uint8, widened to int64 by the first add)."""
+    import numpy as np
+
+    total = np.full(len(varied[0][1].values), offset, dtype=np.int64)
+    for w, s in varied:
+        col = np.frombuffer(s.packed, dtype=np.uint8)  # type: ignore[arg-type]
+        if w == 1:
+            total += col
+        else:
+            total += col * np.int64(w)
+    return total.tolist()

@@ -77,15 +77,80 @@ def test_rotated_slice_equals_a_slice_of_the_rotated_copy():
 def test_weighted_totals_equal_the_per_node_sum():
     import random
 
+    from scheduler_core.framework.runtime.score_list import ScoreList
     from scheduler_core.framework.runtime.totals import weighted_totals
 
     rng = random.Random(5)
-    for k in range(5):
-        weighted = [(rng.choice([1, 2, 3]), [rng.choice([0, 0, rng.randint(0, 100)]) for _ in range(9)])
-                    for _ in range(k)]
+    seen_vector = 0
+    for k in range(60):
+        weighted = []
+        for _ in range(k % 6):
+            kind = rng.randrange(5)
+            if kind == 0:
+                lst = [rng.randint(0, 100)] * 9  # uniform
+            elif kind == 1:
+                lst = [rng.randint(0, 255) for _ in range(9)]  # packed
+            elif kind == 2:
+                lst = [rng.randint(-300, 300) for _ in range(9)]  # neither: plain sums
+            else:
+                lst = [rng.choice([0, 0, rng.randint(0, 100)]) for _ in range(9)]
+            weighted.append((rng.choice([1, 2, 3, -1, 1 << 40]), lst))
         weighted += [(2, [0] * 9)]
         expect = [sum(w * lst[i] for w, lst in weighted) for i in range(9)]
-        assert weighted_totals(weighted, 9) == expect
+        summaries = [(w, ScoreList(lst)) for w, lst in weighted]
+        assert weighted_totals(summaries, 9) == expect
+        assert weighted_totals(summaries, 9, vector=True) == expect
+        seen_vector += all(s.packed is not None for _, s in summaries if not s.uniform)
+    assert seen_vector > 10
+    assert weighted_totals([(1 << 61, ScoreList([1, 2])), (1 << 61, ScoreList([3, 4]))], 2, vector=True) \
+        == [(1 << 61) * 4, (1 << 61) * 6]  # beyond int64: the plain sums
+    assert weighted_totals([], 3) == [0, 0, 0] and weighted_totals([(3, ScoreList([]))], 0) == []
+
+
+def test_score_list_range_check_equals_min_max():
+    import random
+
+    from scheduler_core.framework.runtime.score_list import ScoreList
+
+    rng = random.Random(7)
+    values = [0, 1, 50, 99, 100, 101, 255, 256, -1, 1000, 1.5, True]
+    for _ in range(3000):
+        lst = [rng.choice(values) for _ in range(rng.randrange(0, 6))]
+        if rng.random() < 0.3 and lst:
+            lst = [lst[0]] * len(lst)
+        s = ScoreList(lst)
+        for lo, hi in [(0, 100), (1, 100), (0, 300), (-5, 5), (10, 5)]:
+            expect = not lst or not (min(lst) < lo or max(lst) > hi)
+            assert s.in_range(lo, hi) == expect, (lst, lo, hi)
+        assert s.uniform == (bool(lst) and all(v == lst[0] for v in lst))
+
+
+def test_normalize_score_values_equal_the_node_score_form():
+    """default_normalize_score_values (bare scores; a shortcut for one score on every node)
+    gives what default_normalize_score gives on NodeScores, types included."""
+    import random
+
+    from scheduler_core.framework.plugins.helper.normalize_score import (
+        default_normalize_score,
+        default_normalize_score_values,
+    )
+    from scheduler_core.framework.types import NodeScore
+
+    rng = random.Random(2)
+    for _ in range(3000):
+        n = rng.randrange(0, 7)
+        pool = [0, 0, 1, 3, 7, 100, -2, False, 0.0]
+        lst = [rng.choice(pool) for _ in range(n)]
+        if rng.random() < 0.4 and lst:
+            lst = [lst[0]] * n
+        for reverse in (False, True):
+            mp = rng.choice([10, 100])
+            got = list(lst)
+            default_normalize_score_values(mp, reverse, got)
+            ns = [NodeScore(str(i), v) for i, v in enumerate(lst)]
+            default_normalize_score(mp, reverse, ns)
+            want = [x.score for x in ns]
+            assert got == want and [type(v) for v in got] == [type(v) for v in want], (lst, reverse)
 
 
 def _random_node_infos(rng, count):
@@ -117,7 +182,7 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     import random
 
     np = pytest.importorskip("numpy")
-    from scheduler_core.backend.cache.node_arrays import NodeArrays, NodeRows
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
     from scheduler_core.framework.plugins.noderesources.balanced_allocation import balanced_cpu_mem_batch
     from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
     from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec
@@ -132,18 +197,119 @@ def test_vector_resource_scores_equal_the_per_node_scores(seed):
     for _ in range(20):
         pick = sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))
         sub = [nodes[i] for i in pick]
-        rows = NodeRows(arrays, np.array(pick, dtype=np.intp))
+        idx = np.array(pick, dtype=np.intp)
         pc, pm = rng.choice([0, 100, rng.randint(0, 70_000)]), rng.choice([0, rng.randint(0, 1 << 40)])
-        assert least_v(rows, pc, pm) == least(sub, pc, pm)
-        assert balanced_cpu_mem_vector(rows, pc, pm) == balanced_cpu_mem_batch(sub, pc, pm)
+        assert least_v(arrays, idx, pc, pm).tolist() == least(sub, pc, pm)
+        assert balanced_cpu_mem_vector(arrays, idx, pc, pm).tolist() == balanced_cpu_mem_batch(sub, pc, pm)
     # Rows rewritten for a changed node follow it.
     changed = _random_node_infos(random.Random(seed + 100), 1)[0]
     changed.name = nodes[3].name
     nodes[3] = changed
     arrays.set_row(3, changed)
-    rows = NodeRows(arrays, np.arange(len(nodes), dtype=np.intp))
-    assert balanced_cpu_mem_vector(rows, 250, 1 << 28) == balanced_cpu_mem_batch(nodes, 250, 1 << 28)
-    assert least_v(rows, 250, 1 << 28) == least(nodes, 250, 1 << 28)
+    every = slice(None)
+    assert balanced_cpu_mem_vector(arrays, every, 250, 1 << 28).tolist() == balanced_cpu_mem_batch(nodes, 250, 1 << 28)
+    assert least_v(arrays, every, 250, 1 << 28).tolist() == least(nodes, 250, 1 << 28)
+
+
+def _with_pods_and_storage(rng, nodes):
+    """Give random NodeInfos pod counts, allowed pods and ephemeral storage (Fit's quick test)."""
+    for ni in nodes:
+        ni.allocatable.allowed_pod_number = rng.randint(0, 12)
+        ni.pods = [None] * rng.randint(0, 12)  # only counted
+        ni.allocatable.ephemeral_storage = rng.choice([0, rng.randint(1, 1 << 34)])
+        ni.requested.ephemeral_storage = rng.randint(0, int(ni.allocatable.ephemeral_storage * 1.2) + 1)
+    return nodes
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vector_fit_mask_equals_the_quick_test(seed):
+    """NodeResourcesFit's quick test over node rows flags exactly the nodes the per-node test
+    (the one filter_nodes' loop applies) flags."""
+    import random
+
+    np = pytest.importorskip("numpy")
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
+    from scheduler_core.framework.plugins.noderesources.fit import _quick_test
+    from scheduler_core.framework.plugins.noderesources.vector import fit_suspect_mask
+
+    rng = random.Random(seed)
+    nodes = _with_pods_and_storage(rng, _random_node_infos(rng, 300))
+    arrays = NodeArrays(nodes)
+    assert arrays.exact
+    for _ in range(30):
+        pick = sorted(rng.sample(range(len(nodes)), rng.randint(1, len(nodes))))
+        cpu, mem = rng.choice([0, 100, rng.randint(0, 70_000)]), rng.choice([0, rng.randint(0, 1 << 40)])
+        eph = rng.choice([0, rng.randint(0, 1 << 34)])
+        got = fit_suspect_mask(arrays, np.array(pick, dtype=np.intp), cpu, mem, eph).tolist()
+        assert got == _quick_test([nodes[i] for i in pick], cpu, mem, eph)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kept_columns_equal_fresh_values(seed, monkeypatch):
+    """Columns kept over all rows (kept_columns.take_column) equal the values computed afresh,
+    while rows change (a new NodeInfo in a slot, logged by set_row), requests vary (more than
+    the kept columns' limit), the change log drops its older half, the rows taken are slices or
+    index arrays, and the arrays go through pickling (a checkpoint)."""
+    import pickle
+    import random
+
+    np = pytest.importorskip("numpy")
+    from scheduler_core.backend.cache import kept_columns, node_arrays
+    from scheduler_core.backend.cache.node_arrays import NodeArrays
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import balanced_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.fit import _quick_test
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+    from scheduler_core.framework.plugins.noderesources.resource_allocation import ResourceSpec
+    from scheduler_core.framework.plugins.noderesources.vector import (
+        balanced_cpu_mem_vector,
+        fit_suspect_mask,
+        least_cpu_mem_vector,
+    )
+
+    monkeypatch.setattr(node_arrays, "CHANGE_LOG_LIMIT", 9)
+    monkeypatch.setattr(kept_columns, "KEPT_COLUMNS", 5)
+    rng = random.Random(seed)
+    nodes = _with_pods_and_storage(rng, _random_node_infos(rng, 120))
+    arrays = NodeArrays(nodes)
+    res = [ResourceSpec("cpu", 1), ResourceSpec("memory", 2)]
+    least, least_v = least_cpu_mem_batch(res), least_cpu_mem_vector(res)
+    requests = [(rng.randint(0, 4000), rng.randint(0, 1 << 33), rng.choice([0, 1 << 20])) for _ in range(7)]
+    taken = 0
+    for step in range(120):
+        for _ in range(rng.choice([0, 0, 1, 1, 2, 5, 12])):
+            i = rng.randrange(len(nodes))
+            new = _with_pods_and_storage(rng, _random_node_infos(rng, 1))[0]
+            nodes[i] = new
+            arrays.set_row(i, new)
+        if step == 60:
+            arrays, nodes = pickle.loads(pickle.dumps((arrays, nodes)))
+            assert arrays.nodes is nodes
+        pc, pm, eph = rng.choice(requests)
+        lo = rng.randrange(len(nodes))
+        if rng.random() < 0.5:
+            idx = slice(lo, rng.randint(lo, len(nodes)))
+            pick = list(range(len(nodes)))[idx]
+        else:
+            pick = [rng.randrange(len(nodes)) for _ in range(rng.randint(0, 50))]
+            idx = np.array(pick, dtype=np.intp)
+        sub = [nodes[i] for i in pick]
+        got = kept_columns.take_column(arrays, ("least", pc, pm), idx,
+                                       lambda a=arrays, p=(pc, pm): least_v(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm): least(todo, *p))
+        assert got.tolist() == least(sub, pc, pm)
+        got = kept_columns.take_column(arrays, ("balanced", pc, pm), idx,
+                                       lambda a=arrays, p=(pc, pm): balanced_cpu_mem_vector(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm): balanced_cpu_mem_batch(todo, *p))
+        assert got.tolist() == balanced_cpu_mem_batch(sub, pc, pm)
+        got = kept_columns.take_column(arrays, ("fit", pc, pm, eph), idx,
+                                       lambda a=arrays, p=(pc, pm, eph): fit_suspect_mask(a, slice(None), *p),
+                                       lambda todo, p=(pc, pm, eph): _quick_test(todo, *p))
+        assert got.tolist() == _quick_test(sub, pc, pm, eph)
+        taken += 1
+    assert taken == 120 and arrays.changed_base > 0  # the log dropped entries on the way
+    # Arrays restored from a checkpoint that did not keep their node list: nothing kept.
+    old = node_arrays._restore(arrays.cols, True)
+    assert kept_columns.take_column(old, "k", slice(None), lambda: 1 / 0, lambda todo: 1 / 0) is None
 
 
 def _assert_feasible_rows(sched, state, fast) -> None:
@@ -268,6 +434,49 @@ def test_row_scores_equal_fresh_scores(seed):
             assert scorer.score_nodes(sub, [pc, pm])[0] == want
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_row_scores_read_from_the_row_log_equal_fresh_scores(seed, monkeypatch):
+    """Kept row scores brought up to date from the snapshot's RowLog (slots replaced, as
+    update_snapshot replaces them) equal scores computed afresh, with runs that wrap or skip
+    rows, requests that vary, the log dropping its older half, and uses without the log in
+    between (the comparing path)."""
+    import random
+
+    from scheduler_core.api.types import Container, Pod
+    from scheduler_core.backend.cache import node_arrays
+    from scheduler_core.backend.cache.node_arrays import RowLog, RowRuns, row_runs
+    from scheduler_core.framework.plugins.noderesources import resource_allocation
+    from scheduler_core.framework.plugins.noderesources.balanced_allocation import BalancedAllocation
+    from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch
+
+    monkeypatch.setattr(node_arrays, "CHANGE_LOG_LIMIT", 7)
+    rng = random.Random(seed)
+    nodes = _random_node_infos(rng, 200)
+    log = RowLog()
+    balanced = BalancedAllocation().scorer
+    least = resource_allocation.ResourceAllocationScorer("least", None, balanced.resources)
+    least.fast_cpu_mem = least_cpu_mem_batch(balanced.resources)
+    for cycle in range(120):
+        for _ in range(rng.choice([0, 1, 1, 2, 3, 9])):
+            i = rng.randrange(len(nodes))
+            nodes[i] = nodes[i].snapshot()
+            nodes[i].add_pod(Pod(f"q{cycle}-{i}", containers=[
+                Container("c", requests={"cpu": rng.choice([1, 2]), "memory": 1 << 30})]))
+            log.add(i)
+        n = len(nodes)
+        start, count = rng.randrange(n), rng.randint(1, n)
+        skip = set(rng.sample(range(n), rng.randint(0, 20)))
+        window = [(start + k) % n for k in range(count)]
+        pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
+        sub = [nodes[r] for r in (window if not skip else pieces[0])]
+        runs = RowRuns(nodes, row_runs(pieces, n), sub, log if rng.random() < 0.85 else None)
+        pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31)])
+        for scorer in (balanced, least):
+            want = scorer.fast_cpu_mem(sub, pc, pm)
+            assert scorer.score_nodes(sub, [pc, pm], runs)[0] == want
+    assert log.base > 0  # the log dropped entries on the way
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_fast_path_with_row_runs_equals_the_plain_walk(tmp_path, seed):
     """A cluster below the arrays' size: the fast path hands NodeResourcesFit and the resource
@@ -315,3 +524,25 @@ def test_fast_path_with_row_runs_equals_the_plain_walk(tmp_path, seed):
     finally:
         fastpath.MIN_NODES = saved
     assert with_runs == {p.key: p.node_name for p in plain.scheduler.cluster.pods.values()}
+
+
+def test_node_arrays_are_exact_only_within_the_bound():
+    """Values at or past SAFE, negative or beyond int64 switch the arrays off (all zeros)."""
+    pytest.importorskip("numpy")
+    from scheduler_core.backend.cache.node_arrays import SAFE, NodeArrays
+    from scheduler_core.framework.types import NodeInfo
+
+    def node(v):
+        ni = NodeInfo()
+        ni.allocatable.milli_cpu = v
+        ni.allocatable.allowed_pod_number = 5
+        return ni
+
+    for vals, exact in [([1, 2, 3], True), ([SAFE - 1], True), ([SAFE], False), ([-1], False),
+                        ([1 << 70], False), ([-(1 << 70)], False), ([], True)]:
+        a = NodeArrays([node(v) for v in vals])
+        assert a.exact == exact, vals
+        if exact:
+            assert a.alloc_cpu.tolist() == vals and a.allowed_pods.tolist() == [5] * len(vals)
+        else:
+            assert not a.cols.any()

@@ -33,10 +33,16 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
 
 def default_normalize_score_values(max_priority: int, reverse: bool, scores: list[int]) -> Status | None:
     """default_normalize_score on bare scores (node order), in place."""
+    n = len(scores)
+    if n and scores[0] <= 0 and scores[-1] == scores[0] and scores.count(scores[0]) == n:
+        # One score for every node, not above 0 (a plugin with nothing to say): max_count is 0.
+        # list.count compares small ints by identity, cheaper than max() over every node.
+        if reverse:
+            scores[:] = [max_priority] * n
+        return None
     max_count = max(scores, default=0)
     if max_count < 0:
         max_count = 0
-    n = len(scores)
     if max_count == 0:
         if reverse:
             scores[:] = [max_priority] * n

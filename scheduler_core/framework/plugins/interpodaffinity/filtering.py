@@ -252,6 +252,11 @@ class FilteringMixin:
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         with_anti = self.handle.snapshot.have_pods_with_required_anti_affinity_list()
+        if not with_anti and pod.affinity is None:
+            # No existing pod has required anti-affinity and the pod has no terms: every count
+            # below would be empty, so the state would end in Skip. Said without building it
+            # (most pods of most clusters, every cycle).
+            return None, Status(Code.SKIP)
         s = PreFilterState()
         cluster = getattr(self.handle, "cluster", None)
         ns_cache = NamespaceLabels(cluster)

@@ -86,6 +86,8 @@ class ScoringMixin:
             return Status(Code.SKIP)
         # Without preferred terms of its own, only pods with affinity can contribute.
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
+        if not all_nodes and aff is None:
+            return Status(Code.SKIP)  # no pod to score against: the topology score stays empty
 
         s = PreScoreState()
         ns_cache = NamespaceLabels(getattr(self.handle, "cluster", None))

@@ -22,7 +22,8 @@ from scheduler_core.api.types import (
     Node,
     Pod,
 )
-from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, RowRuns, RowValues, take_kept
+from scheduler_core.backend.cache.kept_columns import take_column
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows, RowRuns, RowValues, take_kept
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
@@ -393,10 +394,10 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                 out[k] = f(state, pod, nodes[k])
             return out
         if rows is not None and rows.nodes is nodes:
-            from scheduler_core.framework.plugins.noderesources.vector import fit_suspects, fits_vector
+            from scheduler_core.framework.plugins.noderesources.vector import fits_vector
 
             if fits_vector(cpu, mem, eph):
-                for k in fit_suspects(rows, cpu, mem, eph):
+                for k in self._suspects_of(rows, cpu, mem, eph):
                     out[k] = f(state, pod, nodes[k])
                 return out
         for k, ni in enumerate(nodes):
@@ -408,6 +409,22 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                     or (eph > 0 and eph > a.ephemeral_storage - r.ephemeral_storage)):
                 out[k] = f(state, pod, ni)
         return out
+
+    def _suspects_of(self, rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
+        """The positions (in rows' order) of the nodes the quick test cannot pass, from the mask
+        kept for this request over all rows (kept_columns: the vector test computes it,
+        _quick_test brings changed rows up to date), or tested for these rows alone without one."""
+        import numpy as np
+
+        from scheduler_core.framework.plugins.noderesources.vector import fit_suspect_mask
+
+        arrays = rows.arrays
+        mask = take_column(arrays, (self, cpu, mem, eph), rows.idx,
+                           lambda: fit_suspect_mask(arrays, slice(None), cpu, mem, eph),
+                           lambda nodes: _quick_test(nodes, cpu, mem, eph))
+        if mask is None:
+            mask = fit_suspect_mask(arrays, rows.idx, cpu, mem, eph)
+        return np.flatnonzero(mask).tolist()
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))

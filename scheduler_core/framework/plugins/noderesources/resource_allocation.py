@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
+from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues, take_kept
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
@@ -94,10 +95,10 @@ class ResourceAllocationScorer:
         # reading the same requests `score` reads; set by the strategies that have one.
         self.fast_cpu_mem: Callable[[list[NodeInfo], int, int], list[int]] | None = None
         # Optional NumPy form of the same for the fast path's node rows (vector.py): a loader
-        # returning fn(rows, pod cpu, pod memory) -> scores, called on first use so NumPy is
-        # imported only by runs that score thousands of nodes.
-        self.vector_cpu_mem: Callable[[], Callable[[Any, int, int], list[int]]] | None = None
-        self._vector: Callable[[Any, int, int], list[int]] | None = None
+        # returning fn(arrays, rows, pod cpu, pod memory) -> scores (a NumPy array), called on
+        # first use so NumPy is imported only by runs that score thousands of nodes.
+        self.vector_cpu_mem: Callable[[], Callable[[Any, Any, int, int], Any]] | None = None
+        self._vector: Callable[[Any, Any, int, int], Any] | None = None
         # The per-node form's scores per row of the snapshot, per pod request (cpu, memory), for
         # the fast path's RowRuns (small snapshots); see RowValues.
         self._rows: dict[tuple[int, int], RowValues] = {}
@@ -190,7 +191,7 @@ class ResourceAllocationScorer:
                 from scheduler_core.framework.plugins.noderesources.vector import fits_vector
 
                 if fits_vector(pc, pm):
-                    return self._vector(rows, pc, pm), None
+                    return self._from_arrays(fast, rows, pc, pm).tolist(), None
             return fast(nodes, pod_requests_list[0], pod_requests_list[1]), None
         out = []
         score = self.score
@@ -200,6 +201,18 @@ class ResourceAllocationScorer:
                 return None, st
             out.append(sc)
         return out, None
+
+    def _from_arrays(self, fast: Callable[[list[NodeInfo], int, int], list[int]], rows: Any,
+                     pc: int, pm: int) -> Any:
+        """The vector form's scores of `rows` (NodeRows) for this request, from the column this
+        scorer keeps for it over all rows (kept_columns: the vector form computes it, `fast`
+        brings changed rows up to date), or computed for these rows alone without one."""
+        vector = self._vector
+        assert vector is not None
+        arrays = rows.arrays
+        col = take_column(arrays, (self, pc, pm), rows.idx, lambda: vector(arrays, slice(None), pc, pm),
+                          lambda nodes: fast(nodes, pc, pm))
+        return col if col is not None else vector(arrays, rows.idx, pc, pm)
 
     def _from_rows(self, fast: Callable[[list[NodeInfo], int, int], list[int]], rows: RowRuns,
                    pc: int, pm: int) -> list[int]:

@@ -8,6 +8,9 @@ numerators, where NumPy's floor division equals Go's truncating division. Floats
 conversion of values below 2**53 is exact, and division, subtraction, abs, multiplication by
 100.0 and the truncating cast are the same IEEE-754 operations as the per-node code, element by
 element, so the scores are identical bit for bit (tests/engine/perf/test_fastpath_equivalence.py).
+
+Each expression takes the arrays and the rows to compute (an index array or a slice: all rows
+when the values are kept, backend/cache/kept_columns.py) and returns a NumPy array.
 """
 
 from __future__ import annotations
@@ -17,20 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from scheduler_core.backend.cache.node_arrays import SAFE, NodeRows
+from scheduler_core.backend.cache.node_arrays import SAFE, NodeArrays
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 
 
 def fits_vector(*requests: int) -> bool:
     """Whether pod requests this large keep the vector arithmetic exact."""
-    return all(0 <= r < SAFE for r in requests)
+    for r in requests:
+        if not 0 <= r < SAFE:
+            return False
+    return True
 
 
-def fit_suspects(rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
-    """The positions (in rows' order) of the nodes NodeResourcesFit's quick test cannot pass:
-    too many pods, or too little cpu, memory or ephemeral storage left. Only these go through
-    the per-node filter, which builds the reasons; every other node passes."""
-    a, idx = rows.arrays, rows.idx
+def fit_suspect_mask(a: NodeArrays, idx: Any, cpu: int, mem: int, eph: int) -> Any:
+    """Per row (of `idx`), whether NodeResourcesFit's quick test cannot pass it: too many pods,
+    or too little cpu, memory or ephemeral storage left. Only these go through the per-node
+    filter, which builds the reasons; every other node passes."""
     bad = a.pods[idx] >= a.allowed_pods[idx]
     if cpu > 0:
         bad |= cpu > a.alloc_cpu[idx] - a.req_cpu[idx]
@@ -38,16 +43,15 @@ def fit_suspects(rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
         bad |= mem > a.alloc_mem[idx] - a.req_mem[idx]
     if eph > 0:
         bad |= eph > a.alloc_eph[idx] - a.req_eph[idx]
-    return np.flatnonzero(bad).tolist()
+    return bad
 
 
-def least_cpu_mem_vector(resources: Sequence[Any]) -> Callable[[NodeRows, int, int], list[int]]:
+def least_cpu_mem_vector(resources: Sequence[Any]) -> Callable[[NodeArrays, Any, int, int], Any]:
     """least_cpu_mem_batch over node rows (non-zero requests); `resources` are the strategy's
     two ResourceSpecs (cpu, memory), read for their weights."""
     wc, wm = resources[0].weight, resources[1].weight
 
-    def vector(rows: NodeRows, pc: int, pm: int) -> list[int]:
-        a, idx = rows.arrays, rows.idx
+    def vector(a: NodeArrays, idx: Any, pc: int, pm: int) -> Any:
         ac = a.alloc_cpu[idx]
         am = a.alloc_mem[idx]
         rc = a.nz_cpu[idx] + pc
@@ -57,14 +61,13 @@ def least_cpu_mem_vector(resources: Sequence[Any]) -> Callable[[NodeRows, int, i
         ns = np.where(hc & (rc <= ac), (np.maximum(ac - rc, 0) * MAX_NODE_SCORE) // np.where(hc, ac, 1) * wc, 0)
         ns += np.where(hm & (rm <= am), (np.maximum(am - rm, 0) * MAX_NODE_SCORE) // np.where(hm, am, 1) * wm, 0)
         ws = hc * wc + hm * wm
-        return np.where(ws != 0, ns // np.where(ws != 0, ws, 1), 0).tolist()
+        return np.where(ws != 0, ns // np.where(ws != 0, ws, 1), 0)
 
     return vector
 
 
-def balanced_cpu_mem_vector(rows: NodeRows, pc: int, pm: int) -> list[int]:
+def balanced_cpu_mem_vector(a: NodeArrays, idx: Any, pc: int, pm: int) -> Any:
     """balanced_cpu_mem_batch over node rows (real requests)."""
-    a, idx = rows.arrays, rows.idx
     ac = a.alloc_cpu[idx]
     am = a.alloc_mem[idx]
     both = (ac != 0) & (am != 0)
@@ -73,4 +76,4 @@ def balanced_cpu_mem_vector(rows: NodeRows, pc: int, pm: int) -> list[int]:
     f0 = np.minimum(f0, 1.0)
     f1 = np.minimum(f1, 1.0)
     scores = ((1 - np.abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
-    return np.where(both, scores, int(float(MAX_NODE_SCORE))).tolist()
+    return np.where(both, scores, int(float(MAX_NODE_SCORE)))
