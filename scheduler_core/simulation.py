@@ -63,8 +63,7 @@ class Simulation:
         self.cycles = 0
         self._timeline_scales = 0
         self._settled_reported = False
-        with collector_paused():  # the cluster's objects are made here, all of them long-lived
-            self._start()
+        self._start()
 
     def _start(self) -> None:
         s = self.scheduler
@@ -259,7 +258,7 @@ class Simulation:
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
-        with collector_paused():
+        with collector_paused(collect_first=True):
             return Simulation._restore(blob)
 
     @staticmethod

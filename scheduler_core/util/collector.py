@@ -15,9 +15,14 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic collector off for the block, back to its previous state after it."""
+def collector_paused(*, collect_first: bool = False) -> Iterator[None]:
+    """The cyclic collector off for the block, back to its previous state after it.
+    `collect_first`: collect once before pausing, so that garbage already waiting (an engine
+    just dropped, e.g. the stale one a restore replaces) is not kept alive alongside what the
+    block builds, which would double the peak memory."""
     was_enabled = gc.isenabled()
+    if collect_first:
+        gc.collect()
     gc.disable()
     try:
         yield
