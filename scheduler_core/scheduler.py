@@ -92,6 +92,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer):
         pre_enqueue = {name: fwk.pre_enqueue_plugins for name, fwk in self.profiles.items()}
         self.queue = PriorityQueue(
             less=first.less,
+            total_less=first.queue_sort.total_less,
             clock=self.clock,
             pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),

@@ -110,6 +110,10 @@ class PreEnqueuePlugin(Plugin):
 
 
 class QueueSortPlugin(Plugin):
+    # Optional: the queue's whole order as one function (`less` both ways, then the order the
+    # timestamps were taken in), for the heap to call directly; None: the queue composes it.
+    total_less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] | None = None
+
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         raise NotImplementedError
 
