@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from scheduler_core.util.name_table import NameRun
+from scheduler_core.util.name_table import NameRun, latest_table
 
 NAME_LIST_FIELDS = ("nodes", "ties")
 MIN_JOINED = 32  # shorter lists gain nothing from the detour
@@ -47,6 +47,10 @@ class EventLineEncoder:
         return text
 
     def _join(self, names: list[Any]) -> str:
+        table = latest_table()
+        text = table.find_run(names) if table is not None else None
+        if text is not None:  # e.g. the scored nodes, a run of the snapshot's list
+            return text
         quoted = self._quoted
         try:
             return "[" + ", ".join(map(quoted.__getitem__, names)) + "]"

@@ -18,13 +18,14 @@ class NameTable:
     """The names of one node list and the JSON text of `", "`-joined names, with where each
     name starts and ends in it."""
 
-    __slots__ = ("key", "names", "text", "starts", "ends")
+    __slots__ = ("key", "names", "text", "starts", "ends", "position")
 
     def __init__(self, key: Any, names: list[str]) -> None:
         self.key = key  # the object this table was made for (kept alive: its id is never reused)
         self.names = names
         encoded = [json.dumps(name) for name in names]
         self.text = ", ".join(encoded)
+        self.position = {name: i for i, name in enumerate(names)}
         self.starts: list[int] = []
         self.ends: list[int] = []
         pos = 0
@@ -44,6 +45,29 @@ class NameTable:
         return out
 
 
+    def find_run(self, names: list[Any]) -> str | None:
+        """The JSON text of `names` when they are one run of this list (wrapping around its end,
+        as the Filter walk does), else None. Costs a lookup and a list comparison."""
+        n, total = len(names), len(self.names)
+        if not n or n > total:
+            return None
+        try:
+            a = self.position.get(names[0])
+        except TypeError:  # not a name
+            return None
+        if a is None:
+            return None
+        if a + n <= total:
+            if self.names[a:a + n] != names:
+                return None
+            return "[" + self.text[self.starts[a]:self.ends[a + n - 1]] + "]"
+        head = total - a
+        if self.names[a:] != names[:head] or self.names[:n - head] != names[head:]:
+            return None
+        return ("[" + self.text[self.starts[a]:self.ends[total - 1]] + ", "
+                + self.text[self.starts[0]:self.ends[n - head - 1]] + "]")
+
+
 class NameRun(list):
     """A list of names made of runs of a NameTable; `json()` is json.dumps of the list."""
 
@@ -61,6 +85,11 @@ class NameRun(list):
 
 _TABLES: list[NameTable] = []  # the few most recently used, newest last
 _KEEP = 4
+
+
+def latest_table() -> NameTable | None:
+    """The table used most recently (the current snapshot's list, during a run)."""
+    return _TABLES[-1] if _TABLES else None
 
 
 def table_for(key: Any, names: Any) -> NameTable:

@@ -276,3 +276,12 @@ def test_not_evaluated_nodes_follow_from_the_last_node_list(tmp_path) -> None:
     assert truth[0][0] != sorted(truth[0][0])  # zones interleave the list
     lists = [e for e in sim.sink.events if e["type"] == "node_list"]
     assert len(lists) == 2 and "late" in lists[1]["nodes"] and "late" not in lists[0]["nodes"]
+
+
+def test_a_list_that_is_a_run_of_the_node_list_is_copied_from_its_text() -> None:
+    names = [f"n{i}" for i in range(10)]
+    table = NameTable(object(), names)
+    for run in (names[2:7], names[8:] + names[:3], names, names[9:] + names[:9], ["n4"]):
+        assert table.find_run(run) == json.dumps(run)
+    for other in (["n2", "n4"], names[8:] + ["n1"], ["x"], [None, 3], [["n1"]], [], names + ["n0"]):
+        assert table.find_run(other) is None
