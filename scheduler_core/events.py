@@ -28,7 +28,10 @@ EVENT_TYPES: dict[str, str] = {
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
     "cycle_started": "cycle, pod, profile, attempts",
-    "prefilter": "cycle, pod, plugin, code, reasons, node_names (narrowing) ",
+    "prefilter": "cycle, pod, results [per PreFilter plugin, in order, up to the one that ended the "
+                 "point: {plugin, code, reasons, node_names (its narrowing, or null)}] (schema 2 and "
+                 "before: one event per plugin with those fields; read through "
+                 "events_compact.prefilter_results)",
     "filter_verdicts": "cycle, pod, nominated_only, num_to_find, start_index, nodes [evaluated nodes, "
                        "evaluation order], outcome [per evaluated node: index into verdicts], verdicts "
                        "[distinct rows {plugin: {code, reasons?, withNominatedPods?}}; a node the walk "

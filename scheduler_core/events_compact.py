@@ -18,6 +18,20 @@ from typing import Any
 PASSING_CODES = frozenset({"Success", "Skip"})
 
 
+# ---- prefilter ---------------------------------------------------------------------------------
+
+def prefilter_results(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each PreFilter plugin's result ({plugin, code, reasons, node_names}) from a cycle's
+    `prefilter` events: one event listing them all (schema 3), or one event per plugin."""
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if "results" in event:
+            out.extend(event["results"])
+        else:
+            out.append(event)
+    return out
+
+
 # ---- filter_verdicts ---------------------------------------------------------------------------
 
 def iter_verdicts(event: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -6,7 +6,8 @@ nodes, its scores and ties the feasible ones (the whole node list is a `node_lis
 when it changes). The same few thousand names recur
 in every cycle, so their JSON forms are kept and such lists are joined from them instead of
 being encoded again (or copied whole from util.name_table, for runs of the snapshot's node
-list); the text is exactly what json.dumps(event, sort_keys=True) gives.
+list); the text is exactly what json.dumps(event, sort_keys=True, separators=SEPARATORS) gives:
+compact, as JSON Lines usually are (a space after every comma was an eighth of the bytes).
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from typing import Any, TextIO
 from scheduler_core.util.name_table import NameRun, latest_table
 
 NAME_LIST_FIELDS = ("nodes", "ties")
+SEPARATORS = (",", ":")
 MIN_JOINED = 32  # shorter lists gain nothing from the detour
 
 
 class EventLineEncoder:
-    """Encodes events as JSON text identical to json.dumps(event, sort_keys=True, default=str)."""
+    """Encodes events as JSON text identical to json.dumps(event, sort_keys=True, default=str,
+    separators=SEPARATORS)."""
 
     def __init__(self) -> None:
-        self._encode = _fast_encoder() or json.JSONEncoder(sort_keys=True, default=str).encode
+        self._encode = _fast_encoder() or json.JSONEncoder(sort_keys=True, default=str, separators=SEPARATORS).encode
         self._quoted: dict[str, str] = {}
         # Stands in for a long list while the rest of the event is encoded; never in the output.
         self._mark = "\x00" + secrets.token_hex(8) + ":"
@@ -53,9 +56,9 @@ class EventLineEncoder:
             return text
         quoted = self._quoted
         try:
-            return "[" + ", ".join(map(quoted.__getitem__, names)) + "]"
+            return "[" + ",".join(map(quoted.__getitem__, names)) + "]"
         except (KeyError, TypeError):  # a name seen for the first time (or not a name at all)
-            return "[" + ", ".join([self._quote(name) for name in names]) + "]"
+            return "[" + ",".join([self._quote(name) for name in names]) + "]"
 
     def _quote(self, name: Any) -> str:
         text = self._quoted.get(name) if type(name) is str else None
@@ -67,12 +70,12 @@ class EventLineEncoder:
 
 
 def _fast_encoder() -> Callable[[Any], str] | None:
-    """json.dumps(obj, sort_keys=True, default=str) with the C encoder made once, not per call
+    """json.dumps(obj, sort_keys=True, default=str, separators=SEPARATORS) with the C encoder made once, not per call
     (events are never circular, so no cycle check); None where CPython's C encoder is absent."""
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
         return None
-    encode = make(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True)
+    encode = make(None, str, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, True)
 
     def dumps(obj: Any) -> str:
         if isinstance(obj, str):

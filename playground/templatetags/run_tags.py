@@ -50,6 +50,11 @@ def _summary(event: dict[str, Any]) -> str:
         return f"{pod}: {event.get('from')} → {event.get('to')} ({why})"
     if t == "cycle_started":
         return f"cycle {event.get('cycle')}: {pod} (attempt {event.get('attempts')})"
+    if t == "prefilter" and "results" in event:
+        ran = [f"{r.get('plugin')} {r.get('code')}" + (f" — {_reasons(r)}" if _reasons(r) else "")
+               for r in event["results"] if r.get("code") != "Skip"]
+        skipped = sum(1 for r in event["results"] if r.get("code") == "Skip")
+        return f"{pod}: PreFilter " + ", ".join(ran) + (f"; {skipped} skipped" if skipped else "")
     if t in ("prefilter", "postfilter"):
         extra = _reasons(event)
         return f"{pod}: {event.get('plugin')} {event.get('code')}" + (f" — {extra}" if extra else "")

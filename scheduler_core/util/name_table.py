@@ -15,7 +15,7 @@ from typing import Any
 
 
 class NameTable:
-    """The names of one node list and the JSON text of `", "`-joined names, with where each
+    """The names of one node list and the JSON text of `","`-joined names, with where each
     name starts and ends in it."""
 
     __slots__ = ("key", "names", "text", "starts", "ends", "position")
@@ -24,7 +24,7 @@ class NameTable:
         self.key = key  # the object this table was made for (kept alive: its id is never reused)
         self.names = names
         encoded = [json.dumps(name) for name in names]
-        self.text = ", ".join(encoded)
+        self.text = ",".join(encoded)
         self.position = {name: i for i, name in enumerate(names)}
         self.starts: list[int] = []
         self.ends: list[int] = []
@@ -33,7 +33,7 @@ class NameTable:
             self.starts.append(pos)
             pos += len(piece)
             self.ends.append(pos)
-            pos += 2
+            pos += 1
 
     def run(self, segments: list[tuple[int, int]]) -> NameRun:
         """The names of table[a:b] for each (a, b), concatenated."""
@@ -64,7 +64,7 @@ class NameTable:
         head = total - a
         if self.names[a:] != names[:head] or self.names[:n - head] != names[head:]:
             return None
-        return ("[" + self.text[self.starts[a]:self.ends[total - 1]] + ", "
+        return ("[" + self.text[self.starts[a]:self.ends[total - 1]] + ","
                 + self.text[self.starts[0]:self.ends[n - head - 1]] + "]")
 
 
@@ -80,7 +80,7 @@ class NameRun(list):
         if table is None or len(self) != sum(b - a for a, b in self.segments):
             return None
         text = table.text
-        return "[" + ", ".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
+        return "[" + ",".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
 
 
 _TABLES: list[NameTable] = []  # the few most recently used, newest last

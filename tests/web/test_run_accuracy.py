@@ -195,3 +195,18 @@ def test_a_timeline_action_shows_in_the_step_that_applied_it() -> None:
     assert screen.frame.result == "clock"  # the taint was applied at the start of a clock step
     assert screen.outcome.startswith("addTaint at 10s, plain evicted, then the clock jumped to 20s")
     assert screen.narrative.startswith("Cluster change at 10s: addTaint.")
+
+
+def test_prefilter_rows_and_log_line_from_the_cycles_one_prefilter_event() -> None:
+    frames = gallery_frames("taints-tolerations")
+    step = step_where(frames, lambda e: e["type"] == "prefilter")
+    screen = screen_at(frames, step)
+    rows = screen.prefilters
+    assert len(rows) > 3 and len({r["plugin"] for r in rows}) == len(rows)  # one row per plugin
+    assert {"Success", "Skip"} <= {r["code"] for r in rows}
+    framework = {p["name"]: p for p in screen.framework}
+    assert framework["PreFilter"]["reached"]
+    from playground.templatetags.run_tags import event_summary
+
+    line = event_summary(screen.first("prefilter"))
+    assert "PreFilter" in line and "skipped" in line and "NodeResourcesFit Success" in line

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from playground.selectors.points import POINT_LABELS
-from scheduler_core.events_compact import feasible_nodes, filter_plugins, iter_verdicts, score_table
+from scheduler_core.events_compact import feasible_nodes, filter_plugins, iter_verdicts, prefilter_results, score_table
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
@@ -33,7 +33,7 @@ def cycle_started(screen: Screen) -> dict[str, Any] | None:
 
 
 def prefilters(screen: Screen) -> list[dict[str, Any]]:
-    return screen.all("prefilter")
+    return prefilter_results(screen.all("prefilter"))
 
 
 # What each filter-matrix symbol means; the page prints this legend under the matrix.

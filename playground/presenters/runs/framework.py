@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scheduler_core.events_compact import iter_verdicts, score_table
+from scheduler_core.events_compact import iter_verdicts, prefilter_results, score_table
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
@@ -49,7 +49,7 @@ def _filter_status(screen: Screen) -> dict[str, str]:
 def _statuses(screen: Screen) -> dict[str, dict[str, str]]:
     """point -> plugin -> "passed" | "rejected" | "skipped" | "ran" | "waiting", for this frame."""
     out: dict[str, dict[str, str]] = {name: {} for name, _, _ in POINTS}
-    for e in screen.all("prefilter"):
+    for e in prefilter_results(screen.all("prefilter")):
         out["PreFilter"][e["plugin"]] = {"Success": "passed", "Skip": "skipped"}.get(e.get("code"), "rejected")
     out["Filter"] = _filter_status(screen)
     for e in screen.all("postfilter"):

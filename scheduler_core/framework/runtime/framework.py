@@ -268,15 +268,15 @@ class Framework:
         result: PreFilterResult | None = None
         plugins_with_nodes: set[str] = set()
         return_status: Status | None = None
-        emit = self.events_enabled
+        results: list[dict[str, Any]] | None = [] if self.events_enabled else None
         try:
             for pl in self.pre_filter_plugins:
                 r, s = pl.pre_filter(state, pod, nodes)
-                if emit:
-                    self.options.event_recorder.emit(
-                        "prefilter", cycle=self.scheduling_cycle, pod=pod.key, plugin=pl.name,
-                        code=(s.code.label if s else "Success"), reasons=(s.reasons if s else []),
-                        node_names=(sorted(r.node_names) if r is not None and r.node_names is not None else None))
+                if results is not None:
+                    results.append({"plugin": pl.name, "code": (s.code.label if s else "Success"),
+                                    "reasons": (s.reasons if s else []),
+                                    "node_names": (sorted(r.node_names) if r is not None and r.node_names is not None
+                                                   else None)})
                 if s is not None and s.code == Code.SKIP:
                     skip.add(pl.name)
                     continue
@@ -302,6 +302,9 @@ class Framework:
             return result, return_status, plugins_with_nodes
         finally:
             state.skip_filter_plugins = skip
+            if results:  # one event for the point: a dozen plugins a cycle, most of them Skip
+                self.options.event_recorder.emit("prefilter", cycle=self.scheduling_cycle, pod=pod.key,
+                                                 results=results)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
                                          pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:

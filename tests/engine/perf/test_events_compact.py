@@ -24,6 +24,7 @@ from scheduler_core.events_compact import (
     not_evaluated_nodes,
     num_not_evaluated,
     outcome_groups,
+    prefilter_results,
     score_table,
     verdict_for,
     verdicts_by_node,
@@ -75,7 +76,7 @@ def test_filter_verdicts_decode_to_each_plugins_verdict_on_each_node(tmp_path, s
                 table = NameTable(object(), [ni.name for ni in nodes])
                 shared = record.fields(nodes, start, table)  # the names as runs of the whole list
                 assert isinstance(shared["nodes"], NameRun)
-                assert shared["nodes"].json() == json.dumps(plain_fields["nodes"])
+                assert shared["nodes"].json() == json.dumps(plain_fields["nodes"], separators=(",", ":"))
                 event = json.loads(json.dumps(shared))
                 assert event == plain_fields
                 events.append(event)
@@ -206,11 +207,11 @@ def test_trace_lines_are_exactly_json_dumps_with_sorted_keys(tmp_path) -> None:
     encoder = EventLineEncoder()
     joined = 0
     for event in events:
-        assert encoder.encode(event) == json.dumps(event, sort_keys=True, default=str)
+        assert encoder.encode(event) == json.dumps(event, sort_keys=True, default=str, separators=(",", ":"))
         joined += any(isinstance(v := event.get(k), list) and len(v) >= 32 for k in ("nodes", "ties"))
     odd = {"type": "x", "nodes": ["n\u00e9-1", 'q"uote', None, 3] * 10, "ties": ["a"] * 40,
            "not_evaluated": [], "note": "nodes"}
-    assert encoder.encode(odd) == json.dumps(odd, sort_keys=True, default=str)
+    assert encoder.encode(odd) == json.dumps(odd, sort_keys=True, default=str, separators=(",", ":"))
     assert joined > 0
 
 
@@ -282,6 +283,21 @@ def test_a_list_that_is_a_run_of_the_node_list_is_copied_from_its_text() -> None
     names = [f"n{i}" for i in range(10)]
     table = NameTable(object(), names)
     for run in (names[2:7], names[8:] + names[:3], names, names[9:] + names[:9], ["n4"]):
-        assert table.find_run(run) == json.dumps(run)
+        assert table.find_run(run) == json.dumps(run, separators=(",", ":"))
     for other in (["n2", "n4"], names[8:] + ["n1"], ["x"], [None, 3], [["n1"]], [], names + ["n0"]):
         assert table.find_run(other) is None
+
+
+def test_prefilter_results_read_one_event_per_cycle_and_the_older_one_per_plugin(tmp_path) -> None:
+    sim = _sim(tmp_path, 1)
+    sim.run(3600)
+    cycles = [e for e in sim.sink.events if e["type"] == "cycle_started"]
+    prefilters = [e for e in sim.sink.events if e["type"] == "prefilter"]
+    assert len(prefilters) == len(cycles) > 0  # one per cycle
+    fwk = next(iter(sim.scheduler.profiles.values()))
+    results = prefilter_results(prefilters[:1])
+    assert [r["plugin"] for r in results] == [pl.name for pl in fwk.pre_filter_plugins]
+    assert all(set(r) == {"plugin", "code", "reasons", "node_names"} for r in results)
+    older = [{"type": "prefilter", "cycle": 1, "pod": "p", **r} for r in results]  # schema 2
+    assert prefilter_results(older) == older and [r["plugin"] for r in prefilter_results(older)] == [
+        r["plugin"] for r in results]
