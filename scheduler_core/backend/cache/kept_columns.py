@@ -44,15 +44,15 @@ def take_column(arrays: NodeArrays, key: Any, idx: Any, compute_all: Callable[[]
     if nodes is None or len(nodes) != len(arrays.cols):
         return None
     changed = arrays.changed
-    base = arrays.changed_base
-    end = base + len(changed)
+    end = changed.end()
     kept = arrays.kept.get(key)
-    if kept is None or kept.seen < base:
+    since = changed.since(kept.seen) if kept is not None else None
+    if since is None:  # none kept, or some of its changes dropped from the log
         if kept is None and len(arrays.kept) >= KEPT_COLUMNS:
             arrays.kept.clear()
         kept = arrays.kept[key] = KeptColumn(compute_all(), end)
-    elif kept.seen < end:
-        rows = sorted(set(changed[kept.seen - base:]))
+    elif since:
+        rows = sorted(set(since))
         kept.values[rows] = compute_nodes([nodes[r] for r in rows])
         kept.seen = end
     return kept.values[idx]

@@ -55,10 +55,10 @@ class NodeArrays:
 
     `nodes` is the node list the rows describe (the snapshot's list, whose slots update_snapshot
     replaces in place; None for arrays restored from a checkpoint that did not keep it);
-    `changed` logs the rows set_row rewrote, `changed[0]` being entry number `changed_base`;
+    `changed` logs the rows set_row rewrote (a RowLog);
     `kept` holds the kept columns computed over these rows (kept_columns.py)."""
 
-    __slots__ = (*COLUMNS, "cols", "exact", "nodes", "changed", "changed_base", "kept")
+    __slots__ = (*COLUMNS, "cols", "exact", "nodes", "changed", "kept")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         import numpy as np
@@ -88,8 +88,7 @@ class NodeArrays:
 
     def _start_log(self, nodes: list[NodeInfo] | None) -> None:
         self.nodes = nodes
-        self.changed: list[int] = []
-        self.changed_base = 0
+        self.changed = RowLog()
         self.kept: dict[Any, Any] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[Any, bool, list[NodeInfo] | None]]:
@@ -105,12 +104,7 @@ class NodeArrays:
             self.exact = False
             return
         self.cols[i] = row
-        changed = self.changed
-        changed.append(i)
-        if len(changed) > CHANGE_LOG_LIMIT:
-            drop = len(changed) // 2
-            del changed[:drop]
-            self.changed_base += drop
+        self.changed.add(i)
 
 
 def _restore(cols: Any, exact: bool, nodes: list[NodeInfo] | None = None) -> NodeArrays:

@@ -306,7 +306,7 @@ def test_kept_columns_equal_fresh_values(seed, monkeypatch):
                                        lambda todo, p=(pc, pm, eph): _quick_test(todo, *p))
         assert got.tolist() == _quick_test(sub, pc, pm, eph)
         taken += 1
-    assert taken == 120 and arrays.changed_base > 0  # the log dropped entries on the way
+    assert taken == 120 and arrays.changed.base > 0  # the log dropped entries on the way
     # Arrays restored from a checkpoint that did not keep their node list: nothing kept.
     old = node_arrays._restore(arrays.cols, True)
     assert kept_columns.take_column(old, "k", slice(None), lambda: 1 / 0, lambda todo: 1 / 0) is None
