@@ -360,7 +360,8 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
         return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
     if (fastpath.select_applies(sched.extenders, batch, diagnosis.signature)
             and sched.feature_gates.node_score_heap_tie_break):
-        host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible)
+        host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible,
+                                                                 relative=not sched.sink.enabled)
         if sched.sink.enabled:
             _emit_scores_and_selected(sched, fwk, pod, feasible, host, totals, columns)
         if batch is not None:
@@ -391,7 +392,7 @@ def find_nodes_that_fit_pod(sched: ScheduleOne, fwk: Framework, state: CycleStat
 
     batch = sched.batches.get(fwk.profile_name)
     if batch is not None:
-        diagnosis.signature = sign_pod(fwk, sched.batchable[fwk.profile_name], pod)
+        diagnosis.signature = sign_pod(fwk, sched.batchable[fwk.profile_name], pod, batch)
         diagnosis.node_hint = batch.get_node_hint(fwk, state, pod, sched.queue.scheduling_cycle,
                                                   diagnosis.signature, sched.clock.now(), _score_less)
 

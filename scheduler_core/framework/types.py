@@ -28,6 +28,7 @@ from scheduler_core.api.types import (
     PodAffinityTerm,
     WeightedPodAffinityTerm,
 )
+from scheduler_core.framework.requests_memo import memoised
 
 # Requests assumed for scoring when a container sets none (upstream DefaultMilliCPURequest,
 # DefaultMemoryRequest).
@@ -172,52 +173,23 @@ class Resource:
         return f"Resource({self.to_json()})"
 
 
-# pod_requests depends only on the pod's containers, init containers and overhead (and the
-# defaults passed), which are never changed in place: a changed pod is a new Pod, and a copy made
-# with another field changed (e.g. the assumed pod with its node) keeps the same lists. A cycle
-# asks for one pod's requests several times (Fit's PreFilter and PreScore, BalancedAllocation,
-# the cache when it assumes and when the binding is observed), each time summing Fractions;
-# the memo answers them from the first sum. Entries hold the objects they were computed from,
-# so an id is never reused while its entry lives; the memo is emptied when it grows past
-# _MEMO_LIMIT entries (a pure function's cache: emptying it changes no result), so it never
-# holds more than a few hundred pods' requests, whatever the number of pods.
-_REQUESTS_MEMO: dict[tuple[int, int], tuple[Any, Any, Any, Any, dict[str, Fraction]]] = {}
-_MEMO_LIMIT = 64  # a pod is asked about within its cycle and the next (~12 entries)
-
-
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
     """resourcehelper.PodRequests: max(sum of containers + restartable init containers, each
     init container on top of the sidecars started before it) + overhead.
 
     `non_missing` supplies values for resources a container does not request at all (used for
     the non-zero requests scoring relies on; pass a dict that is never changed, e.g. a module
-    constant). Returns a new dict each time: callers may change it.
+    constant). Returns a new dict each time: callers may change it. Answered from the requests
+    memo (requests_memo.py) when this pod, or one with the same requests, was asked before.
     """
-    return dict(_memoised(pod, id(non_missing), non_missing, lambda p: _pod_requests(p, non_missing)))
+    return dict(memoised(pod, id(non_missing), non_missing, lambda p: _pod_requests(p, non_missing)))
 
 
 def pod_requests_derived(pod: Pod, tag: Any, compute: Callable[[Pod], Any]) -> Any:
     """`compute(pod)` for a value derived from the pod's requests alone (e.g. a plugin's integer
     requests), kept in pod_requests' memo under `tag` (a str or a tuple starting with one, naming
     the computation) with the same rules. The kept value itself is returned: callers must not change it."""
-    return _memoised(pod, tag, None, compute)
-
-
-def _memoised(pod: Pod, tag: Any, anchor: Any, compute: Callable[[Pod], Any]) -> Any:
-    """The memo's one lookup: an entry is valid while the pod's containers, init containers and
-    overhead are the very objects it was computed from (and `anchor`, kept alive with it, is the
-    object whose id is in the key)."""
-    containers = pod.containers
-    key = (id(containers), tag)
-    hit = _REQUESTS_MEMO.get(key)
-    if (hit is not None and hit[0] is containers and hit[1] is pod.init_containers
-            and hit[2] is pod.overhead and hit[3] is anchor):
-        return hit[4]
-    value = compute(pod)
-    if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
-        _REQUESTS_MEMO.clear()
-    _REQUESTS_MEMO[key] = (containers, pod.init_containers, pod.overhead, anchor, value)
-    return value
+    return memoised(pod, tag, None, compute)
 
 
 def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str, Fraction]:

@@ -44,21 +44,39 @@ def batchable_plugins(fwk: Framework) -> list[Any] | None:
     return list(seen.values())
 
 
-def sign_pod(fwk: Framework, plugins: list[Any] | None, pod: Pod) -> tuple | None:
-    """The pod's signature, or None when it cannot be compared with other pods."""
+def sign_pod(fwk: Framework, plugins: list[Any] | None, pod: Pod,
+             batch: OpportunisticBatch | None = None) -> tuple | None:
+    """The pod's signature, or None when it cannot be compared with other pods.
+
+    With `batch`, the plugin that found the previous pod unsignable is asked first: one plugin
+    refusing is enough for None, and under the default profile the same plugin
+    (PodTopologySpread, with its system-default constraints) refuses every pod, after the
+    plugins before it have each built their fragments. The answer is the same either way."""
     if plugins is None:
         return None
+    suspect = batch.unsignable_by if batch is not None else None
+    if suspect is not None:
+        try:
+            suspect.sign_pod(pod)
+        except Unsignable:
+            return None
     sig: dict[str, Any] = {"schedulerName": pod.scheduler_name}
-    try:
-        for pl in plugins:
+    for pl in plugins:
+        try:
             sig.update(pl.sign_pod(pod))
-    except Unsignable:
-        return None
+        except Unsignable:
+            if batch is not None:
+                batch.unsignable_by = pl
+            return None
     return tuple(sorted(sig.items()))
 
 
 class OpportunisticBatch:
     """Per-profile batching state: the previous cycle's remaining sorted nodes."""
+
+    # The plugin that last refused to sign a pod (sign_pod asks it first). A class attribute,
+    # so batches restored from checkpoints made before it existed read None.
+    unsignable_by: Any = None
 
     def __init__(self) -> None:
         self.signature: tuple | None = None

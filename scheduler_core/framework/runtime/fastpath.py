@@ -161,12 +161,13 @@ def _rotated_slice(nodes: list[NodeInfo], start: int, pos: int, count: int) -> l
 
 
 def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-                          ) -> tuple[str, list[int], dict[str, Any] | None]:
+                          relative: bool = False) -> tuple[str, list[int], dict[str, Any] | None]:
     """prioritize_nodes + select_host when no extender adds scores (so every randomizer is 0):
     only the weighted totals are computed, and the heap root is found without building the
     heap. Same host as the general path; also returns the totals (node order) and the score
     columns when someone listens (None without Score plugins: then every total is 1 and
-    prioritize_nodes reports no scores)."""
+    prioritize_nodes reports no scores). `relative`: the totals may be off by a constant
+    shared by every node (totals.weighted_totals), for a caller that reports none of them."""
     if not fwk.has_score_plugins():
         return nodes[0].name, [1] * len(nodes), None  # equal totals: heap.Init leaves the first node at the root
     st = fwk.run_pre_score_plugins(state, pod, nodes)
@@ -188,7 +189,8 @@ def prioritize_and_select(fwk: Framework, state: CycleState, pod: Pod, nodes: li
         # No arrays: the resource scorers take the scores of these runs from their rows.
         state.write(NODE_ROWS_KEY, found)
     try:
-        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes, vector=arrays is not None)
+        totals, st, columns = fwk.run_score_plugins_totals(state, pod, nodes, vector=arrays is not None,
+                                                           relative=relative)
     finally:
         state.delete(NODE_ROWS_KEY)
     if st is not None:

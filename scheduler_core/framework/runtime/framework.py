@@ -541,16 +541,17 @@ class Framework:
         return out, None, columns
 
     def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
-                                 vector: bool = False
+                                 vector: bool = False, relative: bool = False
                                  ) -> tuple[list[int] | None, Status | None, dict[str, Any] | None]:
         """Only the weighted total per node (node order): what selectHost needs when no extender
         adds scores; with the score columns when someone listens. `vector`: NumPy is loaded (the
-        snapshot has node arrays) and may sum the scores (totals.weighted_totals)."""
+        snapshot has node arrays) and may sum the scores; `relative`: the totals less the share
+        every node has alike, enough to select (totals.weighted_totals)."""
         per_plugin, columns, summaries, st = self._score_all(state, pod, nodes)
         if st is not None:
             return None, st, None
         weighted = [(w, s) for (_, w, _), s in zip(per_plugin, summaries, strict=True)]
-        return weighted_totals(weighted, len(nodes), vector), None, columns
+        return weighted_totals(weighted, len(nodes), vector, relative), None, columns
 
     # ---- Reserve / Permit / Bind -----------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

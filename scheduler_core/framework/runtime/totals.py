@@ -20,8 +20,13 @@ from scheduler_core.framework.runtime.score_list import ScoreList
 _INT64_BOUND = 1 << 62
 
 
-def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: bool = False) -> list[int]:
-    """sum(weight * score) per node over the plugins' score lists (each `count` long)."""
+def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: bool = False,
+                    relative: bool = False) -> list[int]:
+    """sum(weight * score) per node over the plugins' score lists (each `count` long).
+
+    `relative`: less the share every node has alike (the uniform lists' sum). The totals then
+    differ from the true ones by one constant, so they order the nodes the same way and pick
+    the same host; for callers that only select (nobody listens for the scores)."""
     offset = 0
     varied: list[tuple[int, ScoreList]] = []
     for w, scores in weighted:
@@ -29,6 +34,8 @@ def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: b
             offset += w * scores.values[0]
         elif count:
             varied.append((w, scores))
+    if relative:
+        offset = 0
     if not varied:
         return [offset] * count
     if vector and all(s.packed is not None for _, s in varied):

@@ -61,6 +61,7 @@ def test_fast_filters_scores_and_host_equal_the_plain_walk(tmp_path, seed):
         host, _ = select_host(sched, pod, scores)
         fast_host, fast_totals, _ = fastpath.prioritize_and_select(fwk, state, pod, feasible)
         assert (fast_host, fast_totals) == (host, totals)
+        assert fastpath.prioritize_and_select(fwk, state, pod, feasible, relative=True)[0] == host
         compared_hosts += 1
     assert compared_hosts > 0 and rejected > 0  # the scenarios exercise both rejections and choices
 
@@ -79,6 +80,7 @@ def test_weighted_totals_equal_the_per_node_sum():
 
     from scheduler_core.framework.runtime.score_list import ScoreList
     from scheduler_core.framework.runtime.totals import weighted_totals
+    from scheduler_core.util.goheap import max_heap_init_root
 
     rng = random.Random(5)
     seen_vector = 0
@@ -100,6 +102,11 @@ def test_weighted_totals_equal_the_per_node_sum():
         summaries = [(w, ScoreList(lst)) for w, lst in weighted]
         assert weighted_totals(summaries, 9) == expect
         assert weighted_totals(summaries, 9, vector=True) == expect
+        # relative: off by one constant (the uniform lists' share), so the same node is chosen
+        for vector in (False, True):
+            rel = weighted_totals(summaries, 9, vector=vector, relative=True)
+            assert len({e - r for e, r in zip(expect, rel, strict=True)}) == 1
+            assert max_heap_init_root(rel) == max_heap_init_root(expect)
         seen_vector += all(s.packed is not None for _, s in summaries if not s.uniform)
     assert seen_vector > 10
     assert weighted_totals([(1 << 61, ScoreList([1, 2])), (1 << 61, ScoreList([3, 4]))], 2, vector=True) \

@@ -52,3 +52,37 @@ def test_identical_pods_follow_the_previous_sorted_nodes() -> None:
     # Without batching signatures (pods differ), every pod gets a full cycle.
     sim2, _ = _run(_scenario(NO_SPREAD, ["2", "3", "2", "3500m"], 3, distinct=True))
     assert sim2.scheduler.batches["default-scheduler"].batched_pods == 0
+
+
+def test_asking_the_last_refusing_plugin_first_signs_as_the_full_walk() -> None:
+    # sign_pod with the batch asks first the plugin that refused the previous pod; the answers
+    # must be the full walk's, for pods that alternate between signable and not.
+    from scheduler_core.framework.runtime.batch import OpportunisticBatch, sign_pod
+
+    spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                             "whenUnsatisfiable": "DoNotSchedule",
+                                             "labelSelector": {"matchLabels": {"app": "a"}}}]}
+    docs = list(yaml.safe_load_all(_scenario(NO_SPREAD | {"profiles": [
+        {"schedulerName": "default-scheduler"},
+        {"schedulerName": "listed", "pluginConfig": [
+            {"name": "PodTopologySpread", "args": {"defaultingType": "List"}}]},
+    ]}, ["4"], 0)))
+    # Two plugins refuse here: PodTopologySpread (constraints), InterPodAffinity (affinity).
+    affinity = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    for j, extra in enumerate([{}, spread, {}, affinity, spread, affinity, affinity, {}, spread]):
+        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{j}", "labels": {"app": "a"}},
+                     "spec": {"containers": [{"name": "c", "image": f"img:{j % 2}",
+                                              "resources": {"requests": {"cpu": f"{100 + j}m"}}}], **extra}})
+    sim = Simulation(load_scenario_text(yaml.safe_dump_all(docs)))
+    sched = sim.scheduler
+    for profile in ("default-scheduler", "listed"):
+        fwk, plugins = sched.profiles[profile], sched.batchable[profile]
+        batch = OpportunisticBatch()
+        answers = []
+        for pod in sched.cluster.pods.values():
+            want = sign_pod(fwk, plugins, pod)
+            assert sign_pod(fwk, plugins, pod, batch) == want, (profile, pod.name)
+            answers.append(want is None)
+        # The default profile refuses every pod; the other signs the pods without constraints.
+        assert all(answers) if profile == "default-scheduler" else 0 < answers.count(True) < len(answers)

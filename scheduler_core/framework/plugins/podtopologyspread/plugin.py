@@ -182,15 +182,20 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
 
     def _build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         """The default constraints of kind `action`, with the selector deduced from the Services and
-        controllers selecting the pod; none when nothing selects it."""
-        constraints = filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
-        if not constraints:
+        controllers selecting the pod; none when nothing selects it.
+
+        The selector is found before the constraints are parsed: most pods of a cluster without
+        Services or controllers have none, and then nothing needs parsing. The order changes no
+        answer: default constraints cannot carry a selector (parse_args refuses one), so parsing
+        them cannot fail, and finding the selector never fails."""
+        if not any(c.when_unsatisfiable == action for c in self.default_constraints):
             return []
         cluster = getattr(self.handle, "cluster", None)
         workloads = cluster.workload_selectors(pod.namespace) if cluster is not None else []
         selector = default_selector(pod, workloads)
         if selector.empty():
             return []
+        constraints = filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
         for c in constraints:
             c.selector = selector
         return constraints
