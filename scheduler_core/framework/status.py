@@ -80,6 +80,35 @@ class Status:
         return f"Status({self.code.label}, {self.reasons!r}, plugin={self.plugin!r})"
 
 
+class _SharedStatus(Status):
+    """A Status shared by every caller (SKIP): assigning to it raises, so no caller can change
+    the answer the next one reads."""
+
+    __slots__ = ()
+
+    def __init__(self, code: Code) -> None:
+        for name, v in (("code", code), ("reasons", []), ("plugin", ""), ("err", ""), ("cause", None)):
+            object.__setattr__(self, name, v)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"the shared {self.code.label} status cannot change ({name})")
+
+    def __reduce__(self) -> str:
+        return "SKIP"  # pickled and copied as the module's one object
+
+    def __copy__(self) -> _SharedStatus:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> _SharedStatus:
+        return self
+
+
+# What PreFilter, PreScore and PreBindPreFlight answer when a plugin has nothing to do for the
+# pod: a dozen times a cycle, so one shared object instead of a new one each time. The
+# framework only reads these (it records the plugin as skipped and goes on).
+SKIP: Status = _SharedStatus(Code.SKIP)
+
+
 def is_success(status: Status | None) -> bool:
     """nil-safe success check, like upstream's `status.IsSuccess()` on a nil pointer."""
     return status is None or status.code == Code.SUCCESS

@@ -25,7 +25,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.runtime.totals import weighted_totals
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
 
 if TYPE_CHECKING:
@@ -612,7 +612,7 @@ class Framework:
                 return Status.error(f"running PreBindPreFlight {pl.name!r}: {s.message()}", plugin=pl.name)
             any_ran = True
         state.skip_pre_bind_plugins = skip
-        return None if any_ran else Status(Code.SKIP)
+        return None if any_ran else SKIP
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         for pl in self.bind_plugins:

@@ -35,7 +35,7 @@ from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score_values,
 )
 from scheduler_core.framework.plugins.helper.podutil import same_pod
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -97,7 +97,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = _StateData()
         state.write(STATE_KEY, s)
         if not s.claims:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         return None, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -150,7 +150,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if s is None:
             return Status.error(NOT_FOUND)
         if not s.claims:
-            return Status(Code.SKIP)
+            return SKIP
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from scheduler_core.api.types import LabelSelector, Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import AffinityTerm, NodeInfo, PodInfo, PreFilterResult
 
 NAME = "InterPodAffinity"
@@ -256,7 +256,7 @@ class FilteringMixin:
             # No existing pod has required anti-affinity and the pod has no terms: every count
             # below would be empty, so the state would end in Skip. Said without building it
             # (most pods of most clusters, every cycle).
-            return None, Status(Code.SKIP)
+            return None, SKIP
         s = PreFilterState()
         cluster = getattr(self.handle, "cluster", None)
         ns_cache = NamespaceLabels(cluster)
@@ -266,7 +266,7 @@ class FilteringMixin:
         s.affinity_counts, s.anti_affinity_counts = self._incoming_affinity_anti_affinity_counts(s.pod_info, nodes)
         if (not s.existing_anti_affinity_counts and not s.pod_info.required_affinity_terms
                 and not s.pod_info.required_anti_affinity_terms):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 

@@ -13,7 +13,7 @@ from scheduler_core.api.types import Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.plugins.interpodaffinity.filtering import IncomingPod, NamespaceLabels
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo
 
 NAME = "InterPodAffinity"
@@ -83,11 +83,11 @@ class ScoringMixin:
                          and bool(aff.pod_anti_affinity.preferred))
         has_constraints = has_pref_affinity or has_pref_anti
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status(Code.SKIP)
+            return SKIP
         # Without preferred terms of its own, only pods with affinity can contribute.
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
         if not all_nodes and aff is None:
-            return Status(Code.SKIP)  # no pod to score against: the topology score stays empty
+            return SKIP  # no pod to score against: the topology score stays empty
 
         s = PreScoreState()
         ns_cache = NamespaceLabels(getattr(self.handle, "cluster", None))
@@ -99,7 +99,7 @@ class ScoringMixin:
             for existing in (ni.pods if has_constraints else ni.pods_with_affinity):
                 self._process_existing_pod(s, existing, node, pod, m)
         if not m:
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 

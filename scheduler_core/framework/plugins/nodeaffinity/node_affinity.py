@@ -42,7 +42,7 @@ from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score,
     default_normalize_score_values,
 )
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -121,7 +121,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         aff = pod.affinity
         required = aff.node_affinity.required if aff is not None and aff.node_affinity is not None else None
         if required is None and self.added_node_selector is None and not pod.node_selector:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity(pod)))
         if required is None or not required.node_selector_terms:
             return None, None
@@ -161,7 +161,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         except NodeSelectorError as e:
             return Status.error(str(e))
         if preferred is None and self.added_pref_sched_terms is None:
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(preferred))
         return None
 

@@ -16,7 +16,7 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.podutil import get_host_ports
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -56,7 +56,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         ports = get_host_ports(pod)
         if not ports:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(ports))
         return None, None
 

@@ -21,7 +21,7 @@ from scheduler_core.framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
 )
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.framework.types import NodeInfo
 
 BALANCED_ALLOCATION_NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
@@ -142,7 +142,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(reqs):
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
         return None
 

@@ -19,7 +19,7 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import pod_volumes
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -41,7 +41,7 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if pod_volumes(pod):
             return None, None
-        return None, Status(Code.SKIP)
+        return None, SKIP
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         # Without volumes (the only pods the engine models) there is nothing to count.

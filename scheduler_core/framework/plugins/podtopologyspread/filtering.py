@@ -17,7 +17,7 @@ from scheduler_core.framework.plugins.podtopologyspread.common import (
     count_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, PreFilterResult
 
 NAME = "PodTopologySpread"
@@ -105,7 +105,7 @@ class FilteringMixin:
             return None, Status.error(f"get constraints from pod: obtaining pod's hard topology spread "
                                       f"constraints: {e}")
         if not s.constraints:
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 

@@ -192,6 +192,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             return []
         cluster = getattr(self.handle, "cluster", None)
         workloads = cluster.workload_selectors(pod.namespace) if cluster is not None else []
+        if not workloads:
+            return []  # no Service or controller in the namespace: default_selector is empty
         selector = default_selector(pod, workloads)
         if selector.empty():
             return []

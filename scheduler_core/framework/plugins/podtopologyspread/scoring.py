@@ -23,7 +23,7 @@ from scheduler_core.framework.plugins.podtopologyspread.common import (
     filter_topology_spread_constraints,
     node_labels_match_spread_constraints,
 )
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore
 
 NAME = "PodTopologySpread"
@@ -101,7 +101,7 @@ class ScoringMixin:
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         all_nodes = self.handle.snapshot.list()
         if not all_nodes:
-            return Status(Code.SKIP)
+            return SKIP
         s = PreScoreState()
         # Only non-system-default spreading requires every topology label, so that nodes without a
         # zone label still take part in hostname spreading under the system defaults.
@@ -112,7 +112,7 @@ class ScoringMixin:
             return Status.error(f"calculating preScoreState: obtaining pod's soft topology spread "
                                 f"constraints: {e}")
         if not s.constraints:
-            return Status(Code.SKIP)
+            return SKIP
 
         required = RequiredNodeAffinity(pod)
         ns = pod.namespace

@@ -26,7 +26,7 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change, pod_volumes
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -81,7 +81,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if not pod_volumes(pod):
             state.write(STATE_KEY, _StateData())
-            return None, Status(Code.SKIP)
+            return None, SKIP
         state.write(STATE_KEY, _StateData())
         return None, None
 
@@ -93,8 +93,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         if self.scorer is None:
-            return Status(Code.SKIP)
-        return Status(Code.SKIP)
+            return SKIP
+        return SKIP
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         return 0, None
@@ -118,7 +118,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         if s is None:
             return Status.error("not found")
         if s.all_bound:
-            return Status(Code.SKIP)
+            return SKIP
         if node_name not in s.pod_volumes_by_node:
             return Status.error(f'no pod volume found for node "{node_name}"')
         return None

@@ -20,7 +20,7 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import pod_volumes
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -57,7 +57,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         # No restricted volume kinds and no ReadWriteOncePod claims: nothing to check.
         if not pod_volumes(pod):
-            return None, Status(Code.SKIP)
+            return None, SKIP
         s = _PreFilterState(frozenset(), 0)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None

@@ -19,7 +19,7 @@ from scheduler_core.framework.interface import (
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SKIP, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -39,7 +39,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         # No bound PVs with topology labels: nothing to check.
-        return None, Status(Code.SKIP)
+        return None, SKIP
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return None
