@@ -23,10 +23,10 @@ def test_the_shared_skip_cannot_change() -> None:
 
 
 def test_a_run_leaves_it_as_it_was() -> None:
-    docs = ["apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\nstatus: {capacity: {cpu: '2', pods: '3'}}" % i
+    docs = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{capacity: {{cpu: '2', pods: '3'}}}}"
             for i in range(3)]
-    docs += ["apiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\nspec:\n  containers:\n"
-             "  - {name: c, resources: {requests: {cpu: 900m}}}" % i for i in range(8)]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers:\n"
+             "  - {name: c, resources: {requests: {cpu: 900m}}}" for i in range(8)]
     sim = Simulation(load_scenario_text("\n---\n".join(docs)), record_events=True)
     sim.run()
     skipped = [r for e in sim.sink.events if e["type"] == "prefilter" for r in e["results"] if r["code"] == "Skip"]
