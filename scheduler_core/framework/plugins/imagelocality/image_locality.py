@@ -68,10 +68,10 @@ class ImageLocality(ScorePlugin):
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
         total_num_nodes = len(self.handle.snapshot.list())
         num_containers = len(pod.init_containers) + len(pod.containers)
-        names = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
         empty = calculate_priority(0, num_containers)  # a node holding none of the images
         if getattr(self.handle.snapshot, "num_with_images", None) == 0:  # no node holds any image
             return [empty] * len(nodes), None
+        names = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
         out = []
         for ni in nodes:
             states = ni.image_states
