@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
@@ -589,7 +591,7 @@ def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, pod: Pod, node
     best = max(totals)
     names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
     sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best,
-                    ties=[n for n, t in zip(names, totals, strict=True) if t == best])
+                    ties=list(compress(names, map(eq, totals, repeat(best)))))
 
 
 def _score_less(a: NodePluginScores, b: NodePluginScores) -> bool:
