@@ -114,6 +114,8 @@ class APIServer:
         return min((t for t, _ in self.pending_deletions.values()), default=None)
 
     def finish_terminations(self) -> None:
+        if not self.pending_deletions:  # the usual case, asked before every step
+            return
         now = self.clock.now()
         for key, (t, by) in sorted(self.pending_deletions.items(), key=lambda kv: (kv[1][0], kv[0])):
             if t <= now:

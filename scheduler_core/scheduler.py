@@ -139,6 +139,8 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer):
     # ---- events ---------------------------------------------------------------------------
     def _on_queue_move(self, pod_key: str, from_q: str, to_q: str, reason: str,
                        event_label: str | None = None) -> None:
+        if not self.sink.enabled:  # every pop calls this: skip building the fields for nobody
+            return
         self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
                        event=event_label)
 
