@@ -102,8 +102,9 @@ class ScheduleOne:
         self.bind_updates.deliver(self)  # the previous binding's update: this pod is in flight
         pod = self.cluster.pods.get(qpi.pod.key, qpi.pod)
         fwk = self.profiles[pod.scheduler_name]
-        self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
-                       profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
+        if self.sink.enabled:
+            self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
+                           profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
         if pod.deletion_timestamp is not None:
             self._k8s_event("Warning", "FailedScheduling", pod.key,
                             f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
@@ -146,7 +147,8 @@ class ScheduleOne:
         except CacheError as e:
             return result, assumed_qpi, Status.error(str(e)), ""
         self.queue.delete_nominated_pod_if_exists(assumed_pod)
-        self.sink.emit("assumed", pod=pod.key, node=host)
+        if self.sink.enabled:
+            self.sink.emit("assumed", pod=pod.key, node=host)
 
         st = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
         self._emit_point("Reserve", pod, st)
@@ -314,6 +316,8 @@ class ScheduleOne:
                                          fit_status(FitError(wp.qpi.pod, 1, d), code=Code.UNSCHEDULABLE))
 
     def expire_permit_waits(self) -> None:
+        if not self.waiting_pods:  # asked before every step; usually nobody waits
+            return
         now = self.clock.now()
         for key in sorted(self.waiting_pods):
             wp = self.waiting_pods[key]

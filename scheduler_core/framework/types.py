@@ -330,6 +330,12 @@ class PodInfo:
         aff = pod.affinity
         pa = aff.pod_affinity if aff else None
         paa = aff.pod_anti_affinity if aff else None
+        if pa is None and paa is None:  # most pods: four empty lists, without the helpers
+            self.required_affinity_terms = []
+            self.required_anti_affinity_terms = []
+            self.preferred_affinity_terms = []
+            self.preferred_anti_affinity_terms = []
+            return
         self.required_affinity_terms = [AffinityTerm.from_term(pod, t) for t in (pa.required if pa else [])]
         self.required_anti_affinity_terms = [
             AffinityTerm.from_term(pod, t) for t in (paa.required if paa else [])
