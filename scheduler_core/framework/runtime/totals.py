@@ -7,7 +7,9 @@ nothing to say, TaintToleration's 100 without taints anywhere) adds a constant, 
 into one offset instead of being summed node by node. With `vector` (the fast path on a snapshot
 that has node arrays, so NumPy is loaded already) the other lists are summed by NumPy straight
 from their bytes (ScoreList.packed); the sums are of integers far inside int64 (checked), so they
-are the same numbers.
+are the same numbers. Without NumPy, when no node's total can pass 255 (the `relative` totals
+of the usual two resource scores), the lists' bytes are summed as one big integer, a byte per
+node (_byte_totals).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from itertools import repeat
 from operator import add, mul
 
+from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.runtime.score_list import ScoreList
 
 _INT64_BOUND = 1 << 62
@@ -42,6 +45,10 @@ def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: b
         bound = abs(offset) + 255 * sum(abs(w) for w, _ in varied)
         if bound < _INT64_BOUND:
             return _vector_totals(varied, offset)
+    if all(s.packed is not None for _, s in varied):
+        small = _byte_totals(varied, offset, count)
+        if small is not None:
+            return small
     lists = [s.values if w == 1 else list(map(mul, s.values, repeat(w, count))) for w, s in varied]
     # Integer sums: the order of the additions changes nothing. Comprehensions for the usual
     # one or two lists, C-level maps chained over one pass for more.
@@ -70,3 +77,25 @@ def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int) -> list[int
         else:
             total += col * np.int64(w)
     return total.tolist()
+
+
+def _byte_totals(varied: list[tuple[int, ScoreList]], offset: int, count: int) -> list[int] | None:
+    """The sums when no node's total can pass 255 (usually so for `relative` totals: two or
+    three resource scores of at most 100), else None. Each list's bytes (ScoreList.packed) read
+    as one integer, one byte per node: adding such integers, and multiplying one by a weight,
+    adds and multiplies every node's byte at once, and since no byte passes 255 nothing carries
+    into the next node's byte. One big-integer sum instead of an addition per node, and the
+    totals come back as small cached ints."""
+    if offset < 0 or any(w < 0 for w, _ in varied):
+        return None
+    # Bounded by MAX_NODE_SCORE per list (the framework has range-checked them; checked again
+    # here in C, as max() over the bytes would cost more than the sums it saves).
+    if offset + MAX_NODE_SCORE * sum(w for w, _ in varied) > 255:
+        return None
+    if not all(s.in_range(0, MAX_NODE_SCORE) for _, s in varied):
+        return None
+    total = offset * int.from_bytes(b"\x01" * count, "little") if offset else 0
+    for w, s in varied:
+        v = int.from_bytes(s.packed, "little")  # type: ignore[arg-type]
+        total += v if w == 1 else v * w
+    return list(total.to_bytes(count, "little"))

@@ -114,6 +114,34 @@ def test_weighted_totals_equal_the_per_node_sum():
     assert weighted_totals([], 3) == [0, 0, 0] and weighted_totals([(3, ScoreList([]))], 0) == []
 
 
+def test_byte_totals_equal_the_per_node_sum_up_to_255():
+    # Scores of 0..100 summed as one big integer per list, a byte per node: exact while no
+    # node's total passes 255 (so nothing carries), refused (None) beyond.
+    import random
+
+    from scheduler_core.framework.runtime.score_list import ScoreList
+    from scheduler_core.framework.runtime.totals import _byte_totals
+
+    rng = random.Random(9)
+    used = 0
+    for _ in range(300):
+        n = rng.randint(2, 60)
+        weights = rng.choice([[1, 1], [2], [1, 1, 0], [2, 1], [1], [3, 1]])
+        lists = [[rng.choice([0, 100, rng.randint(0, 100)]) for _ in range(n)] for _ in weights]
+        offset = rng.choice([0, 0, 55, 56, 155])
+        varied = [(w, ScoreList(lst)) for w, lst in zip(weights, lists, strict=True)]
+        if any(s.uniform for _, s in varied):
+            continue
+        got = _byte_totals(varied, offset, n)
+        if offset + 100 * sum(weights) > 255:
+            assert got is None
+            continue
+        used += 1
+        assert got == [offset + sum(w * lst[i] for w, lst in zip(weights, lists, strict=True)) for i in range(n)]
+    assert used > 50
+    assert _byte_totals([(1, ScoreList([101, 0]))], 0, 2) is None  # above MAX_NODE_SCORE
+
+
 def test_score_list_range_check_equals_min_max():
     import random
 
