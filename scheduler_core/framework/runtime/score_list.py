@@ -21,10 +21,12 @@ _IN_RANGE_TABLES: dict[tuple[int, int], bytes] = {}
 
 
 class ScoreList:
-    """`values` (one plugin's scores) with `uniform` (every value equal, and the list not empty)
-    and `packed` (bytes(values), or None when uniform or not convertible)."""
+    """`values` (one plugin's scores, not changed after this is made) with `uniform` (every
+    value equal, and the list not empty), `packed` (bytes(values), or None when uniform or not
+    convertible) and `within` (a range in_range found them in: the framework's range check,
+    which the byte totals then need not repeat)."""
 
-    __slots__ = ("values", "uniform", "packed")
+    __slots__ = ("values", "uniform", "packed", "within")
 
     def __init__(self, values: list[int]) -> None:
         self.values = values
@@ -33,6 +35,7 @@ class ScoreList:
         # The last value first: a varied list usually differs there, sparing the full count.
         self.uniform = n > 0 and values[-1] == first and values.count(first) == n
         self.packed: bytes | None = None
+        self.within: tuple[int, int] | None = None
         if not self.uniform:
             try:
                 self.packed = bytes(values)
@@ -42,15 +45,22 @@ class ScoreList:
     def in_range(self, lo: int, hi: int) -> bool:
         """Whether no value is below `lo` or above `hi` (what `min(values) < lo or
         max(values) > hi` denies)."""
+        within = self.within
+        if within is not None and lo <= within[0] and within[1] <= hi:
+            return True
         values = self.values
         if not values:
             return True
         if self.uniform:
             v = values[0]
-            return not (v < lo or v > hi)
-        if self.packed is not None:
-            return not self.packed.translate(None, _in_range_table(lo, hi))
-        return not (min(values) < lo or max(values) > hi)
+            ok = not (v < lo or v > hi)
+        elif self.packed is not None:
+            ok = not self.packed.translate(None, _in_range_table(lo, hi))
+        else:
+            ok = not (min(values) < lo or max(values) > hi)
+        if ok:
+            self.within = (lo, hi)
+        return ok
 
 
 def _in_range_table(lo: int, hi: int) -> bytes:

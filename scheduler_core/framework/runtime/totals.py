@@ -88,8 +88,8 @@ def _byte_totals(varied: list[tuple[int, ScoreList]], offset: int, count: int) -
     totals come back as small cached ints."""
     if offset < 0 or any(w < 0 for w, _ in varied):
         return None
-    # Bounded by MAX_NODE_SCORE per list (the framework has range-checked them; checked again
-    # here in C, as max() over the bytes would cost more than the sums it saves).
+    # Bounded by MAX_NODE_SCORE per list: the framework's range check found them so (each
+    # ScoreList remembers it); lists not checked yet are checked here, in C.
     if offset + MAX_NODE_SCORE * sum(w for w, _ in varied) > 255:
         return None
     if not all(s.in_range(0, MAX_NODE_SCORE) for _, s in varied):

@@ -456,17 +456,24 @@ def test_row_scores_equal_fresh_scores(seed):
         if cycle == 30:
             nodes = list(nodes)  # the node set changed: a new list
         n = len(nodes)
-        start, count = rng.randrange(n), rng.randint(1, n)
-        skip = set(rng.sample(range(n), rng.randint(0, 20)))
-        window = [(start + k) % n for k in range(count)]
-        pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
-        sub = [nodes[r] for r in (window if not skip else pieces[0])]
+        pieces, sub = _random_window(rng, nodes)
         runs = RowRuns(nodes, row_runs(pieces, n), sub)
         pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31), (cycle, 7)])
         for scorer in (balanced, least):
             want = scorer.fast_cpu_mem(sub, pc, pm)
             assert scorer.score_nodes(sub, [pc, pm], runs)[0] == want
             assert scorer.score_nodes(sub, [pc, pm])[0] == want
+
+
+def _random_window(rng, nodes):
+    """A filter walk's pieces over `nodes` (a wrapping window, some rows skipped or none) and
+    the nodes they name, in walk order."""
+    n = len(nodes)
+    start, count = rng.randrange(n), rng.randint(1, n)
+    skip = set(rng.sample(range(n), rng.randint(0, 20)))
+    window = [(start + k) % n for k in range(count)]
+    pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
+    return pieces, [nodes[r] for r in (window if not skip else pieces[0])]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -499,11 +506,7 @@ def test_row_scores_read_from_the_row_log_equal_fresh_scores(seed, monkeypatch):
                 Container("c", requests={"cpu": rng.choice([1, 2]), "memory": 1 << 30})]))
             log.add(i)
         n = len(nodes)
-        start, count = rng.randrange(n), rng.randint(1, n)
-        skip = set(rng.sample(range(n), rng.randint(0, 20)))
-        window = [(start + k) % n for k in range(count)]
-        pieces = [(start, count)] if not skip else [[r for r in window if r not in skip]]
-        sub = [nodes[r] for r in (window if not skip else pieces[0])]
+        pieces, sub = _random_window(rng, nodes)
         runs = RowRuns(nodes, row_runs(pieces, n), sub, log if rng.random() < 0.85 else None)
         pc, pm = rng.choice([(250, 1 << 29), (500, 1 << 30), (1000, 1 << 31)])
         for scorer in (balanced, least):

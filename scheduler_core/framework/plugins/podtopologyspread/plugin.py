@@ -168,9 +168,6 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
     """Spreads a group of pods over topology domains (see the module docstring)."""
 
     name = NAME
-    # The whenUnsatisfiable values among the default constraints, found on first use (a class
-    # attribute, so plugins restored from older checkpoints find it unset).
-    _default_actions: frozenset[str] | None = None
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)
@@ -180,6 +177,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         if defaulting_type == SYSTEM_DEFAULTING:
             self.default_constraints = SYSTEM_DEFAULT_CONSTRAINTS
             self.system_defaulted = True
+        # The whenUnsatisfiable values among them: most pods need no default constraints parsed.
+        self.default_actions = frozenset(c.when_unsatisfiable for c in self.default_constraints)
 
     # -- constraints ------------------------------------------------------------------------
 
@@ -191,10 +190,7 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         Services or controllers have none, and then nothing needs parsing. The order changes no
         answer: default constraints cannot carry a selector (parse_args refuses one), so parsing
         them cannot fail, and finding the selector never fails."""
-        actions = self._default_actions
-        if actions is None:
-            actions = self._default_actions = frozenset(c.when_unsatisfiable for c in self.default_constraints)
-        if action not in actions:
+        if action not in self.default_actions:
             return []
         cluster = getattr(self.handle, "cluster", None)
         workloads = cluster.workload_selectors(pod.namespace) if cluster is not None else []
