@@ -23,7 +23,7 @@ from scheduler_core.api.storage_types import (
     claim_class,
     volume_class,
 )
-from scheduler_core.api.types import Node, Pod
+from scheduler_core.api.types import LABEL_HOSTNAME, Node, Pod
 from scheduler_core.controllers.ephemeral import is_owned_by
 from scheduler_core.framework.plugins.helper.volumes import check_node_affinity, claim_name
 from scheduler_core.framework.plugins.volumebinding.assume_cache import AssumeCache, AssumeError
@@ -82,6 +82,18 @@ def match_topology_selector_terms(terms: list[Any], labels: dict[str, str]) -> b
         if all(k in labels and labels[k] in values for k, values in t.match_label_expressions):
             return True
     return False
+
+
+def local_pv_node_names(pv: PersistentVolume) -> tuple[str, ...]:
+    """v1.30 GetLocalPersistentVolumeNodeNames: the values of a node affinity that is exactly one
+    term with exactly one `kubernetes.io/hostname In` expression."""
+    ns = pv.node_affinity
+    if ns is None or len(ns.node_selector_terms) != 1:
+        return ()
+    exprs = ns.node_selector_terms[0].match_expressions
+    if len(exprs) != 1 or exprs[0].key != LABEL_HOSTNAME or exprs[0].operator != "In":
+        return ()
+    return tuple(exprs[0].values)
 
 
 def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume], node: Node | None,
@@ -184,6 +196,19 @@ class VolumeBinder:
             out.unbound_volumes_delay_binding[cls] = [
                 self.pv_cache.latest(pv, pv.name) for pv in self._store.pvs_of_class(cls)]
         return out
+
+    def get_eligible_nodes(self, bound_claims: list[PersistentVolumeClaim]) -> set[str] | None:
+        """v1.30 (GetEligibleNodes): the nodes every bound local PV names by hostname; None when
+        no bound PV narrows anything or a bound PV is missing."""
+        eligible: set[str] | None = None
+        for pvc in bound_claims:
+            pv = self.pv_cache.get(pvc.volume_name)
+            if pv is None:
+                return None
+            names = local_pv_node_names(pv)
+            if names:
+                eligible = set(names) if eligible is None else eligible & set(names)
+        return eligible
 
     # ---- Filter ---------------------------------------------------------------------------------
     def find_pod_volumes(self, pod: Pod, claims: PodVolumeClaims, node: Node

@@ -17,6 +17,7 @@ from typing import Any
 from scheduler_core.api.storage_types import PVC_LOST
 from scheduler_core.api.types import Pod
 from scheduler_core.controllers.ephemeral import is_owned_by
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -69,6 +70,13 @@ class _StateData:
 
     def clone(self) -> _StateData:
         return self
+
+
+def _node_actions(handle: Any) -> int:
+    """Node events that may help: with queueing hints off (v1.30) taint changes too."""
+    if gates_of(handle).scheduler_queueing_hints:
+        return ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+    return ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
 
 
 class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin,
@@ -138,8 +146,13 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         if claims.unbound_claims_immediate:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                 "pod has unbound immediate PersistentVolumeClaims")
+        result = None
+        if gates_of(self.handle).volume_binding_eligible_nodes:
+            eligible = self.binder.get_eligible_nodes(claims.bound_claims)
+            if eligible is not None:
+                result = PreFilterResult(node_names=eligible)
         state.write(STATE_KEY, _StateData(claims))
-        return None, None
+        return result, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(STATE_KEY)
@@ -224,7 +237,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
                                  self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, _node_actions(self.handle))),
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update),
                                  self.is_schedulable_after_csi_node_change),
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),

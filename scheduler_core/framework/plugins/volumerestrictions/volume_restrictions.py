@@ -12,6 +12,7 @@ from typing import Any
 
 from scheduler_core.api.storage_types import DISK_SOURCES, READ_WRITE_ONCE_POD, Volume
 from scheduler_core.api.types import Pod
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -169,9 +170,12 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_actions = ActionType.ADD
+        if not gates_of(self.handle).scheduler_queueing_hints:
+            node_actions |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), self.is_schedulable_after_pod_deleted),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                 self.is_schedulable_after_persistent_volume_claim_added,

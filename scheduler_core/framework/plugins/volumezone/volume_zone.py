@@ -16,6 +16,7 @@ from scheduler_core.api.types import (
     LABEL_TOPOLOGY_ZONE,
     Pod,
 )
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -156,10 +157,13 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not gates_of(self.handle).scheduler_queueing_hints:
+            node_actions |= ActionType.UPDATE_NODE_TAINT
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
                                  self.is_schedulable_after_storage_class_added),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE),
                                  self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE),
