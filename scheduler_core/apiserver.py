@@ -48,6 +48,8 @@ class APIServer:
             rec.status, rec.node, rec.bound_at = "Bound", pod.node_name, self.clock.now()
             self.start_times[pod.key] = self.clock.now()
         self.cluster.records[pod.key] = rec
+        if pod.volumes:
+            self.create_ephemeral_claims(pod)
         self.on_pod_add(pod)
 
     def update_pod(self, new: Pod) -> None:
@@ -71,6 +73,8 @@ class APIServer:
             self.bind_updates.add_delete(pod)
         else:
             self.on_pod_delete(pod)
+        if pod.volumes:
+            self.delete_owned_claims(pod)
         return pod
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:

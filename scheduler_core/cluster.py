@@ -20,6 +20,7 @@ from scheduler_core.api.types import (
     PriorityClass,
     WorkloadSelector,
 )
+from scheduler_core.storage_state import StorageState
 
 
 @dataclass
@@ -59,6 +60,7 @@ class ClusterState:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     workloads: list[WorkloadSelector] = field(default_factory=list)
     events: list[K8sEvent] = field(default_factory=list)
+    storage: StorageState = field(default_factory=StorageState)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
@@ -67,6 +69,7 @@ class ClusterState:
         cs.pdb_list = list(sc.pdbs)
         cs.namespaces = {ns.name: ns for ns in sc.namespaces}
         cs.workloads = list(sc.workloads)
+        cs.storage = StorageState.from_objects(sc.storage)
         return cs
 
     # ---- ClusterLister ----------------------------------------------------------------

@@ -73,6 +73,9 @@ EVENT_TYPES: dict[str, str] = {
     "pod_deleted": "pod, by",
     "k8s_event": "eventType (Normal|Warning), reason, object, message",
     "clock": "from, to",
+    "storage_change": "kind (PersistentVolume|PersistentVolumeClaim), name, action (created|updated|deleted), "
+                      "by (who wrote it: VolumeBinding PreBind, persistentvolume-controller, provisioner, "
+                      "ephemeral-volume-controller, garbage-collector), change (what changed, in words)",
     "settled": "settled, pending",
 }
 

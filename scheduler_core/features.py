@@ -17,6 +17,7 @@ release that changed them in its docstring.
 | insufficient_resource_unresolvable     | off   | on    | request above allocatable is unresolvable         |
 | prefilter_result_reasons               | off   | on    | PreFilterResult-excluded nodes get a reason       |
 | node_score_heap_tie_break              | off   | on    | first heap pop instead of reservoir sampling      |
+| volume_binding_eligible_nodes          | on    | off   | VolumeBinding PreFilterResult from bound local PVs |
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ class FeatureGates:
     extender-scored nodes). Before: reservoir sampling among the equal top scores, drawing
     from the run's seeded RNG."""
 
+    volume_binding_eligible_nodes: bool = False
+    """v1.27 to v1.30 (removed later): VolumeBinding's PreFilter narrows the nodes to those a bound
+    local PV's node affinity names by hostname (one term, one `kubernetes.io/hostname In`
+    expression), as a PreFilterResult."""
+
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -93,6 +99,7 @@ _V1_30 = FeatureGates(
     insufficient_resource_unresolvable=False,
     prefilter_result_reasons=False,
     node_score_heap_tie_break=False,
+    volume_binding_eligible_nodes=True,
 )
 
 _BY_VERSION = {g.version: g for g in (_V1_35, _V1_30)}

@@ -37,6 +37,7 @@ from scheduler_core.framework.runtime.waiting_pods import WaitingPod
 from scheduler_core.framework.status import Status
 from scheduler_core.informer_delivery import PendingBindUpdates
 from scheduler_core.schedule_one import ScheduleOne
+from scheduler_core.storage_api import StorageAPI
 
 
 class VirtualClock:
@@ -51,7 +52,7 @@ class VirtualClock:
         return self.t
 
 
-class Scheduler(ScheduleOne, EventHandlers, APIServer):
+class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI):
     """One scheduler process: its configuration, state and services (see the module doc)."""
 
     def __init__(self, scenario: Scenario, seed: int = 0, sink: EventSink | None = None,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.api.errors import LoadWarning
+from scheduler_core.api.storage_types import StorageObjects
 from scheduler_core.api.types import (
     Namespace,
     Node,
@@ -50,3 +51,5 @@ class Scenario:
     lessons: list[Any] = field(default_factory=list, compare=False, repr=False)
     # The kube-scheduler release a run models unless the run says otherwise (features.gates_for).
     kubernetes_version: str = "v1.35"
+    # PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and CSIDrivers
+    storage: StorageObjects = field(default_factory=StorageObjects)

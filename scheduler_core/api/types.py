@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scheduler_core.api.storage_types import Volume
 
 Quantity = Fraction
 
@@ -264,6 +268,9 @@ class Pod:
     # status.startTime in virtual seconds, set when a kubelet would start the pod; None = not
     # reported (upstream's GetPodStartTime then answers "now")
     start_time: float | None = None
+    # spec.volumes (scheduler_core.api.storage_types.Volume); empty for most pods, whose
+    # volume plugins then take their Skip paths
+    volumes: list[Volume] = field(default_factory=list)
 
     @property
     def key(self) -> str:

@@ -19,6 +19,8 @@ from scheduler_core.api.loader.objects import (
 )
 from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
+from scheduler_core.api.loader.storage import STORAGE_KINDS, admit_storage
+from scheduler_core.api.loader.storage_build import add_storage_object
 from scheduler_core.api.loader.strict import NotSimulated
 from scheduler_core.api.loader.timeline import parse_timeline
 from scheduler_core.api.scenario import Scenario
@@ -130,6 +132,9 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             if configs > 1:
                 raise r.err(None, "only one KubeSchedulerConfiguration document is allowed")
             sc.config = parse_config_document(r, e.obj)
+        elif kind in STORAGE_KINDS:
+            ns, name = add_storage_object(sc.storage, r, e.obj, kind, e.doc)
+            unique(r, e, ns, name)
         elif kind == "Timeline":
             if timeline_entry is not None:
                 raise r.err(None, f"only one Timeline document is allowed (the first is "
@@ -142,6 +147,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             raise r.err("spec.nodeName", f'pod is bound to node "{pod.node_name}", which is not '
                                          "defined in the scenario")
 
+    admit_storage(sc.storage)
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
 
@@ -158,6 +164,7 @@ def _add_implicit_namespaces(sc: Scenario) -> None:
     used += [p.namespace for p in sc.pods]
     used += [p.namespace for p in sc.pdbs]
     used += [w.namespace for w in sc.workloads]
+    used += [c.namespace for c in sc.storage.pvcs]
     for name in used:
         if name not in declared:
             declared.add(name)

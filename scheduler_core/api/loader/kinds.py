@@ -17,6 +17,11 @@ KINDS: dict[str, tuple[str, ...]] = {
     "PodDisruptionBudget": ("policy/v1",),
     "ReplicaSet": ("apps/v1",),
     "StatefulSet": ("apps/v1",),
+    "PersistentVolume": ("v1",),
+    "PersistentVolumeClaim": ("v1",),
+    "StorageClass": ("storage.k8s.io/v1",),
+    "CSINode": ("storage.k8s.io/v1",),
+    "CSIDriver": ("storage.k8s.io/v1",),
     "KubeSchedulerConfiguration": (CONFIG_API_VERSION,),
     "Timeline": (TIMELINE_API_VERSION,),
 }

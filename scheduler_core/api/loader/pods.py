@@ -10,6 +10,7 @@ from scheduler_core.api.loader.containers import parse_container, parse_tolerati
 from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resources import resource_list
+from scheduler_core.api.loader.storage import parse_volumes
 from scheduler_core.api.types import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
@@ -106,6 +107,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         scheduling_gates=gates, host_network=host_network,
         termination_grace_period_seconds=grace,
         owner_references=_owner_references(r, obj.get("metadata") or {}),
+        volumes=parse_volumes(r, spec.get("volumes"), "spec.volumes"),
     )
     return pod, PodRaw(priority, policy)
 

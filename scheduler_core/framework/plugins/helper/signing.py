@@ -39,4 +39,13 @@ def images(pod: Pod) -> Any:
     return tuple(sorted({normalized_image_name(c.image) for c in (*pod.containers, *pod.init_containers)}))
 
 
-VOLUMES: dict[str, Any] = {"volumes": ()}  # pods here have no volumes
+VOLUMES: dict[str, Any] = {"volumes": ()}  # the fragment of a pod without volumes
+
+
+def volumes(pod: Pod) -> dict[str, Any]:
+    """upstream VolumesSigner: the pod's volume sources but configMap and secret ones, sorted."""
+    if not pod.volumes:
+        return VOLUMES
+    return {"volumes": tuple(sorted(repr((v.source, v.claim_name, v.csi_driver, v.disk_id, v.read_only,
+                                          v.monitors, v.pool, v.claim_template, sorted(v.raw.items(), key=str)))
+                                    for v in pod.volumes if v.source not in ("configMap", "secret")))}

@@ -1,14 +1,17 @@
-"""NodeVolumeLimits (CSI): a node cannot attach more CSI volumes than its CSINode allows.
-
-Pods in the engine carry no volumes: PreFilter returns Skip for them as upstream does (no PVC,
-ephemeral or migratable in-tree volume) and Filter passes a pod without volumes.
+"""NodeVolumeLimits (CSI): a node cannot attach more CSI volumes than its CSINode allows
+(upstream nodevolumelimits/csi.go): the unique volumes ("driver/handle") of the pods on the node
+plus the pod's new ones, per driver, against the driver's allocatable.count. Unbound claims
+count by their class's provisioner; in-tree EBS/GCE PD/Azure Disk/Cinder volumes count as their
+CSI drivers where the node has a CSINode. A pod without claims or such volumes is skipped.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.storage_types import MIGRATABLE_SOURCES, CSINode, Volume, claim_class
 from scheduler_core.api.types import Pod
+from scheduler_core.controllers.ephemeral import is_owned_by
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -18,8 +21,15 @@ from scheduler_core.framework.interface import (
 )
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
-from scheduler_core.framework.plugins.helper.volumes import pod_volumes
-from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.framework.plugins.helper.volumes import (
+    claim_name,
+    csi_driver_of_in_tree,
+    in_tree_plugin_of_pv,
+    is_csi_migration_on,
+    pod_volumes,
+    translated_handle,
+)
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -34,18 +44,120 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 VOLUME_ATTACHMENT = getattr(EventResource, "VOLUME_ATTACHMENT", "VolumeAttachment")
 
 
+RANDOM_VOLUME_ID_PREFIX = "scheduler-volume"  # stands in for upstream's random 32-letter prefix
+
+
+def _is_inline_migratable(vol: Volume) -> bool:
+    return vol.source in MIGRATABLE_SOURCES
+
+
 class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = CSI_NAME
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if pod_volumes(pod):
-            return None, None
+        for v in pod.volumes:
+            if v.source in ("persistentVolumeClaim", "ephemeral") or _is_inline_migratable(v):
+                return None, None
         return None, SKIP
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        # Without volumes (the only pods the engine models) there is nothing to count.
+        if not pod.volumes:
+            return None
+        node = node_info.node
+        store = self.handle.cluster.storage
+        csi_node = store.csi_nodes.get(node.name)
+        new_volumes: dict[str, str] = {}
+        err = self._filter_attachable_volumes(pod, csi_node, True, new_volumes)
+        if err is not None:
+            code, msg = err
+            return Status(code, msg) if code != Code.ERROR else Status.error(msg)
+        if not new_volumes:
+            return None
+        limits = csi_node.driver_limits if csi_node is not None else {}
+        if not limits:
+            return None
+        attached: dict[str, str] = {}
+        for pi in node_info.pods:
+            if pi.pod.volumes:
+                self._filter_attachable_volumes(pi.pod, csi_node, False, attached)
+        attached_count: dict[str, int] = {}
+        for unique, driver in attached.items():
+            new_volumes.pop(unique, None)
+            attached_count[driver] = attached_count.get(driver, 0) + 1
+        new_count: dict[str, int] = {}
+        for driver in new_volumes.values():
+            new_count[driver] = new_count.get(driver, 0) + 1
+        for driver, count in new_count.items():
+            limit = limits.get(driver)
+            if limit is not None and attached_count.get(driver, 0) + count > limit:
+                return Status(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
+
+    def _filter_attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool,
+                                   result: dict[str, str]) -> tuple[Code, str] | None:
+        """Add the pod's attachable CSI volumes ("driver/handle" -> driver) to `result`."""
+        store = self.handle.cluster.storage
+        for vol in pod.volumes:
+            name = claim_name(pod, vol)
+            if name is None:
+                self._check_attachable_inline_volume(vol, csi_node, result)
+                continue
+            if not name:
+                return Code.ERROR, "PersistentVolumeClaim had no name"
+            pvc = store.get_pvc(pod.namespace, name)
+            if pvc is None:
+                if new_pod:
+                    return (Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                            f'looking up PVC {pod.namespace}/{name}: persistentvolumeclaim "{name}" not found')
+                continue
+            if vol.source == "ephemeral" and not is_owned_by(pvc, pod):
+                return (Code.ERROR, f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
+                                    f"{pod.namespace}/{pod.name} (pod is not owner)")
+            driver, handle = self._csi_driver_info(csi_node, pvc)
+            if not driver or not handle:
+                continue
+            result[f"{driver}/{handle}"] = driver
+        return None
+
+    def _check_attachable_inline_volume(self, vol: Volume, csi_node: CSINode | None,
+                                        result: dict[str, str]) -> None:
+        if not _is_inline_migratable(vol):
+            return
+        plugin = MIGRATABLE_SOURCES[vol.source][0]
+        if not is_csi_migration_on(csi_node, plugin):
+            return
+        driver = csi_driver_of_in_tree(vol.source)
+        result[f"{driver}/{translated_handle(vol.source, vol.disk_id)}"] = driver or ""
+
+    def _csi_driver_info(self, csi_node: CSINode | None, pvc: Any) -> tuple[str, str]:
+        store = self.handle.cluster.storage
+        if not pvc.volume_name:
+            return self._csi_driver_info_from_sc(csi_node, pvc)
+        pv = store.pvs.get(pvc.volume_name)
+        if pv is None:
+            return self._csi_driver_info_from_sc(csi_node, pvc)
+        if pv.source == "csi":
+            return pv.csi_driver, pv.volume_handle
+        plugin = in_tree_plugin_of_pv(pv)
+        if plugin is None or not is_csi_migration_on(csi_node, plugin):
+            return "", ""
+        return csi_driver_of_in_tree(pv.source) or "", translated_handle(pv.source, str(pv.source_fields.get("id", "")))
+
+    def _csi_driver_info_from_sc(self, csi_node: CSINode | None, pvc: Any) -> tuple[str, str]:
+        sc_name = claim_class(pvc)
+        if not sc_name:
+            return "", ""
+        cls = self.handle.cluster.storage.classes.get(sc_name)
+        if cls is None:
+            return "", ""
+        handle = f"{RANDOM_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
+        for plugin, driver in MIGRATABLE_SOURCES.values():
+            if cls.provisioner == plugin:
+                if not is_csi_migration_on(csi_node, plugin):
+                    return "", ""
+                return driver, handle
+        return cls.provisioner, handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -64,20 +176,26 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         vols = pod_volumes(old)
         if not vols or (not old.node_name and not old.nominated_node_name):
             return QueueingHint.SKIP
-        return QueueingHint.QUEUE
+        for v in vols:
+            if v.source in ("persistentVolumeClaim", "ephemeral") or _is_inline_migratable(v):
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> int:
         if getattr(new, "namespace", None) != pod.namespace:
             return QueueingHint.SKIP
         name = getattr(new, "name", None)
         for v in pod_volumes(pod):
-            if getattr(v, "claim_name", None) == name:
+            if claim_name(pod, v) == name:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
     def is_schedulable_after_volume_attachment_deleted(self, pod: Pod, old: Any, new: Any) -> int:
         for v in pod_volumes(pod):
-            if getattr(v, "claim_name", None):
+            if v.source == "persistentVolumeClaim":
+                return QueueingHint.QUEUE
+            if _is_inline_migratable(v) and getattr(new if new is not None else old, "attacher", None) == \
+                    csi_driver_of_in_tree(v.source):
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
@@ -91,4 +209,4 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
         """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
-        return signing.VOLUMES
+        return signing.volumes(pod)

@@ -1,16 +1,23 @@
-"""VolumeBinding: binds a pod's unbound delayed-binding PVCs to PVs (or provisions them) on the
-chosen node, and filters nodes where that cannot work.
+"""VolumeBinding: binds a pod's unbound WaitForFirstConsumer PVCs to PVs (or provisions them)
+on the chosen node, and filters nodes where that cannot work (upstream volume_binding.go; the
+binder in binder.py).
 
-The engine's pods have no PVCs: PreFilter records an empty state and returns Skip, PreScore
-returns Skip (StorageCapacityScoring is off in v1.35), Reserve marks everything bound, and
-PreBindPreFlight returns Skip — the same path upstream takes for a pod without claims.
+PreFilter: a pod without claims is skipped; a missing or unusable claim, or an unbound claim of
+an Immediate class, rejects the pod on every node. Filter: bound PVs' node affinity, static PVs
+that would bind, provisioning (allowedTopologies). Reserve assumes the node's choice, Unreserve
+reverts it, PreBind writes it (PVs' claimRef, claims' selected-node annotation) and checks that
+the PV controller and provisioner completed it. PreScore returns Skip (StorageCapacityScoring is
+off in v1.35).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.storage_types import PVC_LOST
 from scheduler_core.api.types import Pod
+from scheduler_core.controllers.ephemeral import is_owned_by
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -25,8 +32,18 @@ from scheduler_core.framework.interface import (
 )
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
-from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change, pod_volumes
-from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.framework.plugins.helper.volumes import (
+    claim_name,
+    is_schedulable_after_pvc_change,
+    pod_volumes,
+)
+from scheduler_core.framework.plugins.volumebinding.binder import (
+    BinderError,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+)
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -43,15 +60,23 @@ CSI_STORAGE_CAPACITY = getattr(EventResource, "CSI_STORAGE_CAPACITY", "CSIStorag
 
 
 class _StateData:
-    __slots__ = ("all_bound", "pod_volumes_by_node", "has_static_bindings")
+    __slots__ = ("all_bound", "pod_volumes_by_node", "pod_volume_claims", "has_static_bindings")
 
-    def __init__(self) -> None:
+    def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
-        self.pod_volumes_by_node: dict[str, Any] = {}
+        self.pod_volumes_by_node: dict[str, PodVolumes] = {}
+        self.pod_volume_claims = claims
         self.has_static_bindings = False
 
     def clone(self) -> _StateData:
         return self
+
+
+def _node_actions(handle: Any) -> int:
+    """Node events that may help: with queueing hints off (v1.30) taint changes too."""
+    if gates_of(handle).scheduler_queueing_hints:
+        return ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+    return ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
 
 
 class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin,
@@ -76,19 +101,75 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
         self.bind_timeout_seconds = timeout
         self.scorer = None  # only built with StorageCapacityScoring
+        self.binder = VolumeBinder(handle)
+
+    def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
+        """upstream podHasPVCs: whether the pod uses claims, and why it cannot use them yet."""
+        has = False
+        store = self.handle.cluster.storage
+        for vol in pod.volumes:
+            name = claim_name(pod, vol)
+            if name is None:
+                continue
+            has = True
+            pvc = store.get_pvc(pod.namespace, name)
+            if pvc is None:
+                if vol.source == "ephemeral":
+                    return has, ("waiting for ephemeral volume controller to create the "
+                                 f'persistentvolumeclaim "{name}"')
+                return has, f'persistentvolumeclaim "{name}" not found'
+            if pvc.phase == PVC_LOST:
+                return has, (f'persistentvolumeclaim "{pvc.name}" bound to non-existent persistentvolume '
+                             f'"{pvc.volume_name}"')
+            if pvc.deleting:
+                return has, f'persistentvolumeclaim "{pvc.name}" is being deleted'
+            if vol.source == "ephemeral" and not is_owned_by(pvc, pod):
+                return has, (f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
+                             f"{pod.namespace}/{pod.name} (pod is not owner)")
+        return has, None
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if not pod_volumes(pod):
+        if not pod.volumes:
             state.write(STATE_KEY, _StateData())
             return None, SKIP
-        state.write(STATE_KEY, _StateData())
-        return None, None
+        has, err = self._pod_has_pvcs(pod)
+        if err is not None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err)
+        if not has:
+            state.write(STATE_KEY, _StateData())
+            return None, SKIP
+        try:
+            claims = self.binder.get_pod_volume_claims(pod)
+        except BinderError as e:
+            return None, Status.error(str(e))
+        if claims.unbound_claims_immediate:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                "pod has unbound immediate PersistentVolumeClaims")
+        result = None
+        if gates_of(self.handle).volume_binding_eligible_nodes:
+            eligible = self.binder.get_eligible_nodes(claims.bound_claims)
+            if eligible is not None:
+                result = PreFilterResult(node_names=eligible)
+        state.write(STATE_KEY, _StateData(claims))
+        return result, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(STATE_KEY)
         if s is None:
             return Status.error("not found")
+        if s.pod_volume_claims is None:
+            # Only a pod that PreFilter skipped gets here (a Skip makes the framework not call
+            # Filter), so this is the upstream nil dereference's harmless twin: nothing to check.
+            return None
+        try:
+            volumes, reasons = self.binder.find_pod_volumes(pod, s.pod_volume_claims, node_info.node)
+        except BinderError as e:
+            return Status.error(str(e))
+        if reasons:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+        s.pod_volumes_by_node[node_info.node.name] = volumes
+        s.has_static_bindings = s.has_static_bindings or bool(volumes.static_bindings)
         return None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -106,12 +187,23 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         s = state.get(STATE_KEY)
         if s is None:
             return Status.error("not found")
-        if node_name not in s.pod_volumes_by_node:
+        volumes = s.pod_volumes_by_node.get(node_name)
+        if volumes is None:
             s.all_bound = True
+            return None
+        try:
+            s.all_bound = self.binder.assume_pod_volumes(pod, node_name, volumes)
+        except BinderError as e:
+            return Status.error(str(e))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None
+        s = state.get(STATE_KEY)
+        if s is None:
+            return
+        volumes = s.pod_volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert_assumed_pod_volumes(volumes)
 
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.get(STATE_KEY)
@@ -129,8 +221,12 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             return Status.error("not found")
         if s.all_bound:
             return None
-        if node_name not in s.pod_volumes_by_node:
+        volumes = s.pod_volumes_by_node.get(node_name)
+        if volumes is None:
             return Status.error(f'no pod volume found for node "{node_name}"')
+        err = self.binder.bind_pod_volumes(pod, node_name, volumes, by=f"{NAME} PreBind")
+        if err is not None:
+            return Status.error(err)
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -141,7 +237,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
                                  self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, _node_actions(self.handle))),
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update),
                                  self.is_schedulable_after_csi_node_change),
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
@@ -187,4 +283,4 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
         """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
-        return signing.VOLUMES
+        return signing.volumes(pod)

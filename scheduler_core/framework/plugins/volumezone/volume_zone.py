@@ -1,14 +1,22 @@
-"""VolumeZone: a pod using zonal persistent volumes must land in a zone/region where they live.
-
-Pods in the engine have no PVCs: PreFilter returns Skip (no PV topologies, as upstream) and
-Filter passes any pod without volumes.
+"""VolumeZone: a pod using zonal persistent volumes must land in a zone/region where they live
+(upstream volume_zone.go): the zone/region labels of its bound PVs (a value "a__b" allows both)
+against the node's, the beta labels read as their GA names on the node. A pod whose claims are
+unbound WaitForFirstConsumer ones, or bound to PVs without such labels, is skipped.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.api.types import Pod
+from scheduler_core.api.storage_types import BINDING_WAIT_FOR_FIRST_CONSUMER, PersistentVolume, claim_class
+from scheduler_core.api.types import (
+    LABEL_FAILURE_DOMAIN_REGION,
+    LABEL_FAILURE_DOMAIN_ZONE,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+    Pod,
+)
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -18,8 +26,7 @@ from scheduler_core.framework.interface import (
 )
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
-from scheduler_core.framework.plugins.helper.volumes import is_schedulable_after_pvc_change
-from scheduler_core.framework.status import SKIP, Status
+from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
     ClusterEvent,
@@ -32,23 +39,131 @@ from scheduler_core.framework.types import (
 PRE_FILTER_STATE_KEY = "PreFilter" + names.VOLUME_ZONE
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 
+# The PV labels that pin a volume to a zone or region (beta labels first, as upstream lists them).
+TOPOLOGY_LABELS = (LABEL_FAILURE_DOMAIN_ZONE, LABEL_FAILURE_DOMAIN_REGION, LABEL_TOPOLOGY_ZONE,
+                   LABEL_TOPOLOGY_REGION)
+
+
+def translate_to_ga_label(label: str) -> str:
+    if label == LABEL_FAILURE_DOMAIN_REGION:
+        return LABEL_TOPOLOGY_REGION
+    if label == LABEL_FAILURE_DOMAIN_ZONE:
+        return LABEL_TOPOLOGY_ZONE
+    return label
+
+
+def label_zones_to_set(value: str) -> frozenset[str] | None:
+    """cloud-provider LabelZonesToSet: "a__b" is the set {a, b}; an empty zone is an error."""
+    if not value:
+        return frozenset()
+    zones = value.split("__")
+    if any(not z for z in zones):
+        return None
+    return frozenset(zones)
+
+
+def pv_topologies(pv: PersistentVolume) -> list[tuple[str, str, frozenset[str]]]:
+    """(pv name, label key, allowed values) for each topology label the PV carries."""
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.labels.get(key)
+        if value is None:
+            continue
+        zones = label_zones_to_set(value)
+        if zones is None:
+            continue
+        out.append((pv.name, key, zones))
+    return out
+
+
+def _claim_names(pod: Pod) -> list[str]:
+    """Only persistentVolumeClaim volumes (not ephemeral ones), as upstream."""
+    return [v.claim_name for v in pod.volumes if v.source == "persistentVolumeClaim"]
+
+
+class _StateData:
+    __slots__ = ("pod_pv_topologies",)
+
+    def __init__(self, t: list[tuple[str, str, frozenset[str]]]) -> None:
+        self.pod_pv_topologies = t
+
+    def clone(self) -> _StateData:
+        return self
+
 
 class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = names.VOLUME_ZONE
 
+    def _get_pv_by_pod(self, pod: Pod) -> tuple[list[tuple[str, str, frozenset[str]]], Status | None]:
+        out: list[tuple[str, str, frozenset[str]]] = []
+        store = self.handle.cluster.storage
+        for name in _claim_names(pod):
+            if not name:
+                return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "PersistentVolumeClaim had no name")
+            pvc = store.get_pvc(pod.namespace, name)
+            if pvc is None:
+                return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                  f'persistentvolumeclaim "{name}" not found')
+            if not pvc.volume_name:
+                sc_name = claim_class(pvc)
+                if not sc_name:
+                    return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                      "PersistentVolumeClaim had no pv name and storageClass name")
+                cls = store.classes.get(sc_name)
+                if cls is None:
+                    return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                      f'storageclass.storage.k8s.io "{sc_name}" not found')
+                if cls.volume_binding_mode == BINDING_WAIT_FOR_FIRST_CONSUMER:
+                    continue
+                return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "PersistentVolume had no name")
+            pv = store.pvs.get(pvc.volume_name)
+            if pv is None:
+                return [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                  f'persistentvolume "{pvc.volume_name}" not found')
+            out += pv_topologies(pv)
+        return out, None
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        # No bound PVs with topology labels: nothing to check.
-        return None, SKIP
+        if not pod.volumes:
+            return None, SKIP
+        topologies, status = self._get_pv_by_pod(pod)
+        if status is not None:
+            return None, status
+        if not topologies:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, _StateData(topologies))
+        return None, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if not pod.volumes:
+            return None
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            topologies, status = self._get_pv_by_pod(pod)
+            if status is not None:
+                return status
+        else:
+            topologies = s.pod_pv_topologies
+        labels = node_info.node.labels
+        if not any(k in labels for k in TOPOLOGY_LABELS):
+            return None
+        for _, key, values in topologies:
+            v = labels.get(key)
+            if v is None:
+                v = labels.get(translate_to_ga_label(key))
+            if v is None or v not in values:
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
         return None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not gates_of(self.handle).scheduler_queueing_hints:
+            node_actions |= ActionType.UPDATE_NODE_TAINT
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
                                  self.is_schedulable_after_storage_class_added),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD | ActionType.UPDATE),
                                  self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, ActionType.ADD | ActionType.UPDATE),
@@ -56,7 +171,9 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         ]
 
     def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any, new: Any) -> int:
-        return is_schedulable_after_pvc_change(pod, old, new)
+        if new is None or new.namespace != pod.namespace:
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE if new.name in _claim_names(pod) else QueueingHint.SKIP
 
     def is_schedulable_after_storage_class_added(self, pod: Pod, old: Any, new: Any) -> int:
         if getattr(new, "volume_binding_mode", None) != "WaitForFirstConsumer":
@@ -66,10 +183,10 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     def is_schedulable_after_persistent_volume_change(self, pod: Pod, old: Any, new: Any) -> int:
         if old is None:
             return QueueingHint.QUEUE
-        if getattr(old, "labels", None) != getattr(new, "labels", None):
+        if pv_topologies(old) != pv_topologies(new):
             return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
         """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
-        return signing.VOLUMES
+        return signing.volumes(pod)
