@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 Quantity = Fraction
 
@@ -264,6 +265,10 @@ class Pod:
     # status.startTime in virtual seconds, set when a kubelet would start the pod; None = not
     # reported (upstream's GetPodStartTime then answers "now")
     start_time: float | None = None
+    # spec.resourceClaims (api.resource_types.PodResourceClaim) and status.resourceClaimStatuses
+    # (pod claim name -> generated ResourceClaim name, None when none was generated)
+    resource_claims: list[Any] = field(default_factory=list)
+    resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def key(self) -> str:

@@ -19,6 +19,8 @@ from scheduler_core.api.loader.objects import (
 )
 from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
+from scheduler_core.api.loader.resource_build import add_resource_object, check_resource_references
+from scheduler_core.api.loader.resource_schema import RESOURCE_KINDS
 from scheduler_core.api.loader.strict import NotSimulated
 from scheduler_core.api.loader.timeline import parse_timeline
 from scheduler_core.api.scenario import Scenario
@@ -96,6 +98,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
     configs = 0
     timeline_entry: Entry | None = None
     pod_raws: list[tuple[FieldReader, Pod]] = []
+    resource_raws: list[tuple[FieldReader, object]] = []
     index = 0  # creation order shared by Nodes and Pods (document order)
     for e in entries:
         kind = e.kind
@@ -130,6 +133,8 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             if configs > 1:
                 raise r.err(None, "only one KubeSchedulerConfiguration document is allowed")
             sc.config = parse_config_document(r, e.obj)
+        elif kind in RESOURCE_KINDS:
+            add_resource_object(sc, r, e, unique, resource_raws)
         elif kind == "Timeline":
             if timeline_entry is not None:
                 raise r.err(None, f"only one Timeline document is allowed (the first is "
@@ -142,6 +147,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             raise r.err("spec.nodeName", f'pod is bound to node "{pod.node_name}", which is not '
                                          "defined in the scenario")
 
+    check_resource_references(sc, pod_raws, resource_raws)
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
 
@@ -158,6 +164,8 @@ def _add_implicit_namespaces(sc: Scenario) -> None:
     used += [p.namespace for p in sc.pods]
     used += [p.namespace for p in sc.pdbs]
     used += [w.namespace for w in sc.workloads]
+    used += [c.namespace for c in sc.resource_claims]
+    used += [t.namespace for t in sc.resource_claim_templates]
     for name in used:
         if name not in declared:
             declared.add(name)
