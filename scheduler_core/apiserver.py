@@ -15,6 +15,7 @@ import dataclasses
 
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.cluster import PodRecord
+from scheduler_core.controllers.resourceclaim import claims_after_pod_deleted, claims_for_new_pod
 from scheduler_core.framework.status import Status
 
 
@@ -42,6 +43,8 @@ class APIServer:
         if pod.key not in self.cluster.records:
             self.cluster.all_pods.append(pod.key)
         pod = dataclasses.replace(pod, creation_time=self.clock.now())
+        if pod.resource_claims:  # the resourceclaim controller acts before the scheduler sees it
+            pod = claims_for_new_pod(self, pod)
         self.cluster.pods[pod.key] = pod
         rec = PodRecord(owner=_owner_of(pod))
         if pod.node_name:
@@ -71,6 +74,8 @@ class APIServer:
             self.bind_updates.add_delete(pod)
         else:
             self.on_pod_delete(pod)
+        if pod.resource_claims:
+            claims_after_pod_deleted(self, pod)
         return pod
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:

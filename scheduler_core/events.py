@@ -71,6 +71,9 @@ EVENT_TYPES: dict[str, str] = {
     "eviction_cancelled": "pod, node",
     "pod_terminating": "pod, by, until: a deleted pod's grace period (graceful termination option)",
     "pod_deleted": "pod, by",
+    "resource_claim": "action (created|allocated|reserved|unreserved|deallocated|deleted), claim, "
+                      "pod, by (ResourceClaimController|DynamicResources), node, devices "
+                      "[driver/pool/device]: a ResourceClaim written through the API",
     "k8s_event": "eventType (Normal|Warning), reason, object, message",
     "clock": "from, to",
     "settled": "settled, pending",
