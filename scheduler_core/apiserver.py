@@ -43,8 +43,8 @@ class APIServer:
         if pod.key not in self.cluster.records:
             self.cluster.all_pods.append(pod.key)
         pod = dataclasses.replace(pod, creation_time=self.clock.now())
-        if pod.resource_claims:  # the resourceclaim controller acts before the scheduler sees it
-            pod = claims_for_new_pod(self, pod)
+        if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
+            pod = claims_for_new_pod(self, pod)  # the resourceclaim controller acts first
         self.cluster.pods[pod.key] = pod
         rec = PodRecord(owner=_owner_of(pod))
         if pod.node_name:
@@ -74,7 +74,7 @@ class APIServer:
             self.bind_updates.add_delete(pod)
         else:
             self.on_pod_delete(pod)
-        if pod.resource_claims:
+        if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
             claims_after_pod_deleted(self, pod)
         return pod
 

@@ -24,7 +24,8 @@ SCHEMA_VERSION = 3
 
 # type -> what it reports (fields beyond seq/time/type)
 EVENT_TYPES: dict[str, str] = {
-    "run_started": "seed, nodes, pods, profiles",
+    "run_started": "seed, nodes, pods, profiles, notes (only when the modelled version leaves part of "
+                   "the scenario out, e.g. device claims in v1.30)",
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
     "cycle_started": "cycle, pod, profile, attempts",

@@ -219,6 +219,7 @@ class Container:
     limits: dict[str, Quantity] = field(default_factory=dict)
     ports: list[ContainerPort] = field(default_factory=list)
     restart_policy: str | None = None  # "Always" marks a sidecar init container
+    claims: list[tuple[str, str]] = field(default_factory=list)  # resources.claims: (name, request)
 
 
 @dataclass
