@@ -23,7 +23,9 @@ from scheduler_core.api.resource_types import ResourceClaim, ResourceClaimTempla
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Pod
 
-__all__ = ["add_resource_object", "check_resource_references"]
+__all__ = ["add_resource_object", "check_resource_references", "ADMIN_ACCESS_LABEL"]
+
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
 
 
 def add_resource_object(sc: Scenario, r: FieldReader, e: Entry,
@@ -55,6 +57,8 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
     """Device classes named by claims and templates exist; pod references (reservedFor,
     ownerReferences) resolve to the scenario's pods' UIDs."""
     classes = {c.name for c in sc.device_classes}
+    admin_namespaces = {ns.name for ns in sc.namespaces
+                        if ns.labels.get(ADMIN_ACCESS_LABEL) == "true"}
     for r, obj in raws:
         if isinstance(obj, (ResourceClaim, ResourceClaimTemplate)):
             prefix = "spec" if isinstance(obj, ResourceClaim) else "spec.spec"
@@ -62,6 +66,13 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
                 if rq.exactly is not None:
                     _check_class(r, classes, rq.exactly.device_class_name,
                                  f"{prefix}.devices.requests[{i}].exactly.deviceClassName")
+                    if rq.exactly.admin_access and obj.namespace not in admin_namespaces:
+                        # DRAAdminAccess (beta, on in v1.35): the apiserver only admits admin
+                        # access in namespaces labelled for it.
+                        raise r.err(f"{prefix}.devices.requests[{i}].exactly.adminAccess",
+                                    "Forbidden: admin access to devices requires the "
+                                    f"`{ADMIN_ACCESS_LABEL}: true` label on the containing "
+                                    f'namespace "{obj.namespace}"')
                 for j, sub in enumerate(rq.first_available):
                     _check_class(r, classes, sub.device_class_name,
                                  f"{prefix}.devices.requests[{i}].firstAvailable[{j}].deviceClassName")
