@@ -19,7 +19,8 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # Kinds whose objects live in a namespace ("default" when the manifest names none).
 NAMESPACED_KINDS = frozenset(
-    {"Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet"}
+    {"Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
+     "ResourceClaim", "ResourceClaimTemplate"}
 )
 API_VERSIONS = {
     "Node": "v1",
@@ -32,6 +33,10 @@ API_VERSIONS = {
     "ReplicaSet": "apps/v1",
     "StatefulSet": "apps/v1",
     "KubeSchedulerConfiguration": "kubescheduler.config.k8s.io/v1",
+    "DeviceClass": "resource.k8s.io/v1",
+    "ResourceSlice": "resource.k8s.io/v1",
+    "ResourceClaim": "resource.k8s.io/v1",
+    "ResourceClaimTemplate": "resource.k8s.io/v1",
 }
 # An upper bound on values in one import, checked while walking (alias-expanded) data.
 MAX_VALUES = 2_000_000

@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                          kubernetes_version=args.kubernetes_version,
                          event_writer=event_line_writer(trace_out) if trace_out is not None else None,
                          extender_transcript=ExtenderTranscript(policy=policy))
+        for note in sim.version_notes:
+            print(f"warning: {note}", file=sys.stderr)
     except (ScenarioError, UnknownVersionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

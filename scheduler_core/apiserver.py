@@ -15,6 +15,7 @@ import dataclasses
 
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.cluster import PodRecord
+from scheduler_core.controllers.resourceclaim import claims_after_pod_deleted, claims_for_new_pod
 from scheduler_core.framework.status import Status
 
 
@@ -42,6 +43,8 @@ class APIServer:
         if pod.key not in self.cluster.records:
             self.cluster.all_pods.append(pod.key)
         pod = dataclasses.replace(pod, creation_time=self.clock.now())
+        if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
+            pod = claims_for_new_pod(self, pod)  # the resourceclaim controller acts first
         self.cluster.pods[pod.key] = pod
         rec = PodRecord(owner=_owner_of(pod))
         if pod.node_name:
@@ -75,6 +78,8 @@ class APIServer:
             self.on_pod_delete(pod)
         if pod.volumes:
             self.delete_owned_claims(pod)
+        if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
+            claims_after_pod_deleted(self, pod)
         return pod
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:

@@ -61,6 +61,14 @@ class ClusterState:
     workloads: list[WorkloadSelector] = field(default_factory=list)
     events: list[K8sEvent] = field(default_factory=list)
     storage: StorageState = field(default_factory=StorageState)
+    # resource.k8s.io/v1 (api.resource_types): classes by name, slices in creation order,
+    # claims and templates by "namespace/name"
+    device_classes: dict[str, Any] = field(default_factory=dict)
+    resource_slices: list[Any] = field(default_factory=list)
+    resource_claims: dict[str, Any] = field(default_factory=dict)
+    resource_claim_templates: dict[str, Any] = field(default_factory=dict)
+    # DynamicResources' allocations between Reserve and PreBind (claim uid -> allocated claim)
+    dra_in_flight: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
@@ -70,6 +78,10 @@ class ClusterState:
         cs.namespaces = {ns.name: ns for ns in sc.namespaces}
         cs.workloads = list(sc.workloads)
         cs.storage = StorageState.from_objects(sc.storage)
+        cs.device_classes = {c.name: c for c in sc.device_classes}
+        cs.resource_slices = list(sc.resource_slices)
+        cs.resource_claims = {c.key: c for c in sc.resource_claims}
+        cs.resource_claim_templates = {t.key: t for t in sc.resource_claim_templates}
         return cs
 
     # ---- ClusterLister ----------------------------------------------------------------

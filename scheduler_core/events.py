@@ -24,7 +24,8 @@ SCHEMA_VERSION = 3
 
 # type -> what it reports (fields beyond seq/time/type)
 EVENT_TYPES: dict[str, str] = {
-    "run_started": "seed, nodes, pods, profiles",
+    "run_started": "seed, nodes, pods, profiles, notes (only when the modelled version leaves part of "
+                   "the scenario out, e.g. device claims in v1.30)",
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
     "cycle_started": "cycle, pod, profile, attempts",
@@ -71,6 +72,9 @@ EVENT_TYPES: dict[str, str] = {
     "eviction_cancelled": "pod, node",
     "pod_terminating": "pod, by, until: a deleted pod's grace period (graceful termination option)",
     "pod_deleted": "pod, by",
+    "resource_claim": "action (created|allocated|reserved|unreserved|deallocated|deleted), claim, "
+                      "pod, by (ResourceClaimController|DynamicResources), node, devices "
+                      "[driver/pool/device]: a ResourceClaim written through the API",
     "k8s_event": "eventType (Normal|Warning), reason, object, message",
     "clock": "from, to",
     "storage_change": "kind (PersistentVolume|PersistentVolumeClaim), name, action (created|updated|deleted), "

@@ -18,6 +18,7 @@ from typing import Any
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Pod
 from scheduler_core.apiserver import APIServer
+from scheduler_core.apiserver_resource import ResourceAPIServer
 from scheduler_core.backend.cache.cache import Cache
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_queueing_hint_entries
@@ -52,7 +53,7 @@ class VirtualClock:
         return self.t
 
 
-class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI):
+class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPIServer):
     """One scheduler process: its configuration, state and services (see the module doc)."""
 
     def __init__(self, scenario: Scenario, seed: int = 0, sink: EventSink | None = None,

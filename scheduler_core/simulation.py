@@ -19,6 +19,7 @@ from scheduler_core.api.errors import ActionError
 from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.dra.versions import dra_version_notes
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for
@@ -53,6 +54,8 @@ class Simulation:
         self.scenario = scenario
         self.seed = seed
         self.feature_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
+        # What this release leaves out of the scenario (e.g. device claims before DRA was on).
+        self.version_notes: list[str] = dra_version_notes(scenario, self.feature_gates)
         self.clock = VirtualClock()
         self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer)
         self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
@@ -69,7 +72,8 @@ class Simulation:
         s = self.scheduler
         self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
                        pods=len(self.scenario.pods),
-                       profiles={n: f.plugin_names() for n, f in s.profiles.items()})
+                       profiles={n: f.plugin_names() for n, f in s.profiles.items()},
+                       **({"notes": self.version_notes} if self.version_notes else {}))
         for node in sorted(self.scenario.nodes, key=lambda n: n.name):
             s.create_node(node)
         # Pods already running reach the scheduler through the informer's initial list, which

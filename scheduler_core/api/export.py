@@ -14,6 +14,11 @@ from typing import Any
 
 import yaml
 
+from scheduler_core.api.export_resource import (
+    pod_resource_claim_statuses,
+    pod_resource_claims,
+    resource_manifests,
+)
 from scheduler_core.api.loader import CONFIG_API_VERSION, TIMELINE_API_VERSION
 from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.scenario import Scenario, TimelineAction
@@ -175,6 +180,8 @@ def _container(c: Container, host_network: bool) -> dict[str, Any]:
         res["requests"] = _resources(c.requests)
     if c.limits:
         res["limits"] = _resources(c.limits)
+    if c.claims:
+        res["claims"] = [{"name": n, **({"request": rq} if rq else {})} for n, rq in c.claims]
     if res:
         d["resources"] = res
     if c.ports:
@@ -236,13 +243,18 @@ def pod_manifest(p: Pod) -> dict[str, Any]:
     spec["containers"] = [_container(c, p.host_network) for c in p.containers]
     if p.overhead:
         spec["overhead"] = _resources(p.overhead)
+    if p.resource_claims:
+        spec["resourceClaims"] = pod_resource_claims(p)
     meta = _meta(p.name, p.namespace, p.labels, p.annotations)
     if p.owner_references:
         meta["ownerReferences"] = [
             {"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
              **({"uid": o.uid} if o.uid else {}), **({"controller": True} if o.controller else {})}
             for o in p.owner_references]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    out = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    if p.resource_claim_statuses:
+        out["status"] = {"resourceClaimStatuses": pod_resource_claim_statuses(p)}
+    return out
 
 
 def _taint(t: Taint) -> dict[str, Any]:
@@ -397,6 +409,7 @@ def scenario_manifests(sc: Scenario) -> list[dict[str, Any]]:
     docs += [o for _, o in objs]
     docs += [_workload(w) for w in sc.workloads]
     docs += [_pdb(p) for p in sc.pdbs]
+    docs += resource_manifests(sc)
     if sc.timeline:
         docs.append({"apiVersion": TIMELINE_API_VERSION, "kind": "Timeline",
                      "actions": [_action(a) for a in sc.timeline]})

@@ -41,6 +41,12 @@ class Scenario:
     workloads: list[WorkloadSelector] = field(default_factory=list)
     config: KubeSchedulerConfiguration = field(default_factory=KubeSchedulerConfiguration)
     timeline: list[TimelineAction] = field(default_factory=list)
+    # resource.k8s.io/v1 (api.resource_types): DeviceClass, ResourceSlice, ResourceClaim,
+    # ResourceClaimTemplate, in document order
+    device_classes: list[Any] = field(default_factory=list)
+    resource_slices: list[Any] = field(default_factory=list)
+    resource_claims: list[Any] = field(default_factory=list)
+    resource_claim_templates: list[Any] = field(default_factory=list)
     source: str = "<input>"
     # Fields accepted but not simulated (see api.loader.schema), one per kind and field.
     warnings: list[LoadWarning] = field(default_factory=list, compare=False, repr=False)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scheduler_core.api.storage_types import Volume
@@ -222,6 +222,7 @@ class Container:
     limits: dict[str, Quantity] = field(default_factory=dict)
     ports: list[ContainerPort] = field(default_factory=list)
     restart_policy: str | None = None  # "Always" marks a sidecar init container
+    claims: list[tuple[str, str]] = field(default_factory=list)  # resources.claims: (name, request)
 
 
 @dataclass
@@ -271,6 +272,10 @@ class Pod:
     # spec.volumes (scheduler_core.api.storage_types.Volume); empty for most pods, whose
     # volume plugins then take their Skip paths
     volumes: list[Volume] = field(default_factory=list)
+    # spec.resourceClaims (api.resource_types.PodResourceClaim) and status.resourceClaimStatuses
+    # (pod claim name -> generated ResourceClaim name, None when none was generated)
+    resource_claims: list[Any] = field(default_factory=list)
+    resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def key(self) -> str:

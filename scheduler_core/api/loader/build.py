@@ -19,6 +19,8 @@ from scheduler_core.api.loader.objects import (
 )
 from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
+from scheduler_core.api.loader.resource_build import add_resource_object, check_resource_references
+from scheduler_core.api.loader.resource_schema import RESOURCE_KINDS
 from scheduler_core.api.loader.storage import STORAGE_KINDS, admit_storage
 from scheduler_core.api.loader.storage_build import add_storage_object
 from scheduler_core.api.loader.strict import NotSimulated
@@ -98,6 +100,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
     configs = 0
     timeline_entry: Entry | None = None
     pod_raws: list[tuple[FieldReader, Pod]] = []
+    resource_raws: list[tuple[FieldReader, object]] = []
     index = 0  # creation order shared by Nodes and Pods (document order)
     for e in entries:
         kind = e.kind
@@ -135,6 +138,8 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
         elif kind in STORAGE_KINDS:
             ns, name = add_storage_object(sc.storage, r, e.obj, kind, e.doc)
             unique(r, e, ns, name)
+        elif kind in RESOURCE_KINDS:
+            add_resource_object(sc, r, e, unique, resource_raws)
         elif kind == "Timeline":
             if timeline_entry is not None:
                 raise r.err(None, f"only one Timeline document is allowed (the first is "
@@ -148,6 +153,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
                                          "defined in the scenario")
 
     admit_storage(sc.storage)
+    check_resource_references(sc, pod_raws, resource_raws)
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
 
@@ -165,6 +171,8 @@ def _add_implicit_namespaces(sc: Scenario) -> None:
     used += [p.namespace for p in sc.pdbs]
     used += [w.namespace for w in sc.workloads]
     used += [c.namespace for c in sc.storage.pvcs]
+    used += [c.namespace for c in sc.resource_claims]
+    used += [t.namespace for t in sc.resource_claim_templates]
     for name in used:
         if name not in declared:
             declared.add(name)

@@ -77,8 +77,11 @@ def parse_container(r: FieldReader, obj: Any, path: str, *, init: bool, host_net
         if restart_policy != "Always":
             raise r.err(f"{path}.restartPolicy", f'Unsupported value: "{restart_policy}": '
                                                  'supported values: "Always"')
+    # resources.claims (checked against spec.resourceClaims by the pod parser): kept for export.
+    claims = [(str(c.get("name") or ""), str(c.get("request") or ""))
+              for c in r.seq(res.get("claims"), f"{rpath}.claims") if isinstance(c, dict)]
     return Container(name=name, image=image, requests=requests, limits=limits, ports=ports,
-                     restart_policy=restart_policy)
+                     restart_policy=restart_policy, claims=claims)
 
 
 def parse_tolerations(r: FieldReader, obj: Any, path: str) -> list[Toleration]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from scheduler_core.api.loader.resource_schema import RESOURCE_KINDS
+
 __all__ = ["KINDS", "TIMELINE_API_VERSION", "CONFIG_API_VERSION"]
 
 TIMELINE_API_VERSION = "playground.kube-scheduler.dev/v1"
@@ -25,3 +27,5 @@ KINDS: dict[str, tuple[str, ...]] = {
     "KubeSchedulerConfiguration": (CONFIG_API_VERSION,),
     "Timeline": (TIMELINE_API_VERSION,),
 }
+# resource.k8s.io/v1: DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate.
+KINDS.update(RESOURCE_KINDS)

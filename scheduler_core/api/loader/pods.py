@@ -9,6 +9,7 @@ from scheduler_core.api.loader.affinity import parse_affinity, parse_spread_cons
 from scheduler_core.api.loader.containers import parse_container, parse_tolerations
 from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader
+from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
 from scheduler_core.api.loader.storage import parse_volumes
 from scheduler_core.api.types import (
@@ -97,6 +98,8 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
                                                bits=64)
     if grace < 0:
         grace = 1  # the apiserver turns negative grace periods into 1 s
+    resource_claims, claim_statuses = parse_pod_resource_claims(r, spec, obj.get("status"))
+    check_container_claims(r, spec, resource_claims)
     pod = Pod(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,
@@ -108,6 +111,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         termination_grace_period_seconds=grace,
         owner_references=_owner_references(r, obj.get("metadata") or {}),
         volumes=parse_volumes(r, spec.get("volumes"), "spec.volumes"),
+        resource_claims=resource_claims, resource_claim_statuses=claim_statuses,
     )
     return pod, PodRaw(priority, policy)
 

@@ -67,7 +67,8 @@ AFFINITY = {
 }
 CONTAINER = {
     "name": SIMULATED, "image": SIMULATED, "restartPolicy": SIMULATED,
-    "resources": {"limits": SIMULATED, "requests": SIMULATED, **_ignored("claims")},
+    "resources": {"limits": SIMULATED, "requests": SIMULATED,
+                  "claims": [{"name": SIMULATED, "request": SIMULATED}]},
     "ports": [{"containerPort": SIMULATED, "hostPort": SIMULATED, "protocol": SIMULATED,
                "hostIP": SIMULATED, "name": SIMULATED}],
     **_ignored("command", "args", "workingDir", "envFrom", "env", "resizePolicy",
@@ -91,6 +92,8 @@ POD_SPEC = {
     "priority": SIMULATED, "preemptionPolicy": SIMULATED, "overhead": SIMULATED,
     "topologySpreadConstraints": [TOPOLOGY_SPREAD_CONSTRAINT],
     "schedulingGates": [{"name": SIMULATED}],
+    "resourceClaims": [{"name": SIMULATED, "resourceClaimName": SIMULATED,
+                        "resourceClaimTemplateName": SIMULATED}],
     # Refused by the loader with its own message (pod-level resources are not modelled).
     "resources": SIMULATED,
     **_ignored("volumes", "ephemeralContainers", "restartPolicy", "activeDeadlineSeconds",
@@ -98,7 +101,7 @@ POD_SPEC = {
                "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace",
                "securityContext", "imagePullSecrets", "hostname", "subdomain", "hostAliases",
                "dnsConfig", "readinessGates", "runtimeClassName", "enableServiceLinks",
-               "setHostnameAsFQDN", "os", "hostUsers", "resourceClaims", "hostnameOverride",
+               "setHostnameAsFQDN", "os", "hostUsers", "hostnameOverride",
                "schedulingGroup", "evictionResponders"),
 }
 _TOP = {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": OBJECT_META}
@@ -178,6 +181,7 @@ for _kind, _spec in _WORKLOADS.items():
     KIND_SCHEMAS[_kind] = {**_TOP, "spec": _spec, **_STATUS}
 
 NAMESPACED_KINDS = frozenset({"Pod", "Service", "ReplicationController", "PodDisruptionBudget",
+                              "ResourceClaim", "ResourceClaimTemplate",
                               "ReplicaSet", "StatefulSet", "Deployment", "DaemonSet", "Job"})
 
 # The storage kinds and a pod's volumes (storage_schema imports the pieces above).

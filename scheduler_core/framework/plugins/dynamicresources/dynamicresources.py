@@ -1,19 +1,53 @@
-"""DynamicResources (DRA): allocates a pod's ResourceClaims to devices on the chosen node.
+"""DynamicResources (DRA): allocates a pod's ResourceClaims to devices on the chosen node
+(upstream framework/plugins/dynamicresources/dynamicresources.go).
 
 DRA is GA and enabled by default in v1.35, so the plugin is in the default profile (weight 2,
-just before DefaultPreemption). The engine's pods reference no claims, which upstream handles
-on a fast path: PreFilter records an empty state and returns Skip, Filter/Score/Reserve/PreBind
-do nothing, and PostFilter answers Unschedulable "no new claims to deallocate" — the fragment
-every default-profile FailedScheduling message carries before the preemption summary. If
-PreFilter never ran (an earlier PreFilter plugin rejected the pod), PostFilter cannot read its
-state and returns an Error "not found", exactly as upstream does.
+just before DefaultPreemption). The extension points:
+
+* PreEnqueue: every claim the pod references exists (a template's claim has been generated and
+  recorded in the pod's status) and is the pod's own; otherwise the pod waits, gated, with no
+  FailedScheduling.
+* PreFilter: the pod's claims; Skip without any. An allocated claim with a node selector limits
+  the nodes; an unallocated one needs its DeviceClasses, and the structured allocator is set up
+  over the ResourceSlices with every device that allocated claims (or allocations in flight)
+  hold.
+* Filter: the allocator finds devices for the unallocated claims on the node ("cannot allocate
+  all claims"), and an allocated claim must be available there ("resourceclaim not available on
+  the node"); both UnschedulableAndUnresolvable, so preemption does not help.
+* Score: firstAvailable subrequests earlier in the list score higher.
+* Reserve: the node's allocation is remembered as in flight; Unreserve forgets it and removes the
+  pod from claims reserved for it.
+* PreBind: the allocation and the pod's reservation are written to each claim (API updates).
+* PostFilter: an allocated claim that was unavailable and is reserved by nobody else is
+  deallocated ("deallocation of ResourceClaim completed"); otherwise "still not schedulable".
+  Pods without claims answer "no new claims to deallocate" — the fragment every default-profile
+  FailedScheduling message carries before the preemption summary. If PreFilter never ran (an
+  earlier PreFilter plugin rejected the pod), PostFilter cannot read its state and returns an
+  Error "not found", exactly as upstream does.
+
+Pods without claims take upstream's fast paths (an empty state, Skip) at every point.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from scheduler_core.api.resource_types import (
+    FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
+    AllocationResult,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+)
 from scheduler_core.api.types import Pod
+from scheduler_core.dra.structured.allocator import (
+    AllocationError,
+    Allocator,
+    DeviceID,
+    FailedAllocationOnNode,
+    Features,
+)
+from scheduler_core.dra.structured.pools import SliceIndex
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -30,11 +64,12 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.helper.nodeaffinity import new_node_selector
 from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score,
     default_normalize_score_values,
 )
-from scheduler_core.framework.plugins.helper.podutil import same_pod
+from scheduler_core.framework.plugins.helper.signing import Unsignable
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -49,24 +84,48 @@ from scheduler_core.framework.types import (
 NAME = names.DYNAMIC_RESOURCES
 STATE_KEY = NAME
 NOT_FOUND = "not found"  # fwk.ErrNotFound, what CycleState.Read returns for a missing key
+WRITER = NAME  # who the claim writes of this plugin are attributed to in the event stream
 
 
-def _claims(pod: Pod) -> list:
-    return getattr(pod, "resource_claims", None) or []
+class _NotSchedulable(Exception):
+    """foreachPodResourceClaim's errors: each means "not schedulable (yet)"."""
+
+
+class _Info:
+    """informationForClaim: where an allocated claim is available; Reserve's allocation."""
+
+    __slots__ = ("available_on_nodes", "allocation")
+
+    def __init__(self) -> None:
+        self.available_on_nodes: Any = None
+        self.allocation: AllocationResult | None = None
 
 
 class _StateData:
-    """Claims of the pod (always none in the engine) and per-node allocations."""
+    """The pod's claims (empty: nothing to do) and what Filter found per node."""
 
-    __slots__ = ("claims", "node_allocations", "unavailable_claims")
+    __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations")
 
     def __init__(self) -> None:
-        self.claims: list = []
-        self.node_allocations: dict[str, Any] = {}
+        self.claims: list[ResourceClaim] = []
+        self.allocator: Allocator | None = None
         self.unavailable_claims: set[int] = set()
+        self.informations: list[_Info] = []
+        self.node_allocations: dict[str, list[AllocationResult]] = {}
 
     def clone(self) -> _StateData:
         return self
+
+    def to_allocate(self) -> list[tuple[int, ResourceClaim]]:
+        return [(i, c) for i, c in enumerate(self.claims) if c.allocation is None]
+
+
+def is_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
+    return any(r.uid == pod.uid for r in claim.reserved_for)
+
+
+def _status_unschedulable(reason: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin,
@@ -87,25 +146,187 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         "feature gate is disabled")
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
+        self.features = Features(admin_access=True, prioritized_list=True)
+        # The slice index and CEL activations are rebuilt when the cluster's slice list changes.
+        self._index_for: tuple[int, int] | None = None
+        self._index: SliceIndex | None = None
+        self._activations: dict[int, dict[str, Any]] = {}
 
+    # ---- the cluster (upstream's SharedDRAManager) -----------------------------------------------
+    def _cluster(self) -> Any:
+        return getattr(self.handle, "cluster", None)
+
+    def _api(self) -> Any:
+        return self.handle.options.pod_actions  # type: ignore[union-attr]
+
+    def _claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        cluster = self._cluster()
+        if cluster is None:
+            return None
+        return cluster.resource_claims.get(f"{namespace}/{name}")
+
+    def _in_flight(self) -> dict[str, ResourceClaim]:
+        """Allocations Reserve made that PreBind has not written yet (claim uid -> claim)."""
+        return self._cluster().dra_in_flight
+
+    def _slice_index(self) -> SliceIndex:
+        slices = self._cluster().resource_slices
+        ident = (id(slices), len(slices))
+        if self._index is None or self._index_for != ident:
+            self._index = SliceIndex(list(slices))
+            self._index_for = ident
+            self._activations = {}
+        return self._index
+
+    def _allocated_devices(self) -> set[DeviceID]:
+        """ListAllAllocatedDevices: devices of allocated claims and of allocations in flight
+        (adminAccess results hold nothing)."""
+        out: set[DeviceID] = set()
+        flight = self._in_flight()
+        for claim in self._cluster().resource_claims.values():
+            pending = flight.get(claim.uid)
+            alloc = pending.allocation if pending is not None else claim.allocation
+            if alloc is None:
+                continue
+            for r in alloc.results:
+                if not r.admin_access:
+                    out.add((r.driver, r.pool, r.device))
+        return out
+
+    def _foreach_pod_claim(self, pod: Pod) -> list[ResourceClaim]:
+        """foreachPodResourceClaim: the pod's claims, or _NotSchedulable."""
+        out = []
+        for pc in pod.resource_claims:
+            must_check_owner = False
+            if pc.resource_claim_name is not None:
+                claim_name: str | None = pc.resource_claim_name
+            elif pc.resource_claim_template_name is not None:
+                if pc.name not in pod.resource_claim_statuses:
+                    raise _NotSchedulable(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
+                claim_name = pod.resource_claim_statuses[pc.name]
+                must_check_owner = True
+            else:
+                raise _NotSchedulable(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim '
+                                      f'"{pc.name}": none of the supported fields are set')
+            if claim_name is None:
+                continue
+            claim = self._claim(pod.namespace, claim_name)
+            if claim is None:
+                raise _NotSchedulable(f'resourceclaim.resource.k8s.io "{claim_name}" not found')
+            if claim.deletion_timestamp is not None:
+                raise _NotSchedulable(f'resourceclaim "{claim.name}" is being deleted')
+            if must_check_owner and not (claim.namespace == pod.namespace and any(
+                    o.controller and o.kind == "Pod" and o.uid == pod.uid for o in claim.owner_references)):
+                raise _NotSchedulable(f"ResourceClaim {claim.namespace}/{claim.name} was not created "
+                                      f"for pod {pod.namespace}/{pod.name} (pod is not owner)")
+            out.append(claim)
+        return out
+
+    # ---- PreEnqueue ----------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
-        # All referenced claims exist (there are none).
+        if not pod.resource_claims:
+            return None
+        try:
+            self._foreach_pod_claim(pod)
+        except _NotSchedulable as exc:
+            return _status_unschedulable(str(exc))
         return None
 
+    # ---- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         s = _StateData()
         state.write(STATE_KEY, s)
-        if not s.claims:
+        if not pod.resource_claims:
             return None, SKIP
+        try:
+            claims = self._foreach_pod_claim(pod)
+        except _NotSchedulable as exc:
+            return None, _status_unschedulable(str(exc))
+        if not claims:
+            return None, SKIP
+        num_to_allocate = 0
+        infos = [_Info() for _ in claims]
+        flight = self._in_flight()
+        classes = self._cluster().device_classes
+        for i, claim in enumerate(claims):
+            if claim.allocation is not None:
+                if claim.allocation.node_selector is not None:
+                    sel = new_node_selector(claim.allocation.node_selector)
+                    if sel.errors():
+                        return None, Status.error("; ".join(sel.errors()))
+                    infos[i].available_on_nodes = sel
+                continue
+            num_to_allocate += 1
+            if claim.uid in flight:
+                return None, _status_unschedulable(
+                    f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
+            for request in claim.spec.requests:
+                if request.exactly is not None:
+                    st = self._validate_device_class(classes, request.exactly.device_class_name, request.name)
+                elif request.first_available:
+                    st = None
+                    for sub in request.first_available:
+                        st = self._validate_device_class(classes, sub.device_class_name,
+                                                         f"{request.name}/{sub.name}")
+                        if st is not None:
+                            break
+                else:
+                    st = _status_unschedulable(f"resource claim {claim.namespace}/{claim.name}, request "
+                                               f"{request.name}: unknown request type")
+                if st is not None:
+                    return None, st
+        s.informations = infos
+        if num_to_allocate > 0:
+            s.allocator = Allocator(self.features, self._allocated_devices(), dict(classes),
+                                    self._slice_index(), self._activations)
+            s.node_allocations = {}
+        s.claims = claims
         return None, None
 
+    @staticmethod
+    def _validate_device_class(classes: dict[str, Any], name: str, request_name: str) -> Status | None:
+        if not name:
+            return Status.error(f"request {request_name}: unsupported request type")
+        if name not in classes:
+            return _status_unschedulable(f"request {request_name}: device class {name} does not exist")
+        return None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # ---- Filter ----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(STATE_KEY)
         if s is None:
             return Status.error(NOT_FOUND)
+        if not s.claims:
+            return None
+        node = node_info.node
+        unavailable = []
+        for i, _claim in enumerate(s.claims):
+            sel = s.informations[i].available_on_nodes
+            if sel is not None and not sel.match(node):
+                unavailable.append(i)
+        allocations = None
+        if s.allocator is not None:
+            to_allocate = [c for _, c in s.to_allocate()]
+            try:
+                allocations = s.allocator.allocate(node, to_allocate)
+            except FailedAllocationOnNode as exc:
+                return _status_unschedulable(str(exc))
+            except AllocationError as exc:
+                return Status.error(str(exc))
+            if allocations is None or len(allocations) != len(to_allocate):
+                return _status_unschedulable("cannot allocate all claims")
+        if unavailable:
+            s.unavailable_claims.update(unavailable)
+            return _status_unschedulable("resourceclaim not available on the node")
+        if s.allocator is not None:
+            s.node_allocations[node.name] = allocations
         return None
 
+    # ---- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod,
                     filtered_node_status_map: Any) -> tuple[PostFilterResult | None, Status | None]:
         s = state.get(STATE_KEY)
@@ -113,19 +334,61 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, Status.error(NOT_FOUND)
         if not s.claims:
             return None, Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+        # Upstream picks one of the unavailable claims at random (map order); the lowest index
+        # keeps runs reproducible.
+        for index in sorted(s.unavailable_claims):
+            claim = s.claims[index]
+            if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == pod.uid):
+                current = self._claim(claim.namespace, claim.name) or claim
+                new = dataclasses.replace(current, reserved_for=[], allocation=None)
+                self._api().update_resource_claim(new, action="deallocated", by=WRITER, pod=pod.key)
+                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
 
+    # ---- Score -----------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         s = state.get(STATE_KEY)
         if s is None:
             return 0, Status.error(NOT_FOUND)
-        return 0, None
+        if not s.claims:
+            return 0, None
+        allocations = s.node_allocations.get(node_info.node.name)
+        if allocations is None:
+            return 0, None
+        return self._compute_score(s.claims, allocations)
+
+    @staticmethod
+    def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult]) -> tuple[int, Status | None]:
+        """Subrequests chosen earlier in a firstAvailable list score more. Upstream pairs the
+        i-th claim with the i-th allocation result (results exist only for claims it allocated)."""
+        score = 0
+        for i, claim in enumerate(claims):
+            if i >= len(allocations):
+                return 0, Status.error(f"number of allocations {len(allocations)} is smaller than "
+                                       "number of claims")
+            chosen = {r.request for r in allocations[i].results if r.request.count("/") == 1}
+            for req in claim.spec.requests:
+                if req.exactly is not None:
+                    continue
+                for j, sub in enumerate(req.first_available):
+                    if f"{req.name}/{sub.name}" in chosen:
+                        score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - j
+        return score, None
 
     def score_nodes(self, state: CycleState, pod: Pod,
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
-        if state.get(STATE_KEY) is None:
+        s = state.get(STATE_KEY)
+        if s is None:
             return None, Status.error(NOT_FOUND)
-        return [0] * len(nodes), None
+        if not s.claims:
+            return [0] * len(nodes), None
+        out = []
+        for ni in nodes:
+            v, st = self.score(state, pod, ni)
+            if st is not None:
+                return None, st
+            out.append(v)
+        return out, None
 
     def score_extensions(self) -> DynamicResources:
         return self
@@ -136,15 +399,47 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
         return default_normalize_score_values(MAX_NODE_SCORE, False, scores)
 
+    # ---- Reserve / Unreserve ---------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.get(STATE_KEY)
         if s is None:
             return Status.error(NOT_FOUND)
+        if not s.claims:
+            return None
+        to_allocate = s.to_allocate()
+        if not to_allocate:
+            return None
+        if s.allocator is not None:
+            allocations = s.node_allocations.get(node_name)
+            if not allocations:
+                return Status.error("claim allocation not found for node")
+            if len(allocations) != len(to_allocate):
+                return Status.error(f"internal error, have {len(allocations)} allocations, "
+                                    f"{len(to_allocate)} claims to allocate, want {len(to_allocate)} claims")
+            flight = self._in_flight()
+            for k, (index, claim) in enumerate(to_allocate):
+                s.informations[index].allocation = allocations[k]
+                flight[claim.uid] = dataclasses.replace(claim, allocation=allocations[k])
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        s = state.get(STATE_KEY)
+        if s is None or not s.claims:
+            return None
+        flight = self._in_flight()
+        for claim in s.claims:
+            flight.pop(claim.uid, None)
+            if claim.allocation is not None and is_reserved_for_pod(pod, claim):
+                current = self._claim(claim.namespace, claim.name)
+                if current is None:
+                    continue
+                new = dataclasses.replace(current, reserved_for=[r for r in current.reserved_for
+                                                                 if r.uid != pod.uid])
+                self._api().update_resource_claim(new, action="unreserved", by=WRITER, pod=pod.key,
+                                                  node=node_name)
         return None
 
+    # ---- PreBind ---------------------------------------------------------------------------------
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.get(STATE_KEY)
         if s is None:
@@ -157,8 +452,41 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = state.get(STATE_KEY)
         if s is None:
             return Status.error(NOT_FOUND)
+        if not s.claims:
+            return None
+        for index, claim in enumerate(s.claims):
+            if is_reserved_for_pod(pod, claim):
+                continue
+            new, err = self._bind_claim(s, index, pod, node_name)
+            if err is not None:
+                return Status.error(err)
+            s.claims[index] = new
         return None
 
+    def _bind_claim(self, s: _StateData, index: int, pod: Pod, node_name: str) -> tuple[Any, str | None]:
+        """Write Reserve's allocation (if any) and the pod's reservation to the claim."""
+        claim = s.claims[index]
+        allocation = s.informations[index].allocation
+        flight = self._in_flight()
+        try:
+            current = self._claim(claim.namespace, claim.name)
+            if current is None:
+                return None, f'resourceclaims.resource.k8s.io "{claim.name}" not found'
+            if current.deletion_timestamp is not None:
+                return None, f"claim {claim.namespace}/{claim.name} got deleted in the meantime"
+            if allocation is not None and current.allocation is not None:
+                return None, f"claim {claim.namespace}/{claim.name} got allocated elsewhere in the meantime"
+            ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
+            new = dataclasses.replace(current, allocation=allocation or current.allocation,
+                                      reserved_for=[*current.reserved_for, ref])
+            self._api().update_resource_claim(new, action="allocated" if allocation is not None else "reserved",
+                                              by=WRITER, pod=pod.key, node=node_name)
+            return new, None
+        finally:
+            if allocation is not None:
+                flight.pop(claim.uid, None)
+
+    # ---- queueing hints --------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
@@ -174,15 +502,35 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         ]
 
     def is_schedulable_after_claim_change(self, pod: Pod, old: Any, new: Any) -> int:
-        """A deallocated claim may free devices for anyone; otherwise only the pod's own claims."""
-        if old is not None and getattr(old, "allocation", None) is not None and \
-                getattr(new, "allocation", None) is None:
+        """A deallocated claim may free devices for anyone; otherwise only the pod's own claims,
+        when created or when their status changed."""
+        try:
+            claims = self._foreach_pod_claim(pod)
+        except _NotSchedulable:
+            return QueueingHint.SKIP
+        uses_claim = any(c.uid == new.uid for c in claims)
+        if old is not None and getattr(old, "allocation", None) is not None and new.allocation is None:
             return QueueingHint.QUEUE
-        return QueueingHint.SKIP
+        if not uses_claim:
+            return QueueingHint.SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        if old.allocation == new.allocation and old.reserved_for == new.reserved_for:
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
 
     def is_schedulable_after_pod_change(self, pod: Pod, old: Any, new: Pod) -> int:
-        return QueueingHint.QUEUE if same_pod(new, pod) else QueueingHint.SKIP
+        if new.uid != pod.uid:
+            return QueueingHint.SKIP
+        try:
+            self._foreach_pod_claim(new)
+        except _NotSchedulable:
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
-        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        """This plugin's fragments of the pod's batching signature (upstream SignPod): none, and
+        pods with claims cannot be signed at all."""
+        if pod.resource_claims:
+            raise Unsignable("pods with dra resource claims are not signable")
         return {}

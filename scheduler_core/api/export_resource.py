@@ -1,0 +1,189 @@
+"""resource.k8s.io/v1 objects and the pod's claim fields -> manifests that load back equal
+(the DRA half of `api.export`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.resource_types import (
+    ALLOCATION_MODE_ALL,
+    AllocationResult,
+    DeviceClaimSpec,
+    DeviceClass,
+    DeviceSubRequest,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from scheduler_core.api.types import NodeSelector, Pod
+
+__all__ = ["resource_manifests", "pod_resource_claims", "pod_resource_claim_statuses",
+           "RESOURCE_API_VERSION"]
+
+RESOURCE_API_VERSION = "resource.k8s.io/v1"
+
+
+def _node_selector(ns: NodeSelector) -> dict[str, Any]:
+    terms = []
+    for t in ns.node_selector_terms:
+        d: dict[str, Any] = {}
+        if t.match_expressions:
+            d["matchExpressions"] = [_req(e.key, e.operator, e.values) for e in t.match_expressions]
+        if t.match_fields:
+            d["matchFields"] = [_req(e.key, e.operator, e.values) for e in t.match_fields]
+        terms.append(d)
+    return {"nodeSelectorTerms": terms}
+
+
+def _req(key: str, op: str, values: tuple[str, ...]) -> dict[str, Any]:
+    d: dict[str, Any] = {"key": key, "operator": op}
+    if values:
+        d["values"] = list(values)
+    return d
+
+
+def _meta(name: str, namespace: str | None = None, labels: dict[str, str] | None = None,
+          annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    m: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        m["namespace"] = namespace
+    if labels:
+        m["labels"] = dict(labels)
+    if annotations:
+        m["annotations"] = dict(annotations)
+    return m
+
+
+def _selectors(sels: list) -> list[dict[str, Any]]:
+    return [{"cel": {"expression": s.cel}} for s in sels]
+
+
+def _sub(r: DeviceSubRequest, with_name: bool) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": r.name} if with_name else {}
+    d["deviceClassName"] = r.device_class_name
+    if r.selectors:
+        d["selectors"] = _selectors(r.selectors)
+    d["allocationMode"] = r.allocation_mode
+    if r.allocation_mode != ALLOCATION_MODE_ALL:
+        d["count"] = r.count
+    return d
+
+
+def _claim_spec(spec: DeviceClaimSpec) -> dict[str, Any]:
+    requests = []
+    for rq in spec.requests:
+        if rq.exactly is not None:
+            ex = _sub(rq.exactly, False)
+            if rq.exactly.admin_access is not None:
+                ex["adminAccess"] = rq.exactly.admin_access
+            requests.append({"name": rq.name, "exactly": ex})
+        else:
+            requests.append({"name": rq.name, "firstAvailable": [_sub(s, True) for s in rq.first_available]})
+    devices: dict[str, Any] = {"requests": requests}
+    if spec.constraints:
+        devices["constraints"] = [{**({"requests": list(c.requests)} if c.requests else {}),
+                                   "matchAttribute": c.match_attribute} for c in spec.constraints]
+    if spec.config:
+        devices["config"] = [dict(c) for c in spec.config]
+    return {"devices": devices}
+
+
+def _allocation(a: AllocationResult) -> dict[str, Any]:
+    results = []
+    for r in a.results:
+        d: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
+        if r.admin_access is not None:
+            d["adminAccess"] = r.admin_access
+        results.append(d)
+    devices: dict[str, Any] = {"results": results}
+    if a.config:
+        devices["config"] = [dict(c) for c in a.config]
+    out: dict[str, Any] = {"devices": devices}
+    if a.node_selector is not None:
+        out["nodeSelector"] = _node_selector(a.node_selector)
+    return out
+
+
+def device_class_manifest(c: DeviceClass) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if c.selectors:
+        spec["selectors"] = _selectors(c.selectors)
+    if c.config:
+        spec["config"] = [dict(x) for x in c.config]
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name),
+            "spec": spec}
+
+
+def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
+    spec: dict[str, Any] = {"driver": s.driver, "pool": {
+        "name": s.pool_name, "generation": s.pool_generation, "resourceSliceCount": s.resource_slice_count}}
+    if s.node_name:
+        spec["nodeName"] = s.node_name
+    if s.node_selector is not None:
+        spec["nodeSelector"] = _node_selector(s.node_selector)
+    if s.all_nodes:
+        spec["allNodes"] = True
+    devices = []
+    for d in s.devices:
+        dd: dict[str, Any] = {"name": d.name}
+        if d.attributes:
+            dd["attributes"] = {k: a.to_json() for k, a in d.attributes.items()}
+        if d.capacity:
+            dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v)} for k, v in d.capacity.items()}
+        devices.append(dd)
+    spec["devices"] = devices
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name),
+            "spec": spec}
+
+
+def resource_claim_manifest(c: ResourceClaim) -> dict[str, Any]:
+    meta = _meta(c.name, c.namespace, c.labels, c.annotations)
+    if c.owner_references:
+        meta["ownerReferences"] = [
+            {"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
+             **({"uid": o.uid} if o.uid else {}), **({"controller": True} if o.controller else {})}
+            for o in c.owner_references]
+    out: dict[str, Any] = {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim", "metadata": meta,
+                           "spec": _claim_spec(c.spec)}
+    status: dict[str, Any] = {}
+    if c.allocation is not None:
+        status["allocation"] = _allocation(c.allocation)
+    if c.reserved_for:
+        status["reservedFor"] = [{**({"apiGroup": r.api_group} if r.api_group else {}),
+                                  "resource": r.resource, "name": r.name, **({"uid": r.uid} if r.uid else {})}
+                                 for r in c.reserved_for]
+    if status:
+        out["status"] = status
+    return out
+
+
+def resource_claim_template_manifest(t: ResourceClaimTemplate) -> dict[str, Any]:
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate",
+            "metadata": _meta(t.name, t.namespace, t.labels, t.annotations),
+            "spec": {"spec": _claim_spec(t.spec)}}
+
+
+def resource_manifests(sc: Any) -> list[dict[str, Any]]:
+    """Classes, slices, templates, claims (the order a cluster would be set up in)."""
+    docs = [device_class_manifest(c) for c in sc.device_classes]
+    docs += [resource_slice_manifest(s) for s in sc.resource_slices]
+    docs += [resource_claim_template_manifest(t) for t in sc.resource_claim_templates]
+    docs += [resource_claim_manifest(c) for c in sc.resource_claims]
+    return docs
+
+
+def pod_resource_claims(p: Pod) -> list[dict[str, Any]]:
+    out = []
+    for c in p.resource_claims:
+        d: dict[str, Any] = {"name": c.name}
+        if c.resource_claim_name is not None:
+            d["resourceClaimName"] = c.resource_claim_name
+        else:
+            d["resourceClaimTemplateName"] = c.resource_claim_template_name
+        out.append(d)
+    return out
+
+
+def pod_resource_claim_statuses(p: Pod) -> list[dict[str, Any]]:
+    return [{"name": n, **({"resourceClaimName": v} if v is not None else {})}
+            for n, v in p.resource_claim_statuses.items()]

@@ -1,0 +1,574 @@
+"""resource.k8s.io/v1 objects as the apiserver stores them: defaults (allocationMode
+ExactCount, count 1), validation (names, exactly-one-of fields, limits, CEL that compiles,
+non-negative capacity) and, across objects, the references the playground refuses to leave
+dangling (a claim or template naming a DeviceClass the scenario does not define).
+
+Each parser takes the `FieldReader` of its document, so every refusal names the document, the
+object, the field and why; nothing is stored from a scenario that has any refusal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
+from scheduler_core.api.loader.reader import FieldReader, join_path
+from scheduler_core.api.loader.selectors import node_selector_term
+from scheduler_core.api.quantity import format_quantity
+from scheduler_core.api.resource_types import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
+    AllocationResult,
+    Device,
+    DeviceAttribute,
+    DeviceClaimSpec,
+    DeviceClass,
+    DeviceConstraint,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceSubRequest,
+    ExactDeviceRequest,
+    PodResourceClaim,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from scheduler_core.api.types import NodeSelector, OwnerReference
+from scheduler_core.api.validation import (
+    dns1123_label_error,
+    dns1123_subdomain_error,
+)
+from scheduler_core.dra.cel import compile_selector
+
+__all__ = ["parse_device_class", "parse_resource_slice", "parse_resource_claim",
+           "parse_resource_claim_template", "parse_pod_resource_claims", "check_container_claims",
+           "MAX_DEVICES_PER_SLICE", "MAX_ATTRIBUTES_AND_CAPACITY", "MAX_REQUESTS", "MAX_SELECTORS"]
+
+# Limits of the v1 API (k8s.io/api/resource/v1 constants), enforced before anything is built.
+MAX_DEVICES_PER_SLICE = 128  # ResourceSliceMaxDevices
+MAX_ATTRIBUTES_AND_CAPACITY = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
+MAX_REQUESTS = 32  # DeviceRequestsMaxSize
+MAX_SELECTORS = 32  # DeviceSelectorsMaxSize
+MAX_CONSTRAINTS = 32  # DeviceConstraintsMaxSize
+MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
+MAX_POD_CLAIMS = 128
+MAX_ATTRIBUTE_STRING = 64  # DeviceAttributeMaxValueLength
+MAX_COUNT = 2 ** 31 - 1
+
+
+def _name_error(kind: str, value: str) -> str | None:
+    return dns1123_label_error(value) if kind == "label" else dns1123_subdomain_error(value)
+
+
+def _qualified_name_error(name: str, *, fully: bool) -> str | None:
+    """Attribute/capacity names: `[domain/]identifier`, identifier a C identifier (at most 32)."""
+    domain, sep, ident = name.rpartition("/")
+    if fully and not sep:
+        return "a fully qualified name must be a domain and a name separated by a slash"
+    if sep:
+        err = dns1123_subdomain_error(domain)
+        if err:
+            return err
+    if not ident:
+        return "the name must not be empty"
+    if len(ident) > 32:
+        return "must be no more than 32 bytes"
+    if not (ident[0].isalpha() or ident[0] == "_") or \
+            not all(c.isascii() and (c.isalnum() or c == "_") for c in ident):
+        return ("a valid C identifier must start with alphabetic character or '_', followed by a "
+                "string of alphanumeric characters or '_' (regex used for validation is "
+                "'[A-Za-z_][A-Za-z0-9_]*')")
+    return None
+
+
+def _selectors(r: FieldReader, obj: Any, path: str, *, owner: str) -> list[DeviceSelector]:
+    items = r.seq(obj, path)
+    if len(items) > MAX_SELECTORS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_SELECTORS} items")
+    out = []
+    for i, s in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(s, p, required=True)
+        cel = r.mapping(m.get("cel"), f"{p}.cel", required=True)
+        expr = r.string(cel.get("expression"), f"{p}.cel.expression")
+        if not expr:
+            raise r.err(f"{p}.cel.expression", "Required value")
+        compiled = compile_selector(expr)
+        if compiled.error:
+            raise r.err(f"{p}.cel.expression", f"Invalid value: {expr!r}: compilation failed: "
+                                               f"{compiled.error}")
+        out.append(DeviceSelector(cel=expr))
+    return out
+
+
+def _opaque_configs(r: FieldReader, obj: Any, path: str, *, with_requests: bool) -> list[dict]:
+    out = []
+    for i, c in enumerate(r.seq(obj, path)):
+        p = f"{path}[{i}]"
+        m = r.mapping(c, p, required=True)
+        opaque = r.mapping(m.get("opaque"), f"{p}.opaque", required=True)
+        driver = r.string(opaque.get("driver"), f"{p}.opaque.driver")
+        if not driver:
+            raise r.err(f"{p}.opaque.driver", "Required value")
+        err = dns1123_subdomain_error(driver)
+        if err:
+            raise r.err(f"{p}.opaque.driver", f'Invalid value: "{driver}": {err}')
+        entry: dict[str, Any] = {"opaque": {"driver": driver, "parameters": opaque.get("parameters")}}
+        if with_requests:
+            entry["requests"] = r.string_list(m.get("requests"), f"{p}.requests")
+        out.append(entry)
+    return out
+
+
+def parse_device_class(r: FieldReader, obj: dict[str, Any]) -> DeviceClass:
+    name, _, _, _ = parse_metadata(r, obj, namespaced=False)
+    spec = r.mapping(obj.get("spec"), "spec")
+    return DeviceClass(
+        name=name, uid=stable_uid("DeviceClass", "", name),
+        selectors=_selectors(r, spec.get("selectors"), "spec.selectors", owner="class"),
+        config=_opaque_configs(r, spec.get("config"), "spec.config", with_requests=False),
+    )
+
+
+def _node_selector(r: FieldReader, obj: Any, path: str) -> NodeSelector | None:
+    if obj is None:
+        return None
+    m = r.mapping(obj, path)
+    tpath = join_path(path, "nodeSelectorTerms")
+    terms = [node_selector_term(r, t, f"{tpath}[{i}]", allow_invalid_values=False)
+             for i, t in enumerate(r.seq(m.get("nodeSelectorTerms"), tpath))]
+    if not terms:
+        raise r.err(tpath, "Required value: must have at least one node selector term")
+    return NodeSelector(node_selector_terms=terms)
+
+
+def _attribute(r: FieldReader, obj: Any, path: str) -> DeviceAttribute:
+    m = r.mapping(obj, path, required=True)
+    set_ = [k for k in ("string", "int", "bool", "version") if m.get(k) is not None]
+    unknown = [k for k in m if k not in ("string", "int", "bool", "version")]
+    if unknown:
+        raise r.err(f"{path}.{unknown[0]}", 'unknown field (an attribute has exactly one of '
+                                            '"string", "int", "bool", "version")')
+    if len(set_) != 1:
+        raise r.err(path, "Invalid value: exactly one value must be specified (string, int, "
+                          f"bool or version), got {len(set_)}")
+    kind = set_[0]
+    value = m[kind]
+    p = f"{path}.{kind}"
+    if kind == "string":
+        v = r.string(value, p)
+        if len(v) > MAX_ATTRIBUTE_STRING:
+            raise r.err(p, f"Too long: may not be more than {MAX_ATTRIBUTE_STRING} bytes")
+        return DeviceAttribute("string", v)
+    if kind == "int":
+        return DeviceAttribute("int", r.integer(value, p, bits=64))
+    if kind == "bool":
+        return DeviceAttribute("bool", r.boolean(value, p))
+    v = r.string(value, p)
+    from scheduler_core.dra.cel import CelSemver
+    try:
+        CelSemver(v)
+    except ValueError:
+        raise r.err(p, f'Invalid value: "{v}": must be a string compatible with semver.org spec '
+                       "2.0.0") from None
+    return DeviceAttribute("version", v)
+
+
+def _device(r: FieldReader, obj: Any, path: str) -> Device:
+    m = r.mapping(obj, path, required=True)
+    name = r.string(m.get("name"), f"{path}.name")
+    if not name:
+        raise r.err(f"{path}.name", "Required value")
+    err = dns1123_label_error(name)
+    if err:
+        raise r.err(f"{path}.name", f'Invalid value: "{name}": {err}')
+    attrs: dict[str, DeviceAttribute] = {}
+    apath = f"{path}.attributes"
+    for k, v in r.mapping(m.get("attributes"), apath).items():
+        if not isinstance(k, str):
+            raise r.err(apath, f"keys must be strings, got {k!r}")
+        e = _qualified_name_error(k, fully=False)
+        if e:
+            raise r.err(apath, f'Invalid value: "{k}": {e}')
+        attrs[k] = _attribute(r, v, f"{apath}.{k}")
+    caps: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    cpath = f"{path}.capacity"
+    for k, v in r.mapping(m.get("capacity"), cpath).items():
+        if not isinstance(k, str):
+            raise r.err(cpath, f"keys must be strings, got {k!r}")
+        e = _qualified_name_error(k, fully=False)
+        if e:
+            raise r.err(cpath, f'Invalid value: "{k}": {e}')
+        cm = r.mapping(v, f"{cpath}.{k}", required=True)
+        for extra in cm:
+            if extra not in ("value", "requestPolicy"):
+                raise r.err(f"{cpath}.{k}.{extra}", 'unknown field (a capacity has "value")')
+        if cm.get("value") is None:
+            raise r.err(f"{cpath}.{k}.value", "Required value")
+        q = r.quantity(cm["value"], f"{cpath}.{k}.value")
+        if q < 0:
+            raise r.err(f"{cpath}.{k}.value", f'Invalid value: "{cm["value"]}": must be greater '
+                                              "than or equal to 0")
+        caps[k] = q
+        texts[k] = cm["value"] if isinstance(cm["value"], str) else format_quantity(q)
+    if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITY:
+        raise r.err(path, f"Too many: {len(attrs) + len(caps)}: the combined number of "
+                          f"attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITY}")
+    return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts)
+
+
+def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
+    name, _, _, _ = parse_metadata(r, obj, namespaced=False)
+    spec = r.mapping(obj.get("spec"), "spec", required=True)
+    driver = r.string(spec.get("driver"), "spec.driver")
+    if not driver:
+        raise r.err("spec.driver", "Required value")
+    err = dns1123_subdomain_error(driver)
+    if err:
+        raise r.err("spec.driver", f'Invalid value: "{driver}": {err}')
+    pool = r.mapping(spec.get("pool"), "spec.pool", required=True)
+    pool_name = r.string(pool.get("name"), "spec.pool.name")
+    if not pool_name:
+        raise r.err("spec.pool.name", "Required value")
+    for part in pool_name.split("/"):
+        err = dns1123_subdomain_error(part)
+        if err:
+            raise r.err("spec.pool.name", f'Invalid value: "{pool_name}": {err}')
+    generation = r.integer(pool.get("generation", 0), "spec.pool.generation", bits=64)
+    if generation < 0:
+        raise r.err("spec.pool.generation", f"Invalid value: {generation}: must be greater than "
+                                            "or equal to 0")
+    count = pool.get("resourceSliceCount")
+    if count is None:
+        raise r.err("spec.pool.resourceSliceCount", "Required value")
+    count = r.integer(count, "spec.pool.resourceSliceCount", bits=64)
+    if count <= 0:
+        raise r.err("spec.pool.resourceSliceCount", f"Invalid value: {count}: must be greater "
+                                                    "than zero")
+    node_name = r.string(spec.get("nodeName"), "spec.nodeName")
+    if node_name:
+        err = dns1123_subdomain_error(node_name)
+        if err:
+            raise r.err("spec.nodeName", f'Invalid value: "{node_name}": {err}')
+    node_selector = _node_selector(r, spec.get("nodeSelector"), "spec.nodeSelector")
+    all_nodes = r.boolean(spec.get("allNodes"), "spec.allNodes")
+    per_device = r.boolean(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection")
+    chosen = sum(1 for x in (node_name, node_selector is not None, all_nodes, per_device) if x)
+    if chosen != 1:
+        raise r.err("spec", "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                            "`perDeviceNodeSelection` is required")
+    if per_device:
+        raise r.err("spec.perDeviceNodeSelection", "Forbidden: per-device node selection "
+                                                   "(DRAPartitionableDevices) is off by default "
+                                                   "in v1.35 and not simulated")
+    raw_devices = r.seq(spec.get("devices"), "spec.devices")
+    if len(raw_devices) > MAX_DEVICES_PER_SLICE:
+        raise r.err("spec.devices", f"Too many: {len(raw_devices)}: must have at most "
+                                    f"{MAX_DEVICES_PER_SLICE} items")
+    devices = []
+    seen: set[str] = set()
+    for i, d in enumerate(raw_devices):
+        dev = _device(r, d, f"spec.devices[{i}]")
+        if dev.name in seen:
+            raise r.err(f"spec.devices[{i}].name", f'Duplicate value: "{dev.name}"')
+        seen.add(dev.name)
+        devices.append(dev)
+    return ResourceSlice(name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
+                         pool_name=pool_name, pool_generation=generation,
+                         resource_slice_count=count, node_name=node_name,
+                         node_selector=node_selector, all_nodes=all_nodes, devices=devices)
+
+
+def _count_and_mode(r: FieldReader, m: dict[str, Any], path: str) -> tuple[str, int]:
+    mode = r.string(m.get("allocationMode"), f"{path}.allocationMode") or ALLOCATION_MODE_EXACT_COUNT
+    if mode not in (ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_MODE_ALL):
+        raise r.err(f"{path}.allocationMode", f'Unsupported value: "{mode}": supported values: '
+                                              '"All", "ExactCount"')
+    raw = m.get("count")
+    if mode == ALLOCATION_MODE_ALL:
+        if raw is not None and raw != 0:
+            raise r.err(f"{path}.count", f"Invalid value: {raw}: must not be specified when "
+                                         "allocationMode is 'All'")
+        return mode, 0
+    count = 1 if raw is None else r.integer(raw, f"{path}.count", bits=64)
+    if count <= 0:
+        raise r.err(f"{path}.count", f"Invalid value: {count}: must be greater than zero")
+    if count > ALLOCATION_RESULTS_MAX_SIZE:
+        raise r.err(f"{path}.count", f"Invalid value: {count}: must be less than or equal to "
+                                     f"{ALLOCATION_RESULTS_MAX_SIZE}")
+    return mode, count
+
+
+def _class_name(r: FieldReader, m: dict[str, Any], path: str) -> str:
+    name = r.string(m.get("deviceClassName"), f"{path}.deviceClassName")
+    if not name:
+        raise r.err(f"{path}.deviceClassName", "Required value")
+    err = dns1123_subdomain_error(name)
+    if err:
+        raise r.err(f"{path}.deviceClassName", f'Invalid value: "{name}": {err}')
+    return name
+
+
+def _request_name(r: FieldReader, m: dict[str, Any], path: str, seen: set[str]) -> str:
+    name = r.string(m.get("name"), f"{path}.name")
+    if not name:
+        raise r.err(f"{path}.name", "Required value")
+    err = dns1123_label_error(name)
+    if err:
+        raise r.err(f"{path}.name", f'Invalid value: "{name}": {err}')
+    if name in seen:
+        raise r.err(f"{path}.name", f'Duplicate value: "{name}"')
+    seen.add(name)
+    return name
+
+
+def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
+    m = r.mapping(obj, path)
+    devices = r.mapping(m.get("devices"), join_path(path, "devices"))
+    dpath = join_path(path, "devices")
+    raw_requests = r.seq(devices.get("requests"), f"{dpath}.requests")
+    if len(raw_requests) > MAX_REQUESTS:
+        raise r.err(f"{dpath}.requests", f"Too many: {len(raw_requests)}: must have at most "
+                                         f"{MAX_REQUESTS} items")
+    requests: list[DeviceRequest] = []
+    names: set[str] = set()
+    valid_refs: set[str] = set()
+    for i, rq in enumerate(raw_requests):
+        p = f"{dpath}.requests[{i}]"
+        rm = r.mapping(rq, p, required=True)
+        name = _request_name(r, rm, p, names)
+        valid_refs.add(name)
+        has_exact = rm.get("exactly") is not None
+        has_first = bool(rm.get("firstAvailable"))
+        if has_exact == has_first:
+            raise r.err(p, "Required value: exactly one of `exactly` or `firstAvailable` is required")
+        if has_exact:
+            ep = f"{p}.exactly"
+            em = r.mapping(rm["exactly"], ep)
+            mode, count = _count_and_mode(r, em, ep)
+            admin = em.get("adminAccess")
+            admin = None if admin is None else r.boolean(admin, f"{ep}.adminAccess")
+            requests.append(DeviceRequest(name=name, exactly=ExactDeviceRequest(
+                name=name, device_class_name=_class_name(r, em, ep),
+                selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors", owner="claim"),
+                allocation_mode=mode, count=count, admin_access=admin)))
+            continue
+        fp = f"{p}.firstAvailable"
+        subs_raw = r.seq(rm.get("firstAvailable"), fp)
+        if len(subs_raw) > FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE:
+            raise r.err(fp, f"Too many: {len(subs_raw)}: must have at most "
+                            f"{FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE} items")
+        subs = []
+        sub_names: set[str] = set()
+        for j, sr in enumerate(subs_raw):
+            sp = f"{fp}[{j}]"
+            sm = r.mapping(sr, sp, required=True)
+            sname = _request_name(r, sm, sp, sub_names)
+            valid_refs.add(f"{name}/{sname}")
+            mode, count = _count_and_mode(r, sm, sp)
+            subs.append(DeviceSubRequest(
+                name=sname, device_class_name=_class_name(r, sm, sp),
+                selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors", owner="claim"),
+                allocation_mode=mode, count=count))
+        requests.append(DeviceRequest(name=name, first_available=subs))
+    constraints = []
+    raw_constraints = r.seq(devices.get("constraints"), f"{dpath}.constraints")
+    if len(raw_constraints) > MAX_CONSTRAINTS:
+        raise r.err(f"{dpath}.constraints", f"Too many: {len(raw_constraints)}: must have at most "
+                                            f"{MAX_CONSTRAINTS} items")
+    for i, c in enumerate(raw_constraints):
+        p = f"{dpath}.constraints[{i}]"
+        cm = r.mapping(c, p, required=True)
+        reqs = r.string_list(cm.get("requests"), f"{p}.requests")
+        for j, ref in enumerate(reqs):
+            if ref not in valid_refs:
+                raise r.err(f"{p}.requests[{j}]", f'Invalid value: "{ref}": must be the name of a '
+                                                  "request in the claim or the name of a request "
+                                                  "and a subrequest separated by '/'")
+        attr = r.string(cm.get("matchAttribute"), f"{p}.matchAttribute")
+        if not attr:
+            if cm.get("distinctAttribute") is not None:
+                raise r.err(f"{p}.distinctAttribute", "Forbidden: distinctAttribute "
+                                                      "(DRAConsumableCapacity) is off by default "
+                                                      "in v1.35 and not simulated")
+            raise r.err(f"{p}.matchAttribute", "Required value")
+        err = _qualified_name_error(attr, fully=True)
+        if err:
+            raise r.err(f"{p}.matchAttribute", f'Invalid value: "{attr}": {err}')
+        constraints.append(DeviceConstraint(requests=reqs, match_attribute=attr))
+    config = _opaque_configs(r, devices.get("config"), f"{dpath}.config", with_requests=True)
+    for i, c in enumerate(config):
+        for j, ref in enumerate(c.get("requests") or []):
+            if ref not in valid_refs:
+                raise r.err(f"{dpath}.config[{i}].requests[{j}]",
+                            f'Invalid value: "{ref}": must be the name of a request in the claim '
+                            "or the name of a request and a subrequest separated by '/'")
+    return DeviceClaimSpec(requests=requests, constraints=constraints, config=config)
+
+
+def _allocation(r: FieldReader, obj: Any, path: str, spec: DeviceClaimSpec) -> AllocationResult | None:
+    if obj is None:
+        return None
+    m = r.mapping(obj, path)
+    devices = r.mapping(m.get("devices"), f"{path}.devices")
+    refs = set()
+    for rq in spec.requests:
+        refs.add(rq.name)
+        for sub in rq.first_available:
+            refs.add(f"{rq.name}/{sub.name}")
+    results = []
+    raw = r.seq(devices.get("results"), f"{path}.devices.results")
+    if len(raw) > ALLOCATION_RESULTS_MAX_SIZE:
+        raise r.err(f"{path}.devices.results", f"Too many: {len(raw)}: must have at most "
+                                               f"{ALLOCATION_RESULTS_MAX_SIZE} items")
+    for i, res in enumerate(raw):
+        p = f"{path}.devices.results[{i}]"
+        rm = r.mapping(res, p, required=True)
+        vals = {}
+        for f in ("request", "driver", "pool", "device"):
+            v = r.string(rm.get(f), f"{p}.{f}")
+            if not v:
+                raise r.err(f"{p}.{f}", "Required value")
+            vals[f] = v
+        if vals["request"] not in refs:
+            raise r.err(f"{p}.request", f'Invalid value: "{vals["request"]}": must be the name of a '
+                                        "request in the claim or the name of a request and a "
+                                        "subrequest separated by '/'")
+        admin = rm.get("adminAccess")
+        results.append(DeviceRequestAllocationResult(
+            request=vals["request"], driver=vals["driver"], pool=vals["pool"],
+            device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess")))
+    config = []
+    for i, c in enumerate(r.seq(devices.get("config"), f"{path}.devices.config")):
+        cm = r.mapping(c, f"{path}.devices.config[{i}]", required=True)
+        config.append(dict(cm))
+    return AllocationResult(results=results,
+                            node_selector=_node_selector(r, m.get("nodeSelector"), f"{path}.nodeSelector"),
+                            config=config)
+
+
+def _owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
+    out = []
+    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
+        p = f"metadata.ownerReferences[{i}]"
+        m = r.mapping(ref, p, required=True)
+        kind = r.string(m.get("kind"), f"{p}.kind")
+        name = r.string(m.get("name"), f"{p}.name")
+        if not kind or not name:
+            raise r.err(p, "Required value: kind and name")
+        out.append(OwnerReference(kind=kind, name=name,
+                                  api_version=r.string(m.get("apiVersion"), f"{p}.apiVersion") or "v1",
+                                  uid=r.string(m.get("uid"), f"{p}.uid"),
+                                  controller=r.boolean(m.get("controller"), f"{p}.controller")))
+    return out
+
+
+def parse_resource_claim(r: FieldReader, obj: dict[str, Any]) -> ResourceClaim:
+    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
+    spec = _claim_spec(r, obj.get("spec"), "spec")
+    status = r.mapping(obj.get("status"), "status")
+    allocation = _allocation(r, status.get("allocation"), "status.allocation", spec)
+    reserved = []
+    raw = r.seq(status.get("reservedFor"), "status.reservedFor")
+    if len(raw) > MAX_RESERVED_FOR:
+        raise r.err("status.reservedFor", f"Too many: {len(raw)}: must have at most "
+                                          f"{MAX_RESERVED_FOR} items")
+    for i, ref in enumerate(raw):
+        p = f"status.reservedFor[{i}]"
+        m = r.mapping(ref, p, required=True)
+        resource = r.string(m.get("resource"), f"{p}.resource")
+        rname = r.string(m.get("name"), f"{p}.name")
+        if not resource or not rname:
+            raise r.err(p, "Required value: resource and name")
+        reserved.append(ResourceClaimConsumerReference(
+            resource=resource, name=rname, uid=r.string(m.get("uid"), f"{p}.uid"),
+            api_group=r.string(m.get("apiGroup"), f"{p}.apiGroup")))
+    if reserved and allocation is None:
+        raise r.err("status.reservedFor", "Forbidden: may not be specified when `allocated` is not set")
+    return ResourceClaim(name=name, namespace=namespace,
+                         uid=stable_uid("ResourceClaim", namespace, name), spec=spec,
+                         allocation=allocation, reserved_for=reserved,
+                         owner_references=_owner_references(r, obj.get("metadata") or {}),
+                         labels=labels, annotations=annotations)
+
+
+def parse_resource_claim_template(r: FieldReader, obj: dict[str, Any]) -> ResourceClaimTemplate:
+    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
+    spec = r.mapping(obj.get("spec"), "spec", required=True)
+    inner = _claim_spec(r, spec.get("spec"), "spec.spec")
+    return ResourceClaimTemplate(name=name, namespace=namespace,
+                                 uid=stable_uid("ResourceClaimTemplate", namespace, name),
+                                 spec=inner, labels=labels, annotations=annotations)
+
+
+def parse_pod_resource_claims(r: FieldReader, spec: dict[str, Any],
+                              status: Any) -> tuple[list[PodResourceClaim], dict[str, str | None]]:
+    """spec.resourceClaims and (from a dump) status.resourceClaimStatuses."""
+    raw = r.seq(spec.get("resourceClaims"), "spec.resourceClaims")
+    if len(raw) > MAX_POD_CLAIMS:
+        raise r.err("spec.resourceClaims", f"Too many: {len(raw)}: must have at most "
+                                           f"{MAX_POD_CLAIMS} items")
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(raw):
+        p = f"spec.resourceClaims[{i}]"
+        m = r.mapping(c, p, required=True)
+        name = _request_name(r, m, p, seen)
+        claim = m.get("resourceClaimName")
+        template = m.get("resourceClaimTemplateName")
+        if (claim is None) == (template is None):
+            raise r.err(p, "Invalid value: must specify one of: `resourceClaimName`, "
+                           "`resourceClaimTemplateName`")
+        field, value = ("resourceClaimName", claim) if claim is not None else \
+            ("resourceClaimTemplateName", template)
+        v = r.string(value, f"{p}.{field}")
+        err = dns1123_subdomain_error(v)
+        if err:
+            raise r.err(f"{p}.{field}", f'Invalid value: "{v}": {err}')
+        out.append(PodResourceClaim(name=name, resource_claim_name=v if claim is not None else None,
+                                    resource_claim_template_name=v if template is not None else None))
+    statuses: dict[str, str | None] = {}
+    st = status if isinstance(status, dict) else {}
+    for i, s in enumerate(r.seq(st.get("resourceClaimStatuses"), "status.resourceClaimStatuses")):
+        p = f"status.resourceClaimStatuses[{i}]"
+        m = r.mapping(s, p, required=True)
+        cname = r.string(m.get("name"), f"{p}.name")
+        if cname not in seen:
+            raise r.err(f"{p}.name", f'Invalid value: "{cname}": must match the name of an entry '
+                                     "in `spec.resourceClaims`")
+        generated = m.get("resourceClaimName")
+        statuses[cname] = None if generated is None else r.string(generated, f"{p}.resourceClaimName")
+    return out, statuses
+
+
+def check_container_claims(r: FieldReader, spec: dict[str, Any], claims: list[PodResourceClaim]) -> None:
+    """containers[].resources.claims name entries of spec.resourceClaims (apiserver validation)."""
+    names = {c.name for c in claims}
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(r.seq(spec.get(group), f"spec.{group}")):
+            if not isinstance(c, dict):
+                continue
+            res = c.get("resources")
+            if not isinstance(res, dict):
+                continue
+            seen: set[tuple[str, str]] = set()
+            for j, cl in enumerate(r.seq(res.get("claims"), f"spec.{group}[{i}].resources.claims")):
+                p = f"spec.{group}[{i}].resources.claims[{j}]"
+                m = r.mapping(cl, p, required=True)
+                cname = r.string(m.get("name"), f"{p}.name")
+                if not cname:
+                    raise r.err(f"{p}.name", "Required value")
+                if cname not in names:
+                    raise r.err(f"{p}.name", f'Not found: "{cname}": must be one of the names in '
+                                             "pod.spec.resourceClaims"
+                                             + (" which are: " + ", ".join(sorted(names)) if names
+                                                else " which is empty"))
+                key = (cname, r.string(m.get("request"), f"{p}.request"))
+                if key in seen:
+                    raise r.err(p, f'Duplicate value: "{cname}"')
+                seen.add(key)

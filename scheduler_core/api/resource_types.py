@@ -1,0 +1,183 @@
+"""resource.k8s.io/v1 objects (Dynamic Resource Allocation), as the loader produces them.
+
+DeviceClass, ResourceSlice, ResourceClaim and ResourceClaimTemplate carry the fields the
+DynamicResources plugin and the structured allocator read; the pod side (`PodResourceClaim`) is
+referenced from `api.types.Pod.resource_claims`. Attribute and capacity names are kept as written
+(a bare name belongs to the slice's driver domain, see `qualified`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from scheduler_core.api.types import NodeSelector, OwnerReference
+
+__all__ = [
+    "DeviceAttribute", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
+    "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
+    "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
+    "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
+    "PodResourceClaim", "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL",
+    "ALLOCATION_RESULTS_MAX_SIZE", "FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE", "qualified",
+]
+
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_ALL = "All"
+ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+
+
+def qualified(name: str, driver: str) -> tuple[str, str]:
+    """(domain, id) of an attribute/capacity name: a bare name is in the driver's domain."""
+    if "/" in name:
+        domain, _, ident = name.partition("/")
+        return domain, ident
+    return driver, name
+
+
+@dataclass
+class DeviceAttribute:
+    """Exactly one of the four values is set (`kind` says which)."""
+
+    kind: str  # string | int | bool | version
+    value: str | int | bool
+
+    def to_json(self) -> dict[str, str | int | bool]:
+        return {self.kind: self.value}
+
+
+@dataclass
+class Device:
+    name: str
+    attributes: dict[str, DeviceAttribute] = field(default_factory=dict)
+    capacity: dict[str, Fraction] = field(default_factory=dict)
+    capacity_text: dict[str, str] = field(default_factory=dict)  # as written, for export
+
+
+@dataclass
+class ResourceSlice:
+    name: str
+    driver: str
+    pool_name: str
+    pool_generation: int = 0
+    resource_slice_count: int = 1
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    devices: list[Device] = field(default_factory=list)
+    uid: str = ""
+
+
+@dataclass
+class DeviceSelector:
+    cel: str  # the CEL expression
+
+
+@dataclass
+class DeviceClass:
+    name: str
+    selectors: list[DeviceSelector] = field(default_factory=list)
+    config: list[dict] = field(default_factory=list)  # opaque driver configuration, copied
+    uid: str = ""
+
+
+@dataclass
+class DeviceSubRequest:
+    """One alternative of a firstAvailable list (also the shape of `exactly`)."""
+
+    name: str
+    device_class_name: str
+    selectors: list[DeviceSelector] = field(default_factory=list)
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+
+
+@dataclass
+class ExactDeviceRequest(DeviceSubRequest):
+    admin_access: bool | None = None
+
+
+@dataclass
+class DeviceRequest:
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: list[DeviceSubRequest] = field(default_factory=list)
+
+
+@dataclass
+class DeviceConstraint:
+    requests: list[str] = field(default_factory=list)
+    match_attribute: str = ""
+
+
+@dataclass
+class DeviceClaimSpec:
+    requests: list[DeviceRequest] = field(default_factory=list)
+    constraints: list[DeviceConstraint] = field(default_factory=list)
+    config: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class DeviceRequestAllocationResult:
+    request: str  # "<request>" or "<request>/<subrequest>"
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+
+
+@dataclass
+class AllocationResult:
+    results: list[DeviceRequestAllocationResult] = field(default_factory=list)
+    node_selector: NodeSelector | None = None
+    config: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class ResourceClaimConsumerReference:
+    resource: str
+    name: str
+    uid: str = ""
+    api_group: str = ""
+
+
+@dataclass
+class ResourceClaim:
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    spec: DeviceClaimSpec = field(default_factory=DeviceClaimSpec)
+    allocation: AllocationResult | None = None
+    reserved_for: list[ResourceClaimConsumerReference] = field(default_factory=list)
+    owner_references: list[OwnerReference] = field(default_factory=list)
+    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    deletion_timestamp: float | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class ResourceClaimTemplate:
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    spec: DeviceClaimSpec = field(default_factory=DeviceClaimSpec)
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class PodResourceClaim:
+    """pod.spec.resourceClaims[]: exactly one of the two sources is set."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None

@@ -1,0 +1,55 @@
+"""The simulated API server's ResourceClaim writes, each followed by the informer handler the
+scheduler runs for it (upstream: the ResourceClaim informer feeding the assume cache and the
+scheduling queue).
+
+Writers: the resourceclaim controller (claims from templates, reservations dropped and claims
+deallocated or deleted when their pod goes) and the DynamicResources plugin (PreBind's allocation
+and reservation, Unreserve, PostFilter's deallocation). Every write is a `resource_claim` event in
+the run's stream, and the ResourceClaim Add/Update cluster event the queue's hints look at.
+
+`ResourceAPIServer` is a part of `Scheduler` beside `APIServer`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.framework.types import ActionType, ClusterEvent, EventResource
+
+__all__ = ["ResourceAPIServer", "EVENT_CLAIM_ADD", "EVENT_CLAIM_UPDATE", "EVENT_CLAIM_DELETE"]
+
+EVENT_CLAIM_ADD = ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.ADD)
+EVENT_CLAIM_UPDATE = ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.UPDATE)
+EVENT_CLAIM_DELETE = ClusterEvent(EventResource.RESOURCE_CLAIM, ActionType.DELETE)
+
+
+def _devices(claim: Any) -> list[str]:
+    if claim is None or claim.allocation is None:
+        return []
+    return [f"{r.driver}/{r.pool}/{r.device}" for r in claim.allocation.results]
+
+
+class ResourceAPIServer:
+    """ResourceClaim create/update/delete (the resource.k8s.io/v1 API of the simulated server)."""
+
+    def create_resource_claim(self, claim: Any, *, by: str, pod: str = "") -> None:
+        self.cluster.resource_claims[claim.key] = claim
+        self.sink.emit("resource_claim", action="created", claim=claim.key, pod=pod, by=by,
+                       node="", devices=_devices(claim))
+        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_ADD, None, claim, None)
+
+    def update_resource_claim(self, new: Any, *, action: str, by: str, pod: str = "",
+                              node: str = "") -> None:
+        old = self.cluster.resource_claims.get(new.key)
+        self.cluster.resource_claims[new.key] = new
+        self.sink.emit("resource_claim", action=action, claim=new.key, pod=pod, by=by, node=node,
+                       devices=_devices(new if new.allocation is not None else old))
+        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_UPDATE, old, new, None)
+
+    def delete_resource_claim(self, key: str, *, by: str, pod: str = "") -> None:
+        claim = self.cluster.resource_claims.pop(key, None)
+        if claim is None:
+            return
+        self.sink.emit("resource_claim", action="deleted", claim=key, pod=pod, by=by, node="",
+                       devices=[])
+        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_DELETE, claim, None, None)

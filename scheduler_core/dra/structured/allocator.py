@@ -1,0 +1,475 @@
+"""The structured-parameters allocator (upstream k8s.io/dynamic-resource-allocation/structured,
+the "incubating" implementation v1.35 selects with its default gates: DRAAdminAccess and
+DRAPrioritizedList on; partitionable devices, device taints, consumable capacity and binding
+conditions off).
+
+`Allocator.allocate(node, claims)` tries to give every request of every claim its devices from
+the pools that node sees, depth first with backtracking, in upstream's order: claims, then
+requests, then (for a firstAvailable request) its subrequests in preference order, then the
+devices of each pool and slice in order. Devices already allocated to other claims, or picked for
+an earlier request of this attempt, are skipped (an adminAccess request may share them).
+matchAttribute constraints are checked as devices are added. The answer is one AllocationResult
+per claim, or None when the claims cannot all be satisfied on the node.
+
+Errors that are not "does not fit" (a CEL runtime error, an "All" request over an incomplete
+pool, too many devices for one claim) raise `AllocationError`; `FailedAllocationOnNode` marks
+the one upstream treats as a per-node failure (invalid pools).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler_core.api.resource_types import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocationResult,
+    Device,
+    DeviceAttribute,
+    DeviceClass,
+    DeviceRequestAllocationResult,
+    DeviceSubRequest,
+    ResourceClaim,
+    ResourceSlice,
+)
+from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from scheduler_core.dra.cel import compile_selector, device_activation
+from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex
+
+__all__ = ["Allocator", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
+           "device_id_string"]
+
+DeviceID = tuple[str, str, str]  # (driver, pool, device)
+
+
+def device_id_string(d: DeviceID) -> str:
+    return f"{d[0]}/{d[1]}/{d[2]}"
+
+
+@dataclass(frozen=True)
+class Features:
+    admin_access: bool = True
+    prioritized_list: bool = True
+
+
+class AllocationError(Exception):
+    """Something is wrong with a claim, a class or a pool (upstream: a Filter error)."""
+
+
+class FailedAllocationOnNode(AllocationError):
+    """Not a fatal error: allocation on other nodes may proceed (ErrFailedAllocationOnNode)."""
+
+
+class _MaxSizeExceeded(Exception):
+    """errAllocationResultMaxSizeExceeded: try the next subrequest."""
+
+
+@dataclass
+class _RequestData:
+    request: DeviceSubRequest  # the request (an ExactDeviceRequest) or the subrequest
+    parent: str | None  # the request's name when `request` is a subrequest
+    admin_access: bool
+    cls: DeviceClass | None
+    num_devices: int = 0
+    all_devices: list[tuple[DeviceID, Device, ResourceSlice]] = field(default_factory=list)
+
+    def request_name(self) -> str:
+        return f"{self.parent}/{self.request.name}" if self.parent else self.request.name
+
+
+@dataclass
+class _DeviceResult:
+    request: str
+    parent: str
+    id: DeviceID
+    slice: ResourceSlice
+    admin_access: bool | None
+
+    def request_name(self) -> str:
+        return f"{self.parent}/{self.request}" if self.parent else self.request
+
+
+class _MatchAttribute:
+    """constraints[].matchAttribute: every device of the listed requests has the same value."""
+
+    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices")
+
+    def __init__(self, requests: list[str], attribute_name: str) -> None:
+        self.request_names = set(requests)
+        self.attribute_name = attribute_name
+        self.attribute: DeviceAttribute | None = None
+        self.num_devices = 0
+
+    def _applies(self, request: str, sub: str) -> bool:
+        if not self.request_names:
+            return True
+        if not sub:
+            return request in self.request_names
+        return request in self.request_names or f"{request}/{sub}" in self.request_names
+
+    def add(self, request: str, sub: str, device: Device, did: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        attr = _lookup_attribute(device, did, self.attribute_name)
+        if attr is None:
+            return False
+        if self.num_devices == 0:
+            self.attribute = attr
+            self.num_devices = 1
+            return True
+        assert self.attribute is not None
+        if attr.kind != self.attribute.kind or attr.value != self.attribute.value:
+            return False
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub: str, device: Device, did: DeviceID) -> None:
+        if not self._applies(request, sub):
+            return
+        self.num_devices -= 1
+
+
+def _lookup_attribute(device: Device, did: DeviceID, name: str) -> DeviceAttribute | None:
+    attr = device.attributes.get(name)
+    if attr is not None:
+        return attr
+    domain, sep, ident = name.partition("/")
+    if not sep or domain != did[0]:
+        return None
+    return device.attributes.get(ident)
+
+
+class Allocator:
+    """One scheduling cycle's allocator: the allocated devices and slices are fixed for it."""
+
+    def __init__(self, features: Features, allocated_devices: set[DeviceID],
+                 classes: dict[str, DeviceClass], index: SliceIndex,
+                 activations: dict[int, dict[str, Any]] | None = None) -> None:
+        self.features = features
+        self.allocated_devices = allocated_devices
+        self.classes = classes
+        self.index = index
+        # The CEL `device` variable per device object, shared across nodes and cycles.
+        self.activations = activations if activations is not None else {}
+
+    def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        return _Attempt(self, node, claims).run()
+
+
+class _Attempt:
+    """upstream's `allocator`: the state of one Allocate call for one node."""
+
+    def __init__(self, a: Allocator, node: Node, claims: list[ResourceClaim]) -> None:
+        self.a = a
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.selected_sub: dict[tuple[int, int], int] = {}
+        self.constraints: list[list[_MatchAttribute]] = [[] for _ in claims]
+        self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.result: list[list[_DeviceResult]] = [[] for _ in claims]
+
+    # ---- setup ---------------------------------------------------------------------------------
+    def run(self) -> list[AllocationResult] | None:
+        try:
+            self.pools = self.a.index.gather_pools(self.node)
+        except NodeSelectorError as exc:
+            raise AllocationError(f"gather pool information: {exc}") from None
+        for ci, claim in enumerate(self.claims):
+            min_devices = 0
+            for ri, request in enumerate(claim.spec.requests):
+                if request.first_available:
+                    if not self.a.features.prioritized_list:
+                        raise AllocationError(f"claim {claim.key}, request {request.name}: has "
+                                              "subrequests, but the DRAPrioritizedList feature is "
+                                              "disabled")
+                    smallest = None
+                    for si, sub in enumerate(request.first_available):
+                        # upstream validates subrequest i under the previous one's match-cache
+                        # key (its key's index is advanced only afterwards)
+                        rd = self._validate(ci, (ci, ri, max(si - 1, 0)), sub, request.name, False)
+                        self.request_data[(ci, ri, si)] = rd
+                        smallest = rd.num_devices if smallest is None else min(smallest, rd.num_devices)
+                    min_devices += smallest or 0
+                else:
+                    assert request.exactly is not None
+                    rd = self._validate(ci, (ci, ri, 0), request.exactly, None,
+                                        bool(request.exactly.admin_access))
+                    if request.exactly.admin_access is not None and not self.a.features.admin_access:
+                        raise AllocationError(f"claim {claim.key}, request {request.name}: admin "
+                                              "access is requested, but the feature is disabled")
+                    self.request_data[(ci, ri, 0)] = rd
+                    min_devices += rd.num_devices
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(f"claim {claim.key}: number of requested devices {min_devices} "
+                                      f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            self.constraints[ci] = [_MatchAttribute(c.requests, c.match_attribute)
+                                    for c in claim.spec.constraints if c.match_attribute]
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
+            for pool in self.pools:
+                if pool.is_invalid:
+                    raise FailedAllocationOnNode("invalid resource pools were encountered")
+            return None
+        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    def _validate(self, ci: int, key: tuple[int, int, int], request: DeviceSubRequest,
+                  parent: str | None, admin: bool) -> _RequestData:
+        claim = self.claims[ci]
+        name = f"{parent}/{request.name}" if parent else request.name
+        cls = self.a.classes.get(request.device_class_name)
+        if cls is None:
+            raise AllocationError(f"claim {claim.key}, request {name}: could not retrieve device "
+                                  f'class {request.device_class_name}: deviceclass.resource.k8s.io '
+                                  f'"{request.device_class_name}" not found')
+        rd = _RequestData(request=request, parent=parent, admin_access=admin, cls=cls)
+        if request.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
+            rd.num_devices = request.count
+        elif request.allocation_mode == ALLOCATION_MODE_ALL:
+            for pool in self.pools:
+                if pool.is_incomplete:
+                    raise AllocationError(f"claim {claim.key}, request {name}: asks for all "
+                                          f"devices, but resource pool {pool.pool_id} is currently "
+                                          "being updated")
+                if pool.is_invalid:
+                    raise AllocationError(f"claim {claim.key}, request {name}: asks for all "
+                                          f"devices, but resource pool {pool.pool_id} is currently "
+                                          "invalid")
+                for s in pool.slices:
+                    for device in s.devices:
+                        if self._selectable(key, rd, s, device):
+                            rd.all_devices.append(((s.driver, s.pool_name, device.name), device, s))
+            rd.num_devices = len(rd.all_devices)
+        else:
+            raise AllocationError(f"claim {claim.key}, request {name}: unsupported count mode "
+                                  f"{request.allocation_mode}")
+        return rd
+
+    # ---- the search --------------------------------------------------------------------------
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, allocate_sub: bool) -> bool:
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        if ri >= len(claim.spec.requests):
+            try:
+                return self._allocate_one(ci + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                return False
+        rd = self.request_data[(ci, ri, si)]
+        if not allocate_sub and rd.parent is not None:
+            all_exceeded = True
+            sub = 0
+            while True:
+                if (ci, ri, sub) not in self.request_data:
+                    if all_exceeded:
+                        raise _MaxSizeExceeded
+                    return False
+                try:
+                    ok = self._allocate_one(ci, ri, sub, di, True)
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    self.selected_sub[(ci, ri)] = sub
+                    return True
+                sub += 1
+        request = rd.request
+        do_all = request.allocation_mode == ALLOCATION_MODE_ALL
+        if do_all and not rd.all_devices:
+            return False
+        if di >= rd.num_devices:
+            return self._allocate_one(ci, ri + 1, 0, 0, False)
+        if len(self.result[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded
+        if do_all:
+            did, device, s = rd.all_devices[di]
+            undo = self._allocate_device(ci, ri, si, did, device, s, must=True)
+            if undo is None:
+                return False
+            try:
+                # upstream continues with subrequest index 0 here (deviceIndices without it)
+                done = self._allocate_one(ci, ri, 0, di + 1, allocate_sub)
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+                return False
+            return True
+        key = (ci, ri, si)
+        for pool in self.pools:
+            if pool.is_incomplete or pool.is_invalid:
+                continue
+            for s in pool.slices:
+                for device in s.devices:
+                    did = (pool.driver, pool.pool, device.name)
+                    if rd.admin_access:
+                        if ci in self.allocating.get(did, ()):
+                            continue
+                    elif self._in_use(did):
+                        continue
+                    if not self._selectable(key, rd, s, device):
+                        continue
+                    undo = self._allocate_device(ci, ri, si, did, device, s, must=False)
+                    if undo is None:
+                        continue
+                    try:
+                        done = self._allocate_one(ci, ri, si, di + 1, allocate_sub)
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def _in_use(self, did: DeviceID) -> bool:
+        return did in self.a.allocated_devices or bool(self.allocating.get(did))
+
+    def _selectable(self, key: tuple[int, int, int], rd: _RequestData, s: ResourceSlice,
+                    device: Device) -> bool:
+        did = (s.driver, s.pool_name, device.name)
+        mk = (did, *key)
+        cached = self.matches.get(mk)
+        if cached is not None:
+            return cached
+        ok = True
+        if rd.cls is not None and not self._selectors_match(key[0], s, device, rd.cls, rd.cls.selectors):
+            ok = False
+        elif not self._selectors_match(key[0], s, device, None, rd.request.selectors):
+            ok = False
+        self.matches[mk] = ok
+        return ok
+
+    def _selectors_match(self, ci: int, s: ResourceSlice, device: Device, cls: DeviceClass | None,
+                         selectors: list) -> bool:
+        for i, sel in enumerate(selectors):
+            compiled = compile_selector(sel.cel)
+            where = f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
+            if compiled.error:
+                raise AllocationError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")
+            act = self.a.activations.get(id(device))
+            if act is None:
+                act = device_activation(s.driver, device)
+                self.a.activations[id(device)] = act
+            matches, err = compiled.device_matches(act)
+            if err is not None:
+                raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {err}")
+            if not matches:
+                return False
+        return True
+
+    def _allocate_device(self, ci: int, ri: int, si: int, did: DeviceID, device: Device,
+                         s: ResourceSlice, *, must: bool) -> Callable[[], None] | None:
+        claim = self.claims[ci]
+        rd = self.request_data[(ci, ri, si)]
+        if rd.admin_access:
+            if ci in self.allocating.get(did, ()):
+                return None
+        elif self._in_use(did):
+            return None
+        if rd.parent is None:
+            base, sub = rd.request.name, ""
+        else:
+            base, sub = rd.parent, rd.request.name
+        constraints = self.constraints[ci]
+        for i, c in enumerate(constraints):
+            if not c.add(base, sub, device, did):
+                if must:
+                    raise AllocationError(f"claim {claim.key}, request {rd.request.name}: cannot add "
+                                          f"device {device_id_string(did)} because a claim "
+                                          "constraint would not be satisfied")
+                for e in range(i):
+                    constraints[e].remove(base, sub, device, did)
+                return None
+        self.allocating.setdefault(did, set()).add(ci)
+        results = self.result[ci]
+        previous = len(results)
+        results.append(_DeviceResult(request=rd.request.name, parent=rd.parent or "", id=did,
+                                     slice=s, admin_access=True if rd.admin_access else None))
+
+        def undo() -> None:
+            for c in constraints:
+                c.remove(base, sub, device, did)
+            self.allocating[did].discard(ci)
+            del results[previous:]
+        return undo
+
+    # ---- the answer ----------------------------------------------------------------------------
+    def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
+        devices = self.result[ci]
+        out = AllocationResult(results=[
+            DeviceRequestAllocationResult(request=d.request_name(), driver=d.id[0], pool=d.id[1],
+                                          device=d.id[2], admin_access=d.admin_access)
+            for d in devices])
+        # Class configuration first (once per class, naming every request that used it), then
+        # the claim's own, for the requests (or chosen subrequests) it names.
+        class_configs: dict[str, tuple[int, int]] = {}
+        for ri in range(len(claim.spec.requests)):
+            rd = self.request_data[(ci, ri, 0)]
+            if rd.parent is not None:
+                rd = self.request_data[(ci, ri, self.selected_sub.get((ci, ri), 0))]
+            if rd.cls is None:
+                continue
+            span = class_configs.get(rd.cls.name)
+            if span is not None:
+                for k in range(*span):
+                    out.config[k]["requests"].append(rd.request_name())
+                continue
+            start = len(out.config)
+            for cfg in rd.cls.config:
+                out.config.append({"source": "FromClass", "requests": [rd.request_name()], **cfg})
+            class_configs[rd.cls.name] = (start, len(out.config))
+        for cfg in claim.spec.config:
+            reqs = cfg.get("requests") or []
+            body = {k: v for k, v in cfg.items() if k != "requests"}
+            if not reqs:
+                out.config.append({"source": "FromClaim", "requests": [], **body})
+                continue
+            for ri, request in enumerate(claim.spec.requests):
+                if request.name in reqs:
+                    out.config.append({"source": "FromClaim", "requests": list(reqs), **body})
+                    continue
+                if not request.first_available:
+                    continue
+                chosen = request.first_available[self.selected_sub.get((ci, ri), 0)]
+                if f"{request.name}/{chosen.name}" in reqs:
+                    out.config.append({"source": "FromClaim", "requests": list(reqs), **body})
+        out.node_selector = _node_selector(devices)
+        return out
+
+
+def _node_selector(devices: list[_DeviceResult]) -> NodeSelector | None:
+    """createNodeSelector: where the allocated devices are available."""
+    term = NodeSelectorTerm()
+    for d in devices:
+        s = d.slice
+        if s.node_name:
+            return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
+                NodeSelectorRequirement("metadata.name", "In", (s.node_name,))])])
+        if s.node_selector is not None:
+            terms = s.node_selector.node_selector_terms
+            if len(terms) == 1:
+                _add_new(terms[0].match_fields, term.match_fields)
+                _add_new(terms[0].match_expressions, term.match_expressions)
+            elif len(terms) > 1:
+                raise AllocationError(f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
+    if term.match_fields or term.match_expressions:
+        return NodeSelector(node_selector_terms=[term])
+    return None
+
+
+def _add_new(src: list[NodeSelectorRequirement], dst: list[NodeSelectorRequirement]) -> None:
+    for req in src:
+        if not any(e.key == req.key and e.operator == req.operator and set(e.values) == set(req.values)
+                   for e in dst):
+            dst.append(req)

@@ -1,0 +1,129 @@
+"""Resource pools as one node sees them (upstream structured/internal/incubating/pools_incubating.go).
+
+A pool is the set of ResourceSlices one driver publishes under one pool name. The slices of the
+newest generation count; a pool is complete when all its `resourceSliceCount` slices are there,
+and invalid when two of its slices name the same device. Only complete, valid pools are
+allocated from (an incomplete pool is skipped; "All" requests refuse to guess).
+
+`SliceIndex` files the slices once by the node they name, so gathering a node's pools costs the
+slices that can concern it rather than every slice in the cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scheduler_core.api.resource_types import ResourceSlice
+from scheduler_core.api.types import Node, NodeSelector
+from scheduler_core.framework.plugins.helper.nodeaffinity import new_node_selector
+
+__all__ = ["Pool", "SliceIndex", "node_matches"]
+
+
+@dataclass
+class Pool:
+    driver: str
+    pool: str
+    is_incomplete: bool = False
+    is_invalid: bool = False
+    invalid_reason: str = ""
+    slices: list[ResourceSlice] = field(default_factory=list)
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.pool}"
+
+
+class NodeSelectorError(Exception):
+    pass
+
+
+def node_matches(node: Node | None, node_name: str, all_nodes: bool,
+                 selector: NodeSelector | None) -> bool:
+    """Does a slice (nodeName / allNodes / nodeSelector) make its devices available on node?"""
+    if node_name:
+        return node is not None and node.name == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        ns = new_node_selector(selector)
+        if ns.errors():
+            raise NodeSelectorError(f"failed to parse node selector: {'; '.join(ns.errors())}")
+        return ns.match(node)
+    return False
+
+
+class SliceIndex:
+    """The cluster's slices, filed by node name and by pool (built once per slice set)."""
+
+    __slots__ = ("slices", "by_node", "other", "by_pool")
+
+    def __init__(self, slices: list[ResourceSlice]) -> None:
+        self.slices = slices
+        self.by_node: dict[str, list[ResourceSlice]] = {}
+        self.other: list[ResourceSlice] = []  # allNodes / nodeSelector slices
+        self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for s in slices:
+            if s.node_name:
+                self.by_node.setdefault(s.node_name, []).append(s)
+            else:
+                self.other.append(s)
+            self.by_pool.setdefault((s.driver, s.pool_name), []).append(s)
+
+    def candidates(self, node: Node) -> list[ResourceSlice]:
+        """The slices that may target `node`, in the cluster's slice order."""
+        mine = self.by_node.get(node.name, [])
+        if not self.other:
+            return mine
+        if not mine:
+            return self.other
+        order = {id(s): i for i, s in enumerate(self.slices)}
+        return sorted([*mine, *self.other], key=lambda s: order[id(s)])
+
+    def gather_pools(self, node: Node) -> list[Pool]:
+        """GatherPools: the pools with slices targeting `node`, in first-slice order."""
+        pools: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for s in self.candidates(node):
+            if not node_matches(node, s.node_name, s.all_nodes, s.node_selector):
+                continue
+            key = (s.driver, s.pool_name)
+            current = pools.get(key)
+            if current is None:
+                pools[key] = [s]
+            elif s.pool_generation > current[0].pool_generation:
+                pools[key] = [s]
+            elif s.pool_generation == current[0].pool_generation:
+                current.append(s)
+        result: list[Pool] = []
+        for (driver, name), slices in pools.items():
+            generation = slices[0].pool_generation
+            count = slices[0].resource_slice_count
+            if len(slices) == count:
+                result.append(_build_pool(driver, name, slices))
+                continue
+            # Some slices of the pool target other nodes (or are missing): look at all of them.
+            all_slices = []
+            obsolete = False
+            for s in self.by_pool.get((driver, name), []):
+                if s.pool_generation == generation:
+                    all_slices.append(s)
+                elif s.pool_generation > generation:
+                    obsolete = True
+                    break
+            if obsolete:
+                continue
+            if len(all_slices) != count:
+                result.append(Pool(driver, name, is_incomplete=True))
+                continue
+            result.append(_build_pool(driver, name, slices))
+        return result
+
+
+def _build_pool(driver: str, name: str, slices: list[ResourceSlice]) -> Pool:
+    seen: set[str] = set()
+    for s in slices:
+        for d in s.devices:
+            if d.name in seen:
+                return Pool(driver, name, is_invalid=True, invalid_reason=f"duplicate device name {d.name}")
+            seen.add(d.name)
+    return Pool(driver, name, slices=slices)
