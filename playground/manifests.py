@@ -19,7 +19,8 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # Kinds whose objects live in a namespace ("default" when the manifest names none).
 NAMESPACED_KINDS = frozenset(
-    {"Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet"}
+    {"Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
+     "PersistentVolumeClaim"}
 )
 API_VERSIONS = {
     "Node": "v1",
@@ -32,6 +33,11 @@ API_VERSIONS = {
     "ReplicaSet": "apps/v1",
     "StatefulSet": "apps/v1",
     "KubeSchedulerConfiguration": "kubescheduler.config.k8s.io/v1",
+    "PersistentVolume": "v1",
+    "PersistentVolumeClaim": "v1",
+    "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1",
+    "CSIDriver": "storage.k8s.io/v1",
 }
 # An upper bound on values in one import, checked while walking (alias-expanded) data.
 MAX_VALUES = 2_000_000
