@@ -20,7 +20,11 @@ KEYFRAME_EVERY = 50  # frames between whole views (a view is the keyframe plus a
 QUEUE_HEAD = 100  # entries kept per queue (and of the pending evictions), in pop order
 
 QUEUE_NAMES = ("activeQ", "backoffQ", "unschedulable")
-_KEYED = (("nodes", "name"), ("pods", "key"))
+_KEYED = (("nodes", "name"), ("pods", "key"), ("storageClaims", "key"), ("storageVolumes", "name"))
+# Sections only runs with storage objects have (scheduler_core/storage_view.py).
+_OPTIONAL = frozenset({"storageClaims", "storageVolumes"})
+_SECTIONS = frozenset(s for s, _ in _KEYED)
+_ORDERS = frozenset(s + "Order" for s, _ in _KEYED)
 
 
 def compact_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -46,10 +50,12 @@ def diff(before: dict[str, Any], after: dict[str, Any], *, base: int) -> dict[st
     """The delta that turns `before` (the view of frame `base`) into `after`."""
     delta: dict[str, Any] = {"delta": base}
     for key, value in after.items():
-        if key in ("nodes", "pods"):
+        if key in _SECTIONS:
             continue
         delta[key] = value
     for section, id_key in _KEYED:
+        if section in _OPTIONAL and section not in after and section not in before:
+            continue
         old = {item[id_key]: item for item in before.get(section, [])}
         new = after.get(section, [])
         changed = {item[id_key]: item for item in new if old.get(item[id_key]) != item}
@@ -66,8 +72,10 @@ def is_delta(stored: dict[str, Any]) -> bool:
 
 def apply(before: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     """The view after `delta`, given the view it was taken against (neither is modified)."""
-    view = {k: v for k, v in delta.items() if k != "delta" and k not in ("nodesOrder", "podsOrder")}
+    view = {k: v for k, v in delta.items() if k != "delta" and k not in _ORDERS}
     for section, id_key in _KEYED:
+        if section in _OPTIONAL and section not in delta and section not in before:
+            continue
         changed = delta.get(section) or {}
         order = delta.get(section + "Order")
         if order is None:

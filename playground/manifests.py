@@ -20,7 +20,7 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # Kinds whose objects live in a namespace ("default" when the manifest names none).
 NAMESPACED_KINDS = frozenset(
     {"Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
-     "ResourceClaim", "ResourceClaimTemplate"}
+     "ResourceClaim", "ResourceClaimTemplate", "PersistentVolumeClaim"}
 )
 API_VERSIONS = {
     "Node": "v1",
@@ -37,6 +37,11 @@ API_VERSIONS = {
     "ResourceSlice": "resource.k8s.io/v1",
     "ResourceClaim": "resource.k8s.io/v1",
     "ResourceClaimTemplate": "resource.k8s.io/v1",
+    "PersistentVolume": "v1",
+    "PersistentVolumeClaim": "v1",
+    "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1",
+    "CSIDriver": "storage.k8s.io/v1",
 }
 # An upper bound on values in one import, checked while walking (alias-expanded) data.
 MAX_VALUES = 2_000_000

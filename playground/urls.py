@@ -24,6 +24,7 @@ urlpatterns = [
     path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
     path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),
     path("runs/<str:token>/pods/", run_panels.run_pods, name="run_pods"),
+    path("runs/<str:token>/storage/", run_panels.run_storage, name="run_storage"),
     path("runs/<str:token>/events/", run_panels.run_events, name="run_events"),
     path("runs/<str:token>/log/", run_panels.run_log, name="run_log"),
     path("runs/<str:token>/log/gap/", run_panels.run_log_gap, name="run_log_gap"),

@@ -29,6 +29,7 @@ from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
+from scheduler_core.storage_view import storage_view
 from scheduler_core.util.collector import collector_paused
 
 __all__ = ["ActionError", "Simulation"]
@@ -363,7 +364,7 @@ class Simulation:
             # What could move the pod: the cluster events its rejecting plugins registered.
             entry["movedBy"] = sorted({event_label(ev) for pl in entry["unschedulablePlugins"]
                                        for ev in s.queue.plugin_to_events.get(pl, [])})
-        return {
+        view = {
             "clock": self.clock.now(),
             "cycle": s.queue.scheduling_cycle,
             "cycles": self.cycles,
@@ -378,6 +379,10 @@ class Simulation:
             "deployments": deployments_view(self),
             "events": [e.to_json() for e in cs.events],
         }
+        storage = storage_view(s)
+        if storage is not None:
+            view.update(storage)
+        return view
 
     # ---- results ---------------------------------------------------------------------------
     def result(self, settled: bool) -> dict[str, Any]:

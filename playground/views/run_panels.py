@@ -4,6 +4,7 @@ websocket): they keep the viewer's query and page across live updates.
 GET /runs/<token>/cluster/?q=&filter=&plugin=&page=      the cluster panel's body (heatmap + cards)
 GET /runs/<token>/node/?node=<name>                       one node's detail
 GET /runs/<token>/pods/?q=&status=&page=                  the pods table
+GET /runs/<token>/storage/?storage_q=&storage_show=&page= the storage panel's table (claims or volumes)
 GET /runs/<token>/events/?q=&page=                        the Kubernetes events
 GET /runs/<token>/log/?q=&type=&page=                     a search of the engine's event log
 GET /runs/<token>/log/gap/?after=&upto=                 the log rows a live viewer's log skipped, a page at a time
@@ -66,6 +67,12 @@ def run_node(request: HttpRequest, token: str) -> HttpResponse:
 def run_pods(request: HttpRequest, token: str) -> HttpResponse:
     run, screen = _screen(request, token)
     return render(request, PARTIALS + "pods_body.html", _context(run, screen, t=screen.pod_table))
+
+
+@require_GET
+def run_storage(request: HttpRequest, token: str) -> HttpResponse:
+    run, screen = _screen(request, token)
+    return render(request, PARTIALS + "storage_body.html", _context(run, screen, t=screen.storage_table))
 
 
 @require_GET

@@ -6,7 +6,7 @@ exports, reduced to what the scheduler of that cluster would see.
   kind/apiVersion) becomes one List of typed objects.
 * Finished pods (status.phase Succeeded or Failed) are dropped: kube-scheduler's pod informer
   lists pods with a field selector excluding those phases, so they hold no resources.
-* In a dump, kinds the engine does not model (volumes, storage classes, controller revisions,
+* In a dump, kinds the engine does not model (volume attachments, controller revisions,
   config and RBAC objects...) are dropped with a reason instead of failing the import; in
   hand-written manifests they stay errors.
 * Pods bound to a node missing from the dump are dropped (the pod garbage collector would
@@ -32,20 +32,15 @@ _SIMULATOR_FIELDS: dict[str, tuple[str, str] | None] = {
     "namespaces": ("Namespace", "v1"),
     "priorityClasses": ("PriorityClass", "scheduling.k8s.io/v1"),
     "pods": ("Pod", "v1"),
-    "pvs": None,
-    "pvcs": None,
-    "storageClasses": None,
+    "pvs": ("PersistentVolume", "v1"),
+    "pvcs": ("PersistentVolumeClaim", "v1"),
+    "storageClasses": ("StorageClass", "storage.k8s.io/v1"),
 }
 _SIMULATOR_UNMODELLED = {"pvs": "PersistentVolume", "pvcs": "PersistentVolumeClaim",
                          "storageClasses": "StorageClass"}
 
 # Kinds a dump may hold that have no effect in the engine: dropped, with this reason.
 NOT_SIMULATED_KINDS: dict[str, str] = {
-    "PersistentVolume": "volumes are not simulated",
-    "PersistentVolumeClaim": "volumes are not simulated",
-    "StorageClass": "volumes are not simulated",
-    "CSINode": "volumes are not simulated",
-    "CSIDriver": "volumes are not simulated",
     "VolumeAttachment": "volumes are not simulated",
     "ControllerRevision": "revision history is not simulated",
     "Endpoints": "networking is not simulated",

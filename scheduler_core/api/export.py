@@ -43,6 +43,9 @@ from scheduler_core.config.types import KubeSchedulerConfiguration, Plugins, Pro
 __all__ = ["dump_scenario", "scenario_manifests", "pod_manifest", "node_manifest"]
 
 
+from scheduler_core.api.storage_export import storage_manifests, volume_manifest  # noqa: E402
+
+
 def _resources(rl: dict[str, Fraction]) -> dict[str, str]:
     return {k: format_quantity(v) for k, v in rl.items()}
 
@@ -245,6 +248,8 @@ def pod_manifest(p: Pod) -> dict[str, Any]:
         spec["overhead"] = _resources(p.overhead)
     if p.resource_claims:
         spec["resourceClaims"] = pod_resource_claims(p)
+    if p.volumes:
+        spec["volumes"] = [volume_manifest(v) for v in p.volumes]
     meta = _meta(p.name, p.namespace, p.labels, p.annotations)
     if p.owner_references:
         meta["ownerReferences"] = [
@@ -401,6 +406,7 @@ def scenario_manifests(sc: Scenario) -> list[dict[str, Any]]:
         docs.append(_config(sc.config))
     docs += [_priority_class(pc) for pc in sc.priority_classes]
     docs += [_namespace(ns) for ns in sc.namespaces]
+    docs += storage_manifests(sc.storage)
     # Nodes and pods keep their relative creation order (creation_index is document order).
     objs: list[tuple[int, dict[str, Any]]] = [(n.creation_index, node_manifest(n))
                                               for n in sc.nodes]

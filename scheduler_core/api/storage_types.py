@@ -97,7 +97,7 @@ class PersistentVolume:
     phase: str = PV_AVAILABLE
     deleting: bool = False
     resource_version: int = 1
-    creation_index: int = 0
+    creation_index: int = field(default=0, compare=False)  # document order
 
 
 @dataclass
@@ -118,7 +118,7 @@ class PersistentVolumeClaim:
     phase: str = PVC_PENDING
     deleting: bool = False
     resource_version: int = 1
-    creation_index: int = 0
+    creation_index: int = field(default=0, compare=False)  # document order
 
     @property
     def key(self) -> str:
@@ -135,7 +135,7 @@ class StorageClass:
     parameters: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
-    creation_index: int = 0
+    creation_index: int = field(default=0, compare=False)  # document order
 
     @property
     def is_default(self) -> bool:

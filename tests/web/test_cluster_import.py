@@ -45,12 +45,15 @@ def test_simulator_export_upload_and_bad_dump_changes_nothing(client: Client) ->
            "spec": {"nodeName": "w1", "containers": [{"name": "c", "image": "x"}]}, "status": {"phase": "Running"}}
     done = {"metadata": {"name": "p2", "namespace": "default"},
             "spec": {"containers": [{"name": "c", "image": "x"}]}, "status": {"phase": "Succeeded"}}
-    export = {"pods": [pod, done], "nodes": [node], "pvs": [], "pvcs": [{"metadata": {"name": "c", "namespace": "default"}}],
+    export = {"pods": [pod, done], "nodes": [node], "pvs": [], "pvcs": [{"metadata": {"name": "c", "namespace": "default"},
+                                                                      "spec": {"accessModes": ["ReadWriteOnce"],
+                                                                               "resources": {"requests": {"storage": "1Gi"}}}}],
               "storageClasses": [], "priorityClasses": [], "namespaces": [], "schedulerConfig": None}
     html = post(client, scenario, "import_yaml",
                 **{"import-file": SimpleUploadedFile("export.json", json.dumps(export).encode())})
-    assert "kube-scheduler-simulator" in html and "volumes are not simulated" in html
-    assert sorted((o.kind, o.name) for o in scenario.kube_objects.all()) == [("Node", "w1"), ("Pod", "p1")]
+    assert "kube-scheduler-simulator" in html
+    assert sorted((o.kind, o.name) for o in scenario.kube_objects.all()) == [
+        ("Node", "w1"), ("PersistentVolumeClaim", "c"), ("Pod", "p1")]
     before = scenario_yaml(scenario=Scenario.objects.get(pk=scenario.pk))
     pod["spec"]["nodeName"] = "w1"
     pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "lots"}}

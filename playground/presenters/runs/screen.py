@@ -20,6 +20,7 @@ from playground.presenters.runs import lesson as lesson_panel
 from playground.presenters.runs import pods as pods_panel
 from playground.presenters.runs import preemption as preemption_panel
 from playground.presenters.runs import queues as queues_panel
+from playground.presenters.runs import storage as storage_panel
 from playground.presenters.runs import story as story_panel
 from playground.presenters.runs import timeline as timeline_panel
 from playground.presenters.runs.moves import where
@@ -131,6 +132,7 @@ class Screen:
     pods = cached_property(pods_panel.pods)
     pending_pods = cached_property(pods_panel.pending_pods)
     many_pods = cached_property(pods_panel.many_pods)
+    has_storage = cached_property(storage_panel.has_storage)
     evictions = cached_property(evictions_panel.evictions)
     preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
@@ -167,6 +169,10 @@ class Screen:
     @cached_property
     def pod_table(self) -> dict[str, Any]:
         return pods_panel.pod_table(self, self.params)
+
+    @cached_property
+    def storage_table(self) -> dict[str, Any]:
+        return storage_panel.storage_table(self, self.params)
 
 
 def run_screen(

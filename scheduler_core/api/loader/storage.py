@@ -149,7 +149,7 @@ def parse_persistent_volume(r: FieldReader, obj: dict[str, Any], index: int = 0)
     if source == "local" and node_affinity is None:
         raise r.err("spec.nodeAffinity", "Required value: Local volume requires node affinity")
     driver = handle = ""
-    fields: dict[str, object] = {}
+    fields: dict[str, object] = {"spec": dict(src)}
     if source == "csi":
         driver = r.string(src.get("driver"), "spec.csi.driver")
         handle = r.string(src.get("volumeHandle"), "spec.csi.volumeHandle")
@@ -161,7 +161,7 @@ def parse_persistent_volume(r: FieldReader, obj: dict[str, Any], index: int = 0)
         if not r.string(src.get("path"), "spec.local.path"):
             raise r.err("spec.local.path", "Required value")
     else:
-        fields = _disk_fields(r, source, src, f"spec.{source}")
+        fields.update(_disk_fields(r, source, src, f"spec.{source}"))
     claim_ref = None
     cr = spec.get("claimRef")
     if cr is not None:

@@ -109,7 +109,8 @@ def expand_workloads(documents: list[Any], source: str = "<input>",
         pods, outcome = _POD_CREATORS[o.kind](ctx, o)
         created.setdefault(id(o.obj), []).extend(pods)
         for p in pods:
-            summary.add(CREATED, "Pod", f"{o.namespace}/{p['metadata']['name']}", f"by {o.kind} {o.name}")
+            summary.add(CREATED, p.get("kind", "Pod"), f"{o.namespace}/{p['metadata']['name']}",
+                        f"by {o.kind} {o.name}")
         if any(o is r for r in rollouts):
             continue  # already listed as created by its Deployment
         if o.kind in _CONSUMED:

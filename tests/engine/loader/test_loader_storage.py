@@ -165,3 +165,21 @@ spec:
     assert all(c.storage_class_name == "local" for c in sc.storage.pvcs)
     by_pod = {p.name: [(v.name, v.claim_name) for v in p.volumes] for p in sc.pods}
     assert by_pod == {"db-0": [("data", "data-db-0")], "db-1": [("data", "data-db-1")]}
+
+
+def test_storage_round_trips_through_export():
+    from pathlib import Path
+
+    from scheduler_core.api.export import dump_scenario
+    from scheduler_core.api.loader import load_scenario_file, load_scenario_text
+
+    cases = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "storage-dra"
+    files = sorted(cases.glob("s*.yaml"))
+    extra = load(NODE, WFFC, IMMEDIATE, PV, pvc("c1"), pvc("c2", "  volumeName: pv1\n"), CSINODE, CSIDRIVER,
+                 pod("volumes:\n- name: a\n  persistentVolumeClaim: {claimName: c1}\n- name: e\n"
+                     "  ephemeral:\n    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
+                     "        resources: {requests: {storage: 1Gi}}\n- name: g\n  gcePersistentDisk: {pdName: d}\n"))
+    for sc in [extra, *(load_scenario_file(f) for f in files)]:
+        again = load_scenario_text(dump_scenario(sc), source=sc.source)
+        assert again.storage == sc.storage and again.pods == sc.pods
+        assert again == sc
