@@ -4,6 +4,7 @@ websocket): they keep the viewer's query and page across live updates.
 GET /runs/<token>/cluster/?q=&filter=&plugin=&page=      the cluster panel's body (heatmap + cards)
 GET /runs/<token>/node/?node=<name>                       one node's detail
 GET /runs/<token>/pods/?q=&status=&page=                  the pods table
+GET /runs/<token>/devices/?dq=&free=&dpage=               the devices (DRA) panel's node cards
 GET /runs/<token>/events/?q=&page=                        the Kubernetes events
 GET /runs/<token>/log/?q=&type=&page=                     a search of the engine's event log
 GET /runs/<token>/log/gap/?after=&upto=                 the log rows a live viewer's log skipped, a page at a time
@@ -60,6 +61,12 @@ def run_node(request: HttpRequest, token: str) -> HttpResponse:
         return HttpResponse("")
     card = cluster_panel.node(screen, name)
     return render(request, PARTIALS + "node_detail.html", _context(run, screen, n=card, name=name))
+
+
+@require_GET
+def run_devices(request: HttpRequest, token: str) -> HttpResponse:
+    run, screen = _screen(request, token)
+    return render(request, PARTIALS + "devices_body.html", _context(run, screen, d=screen.devices))
 
 
 @require_GET
