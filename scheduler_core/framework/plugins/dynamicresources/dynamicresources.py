@@ -105,10 +105,12 @@ class _Info:
 class _StateData:
     """The pod's claims (empty: nothing to do) and what Filter found per node."""
 
-    __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations")
+    __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations",
+                 "claims_to_allocate")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
+        self.claims_to_allocate: list[ResourceClaim] = []  # the unallocated ones, for Filter
         self.allocator: Allocator | None = None
         self.unavailable_claims: set[int] = set()
         self.informations: list[_Info] = []
@@ -279,6 +281,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return None, st
         s.informations = infos
         if num_to_allocate > 0:
+            s.claims_to_allocate = [c for c in claims if c.allocation is None]
             s.allocator = Allocator(self.features, self._allocated_devices(), dict(classes),
                                     self._slice_index(), self._cel)
             s.node_allocations = {}
@@ -311,7 +314,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 unavailable.append(i)
         allocations = None
         if s.allocator is not None:
-            to_allocate = [c for _, c in s.to_allocate()]
+            to_allocate = s.claims_to_allocate
             try:
                 allocations = s.allocator.allocate(node, to_allocate)
             except FailedAllocationOnNode as exc:
