@@ -11,6 +11,7 @@ from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
+from scheduler_core.api.resource_types import ClaimingPod, PodClaims
 from scheduler_core.api.types import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
@@ -99,7 +100,11 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         grace = 1  # the apiserver turns negative grace periods into 1 s
     resource_claims, claim_statuses = parse_pod_resource_claims(r, spec, obj.get("status"))
     check_container_claims(r, spec, resource_claims)
-    pod = Pod(
+    extra: dict[str, Any] = {}
+    pod_class: type[Pod] = Pod
+    if resource_claims or claim_statuses:
+        pod_class, extra = ClaimingPod, {"claims": PodClaims(resource_claims, claim_statuses)}
+    pod = pod_class(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,
         scheduler_name=scheduler_name, priority=0, priority_class_name=pc_name,
@@ -109,7 +114,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         scheduling_gates=gates, host_network=host_network,
         termination_grace_period_seconds=grace,
         owner_references=_owner_references(r, obj.get("metadata") or {}),
-        resource_claims=resource_claims, resource_claim_statuses=claim_statuses,
+        **extra,
     )
     return pod, PodRaw(priority, policy)
 
