@@ -22,6 +22,7 @@ urlpatterns = [
     path("runs/<str:token>/", runs.run_detail, name="run"),
     # The run page's searchable, paged parts (htmx GETs).
     path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
+    path("runs/<str:token>/devices/", run_panels.run_devices, name="run_devices"),
     path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),
     path("runs/<str:token>/pods/", run_panels.run_pods, name="run_pods"),
     path("runs/<str:token>/storage/", run_panels.run_storage, name="run_storage"),

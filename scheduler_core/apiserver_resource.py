@@ -34,6 +34,7 @@ class ResourceAPIServer:
 
     def create_resource_claim(self, claim: Any, *, by: str, pod: str = "") -> None:
         self.cluster.resource_claims[claim.key] = claim
+        self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action="created", claim=claim.key, pod=pod, by=by,
                        node="", devices=_devices(claim))
         self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_ADD, None, claim, None)
@@ -42,6 +43,7 @@ class ResourceAPIServer:
                               node: str = "") -> None:
         old = self.cluster.resource_claims.get(new.key)
         self.cluster.resource_claims[new.key] = new
+        self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action=action, claim=new.key, pod=pod, by=by, node=node,
                        devices=_devices(new if new.allocation is not None else old))
         self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_UPDATE, old, new, None)
@@ -50,6 +52,7 @@ class ResourceAPIServer:
         claim = self.cluster.resource_claims.pop(key, None)
         if claim is None:
             return
+        self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action="deleted", claim=key, pod=pod, by=by, node="",
                        devices=[])
         self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_DELETE, claim, None, None)

@@ -69,6 +69,7 @@ class ClusterState:
     resource_claim_templates: dict[str, Any] = field(default_factory=dict)
     # DynamicResources' allocations between Reserve and PreBind (claim uid -> allocated claim)
     dra_in_flight: dict[str, Any] = field(default_factory=dict)
+    dra_revision: int = 0  # counts claim writes (views re-describe devices when it moves)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:

@@ -20,6 +20,7 @@ from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.dra.versions import dra_version_notes
+from scheduler_core.dra.view import DeviceView
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for
@@ -309,12 +310,16 @@ class Simulation:
         nodes = []
         memo = node_memo if node_memo is not None else {}
         assumed_keys = s.cache.assumed_pods
+        # Devices (DRA) of the nodes ResourceSlices target; re-described when a claim changed.
+        devices = DeviceView(cs, cs.nodes) if cs.resource_slices else None
+        dra_rev = devices.revision if devices is not None else 0
         for name in s.cache.node_tree.list():
             ni = s.cache.nodes[name]
             node = ni.node
             assert node is not None
             seen = memo.get(name)
-            if seen is None or seen[0] != ni.generation or seen[1] is not node:
+            if seen is None or seen[0] != ni.generation or seen[1] is not node or (
+                    devices is not None and name in devices.nodes and seen[3] != dra_rev):
                 # Every change to a NodeInfo's pods or resources takes a new generation; a node
                 # update replaces the Node object.
                 pod_keys = [pi.pod.key for pi in ni.pods]
@@ -332,6 +337,9 @@ class Simulation:
                     "deleting": [k for k in pod_keys if k not in cs.pods],
                     "nominated": nominated.get(name, []),
                 }
+                described = devices.describe(node) if devices is not None else None
+                if described is not None:
+                    entry["devices"] = described
             else:
                 # Assumed (a bind in flight), deleting and nominated pods change without a new
                 # generation.
@@ -342,7 +350,7 @@ class Simulation:
                 if assumed != entry["assumed"] or nominees != entry["nominated"] or deleting != entry["deleting"]:
                     entry = {**entry, "assumed": assumed, "deleting": deleting, "nominated": nominees}
             if node_memo is not None:
-                memo[name] = (ni.generation, node, entry)
+                memo[name] = (ni.generation, node, entry, dra_rev)
             nodes.append(entry)
         pods = []
         for key in cs.all_pods:

@@ -5,6 +5,7 @@ GET /runs/<token>/cluster/?q=&filter=&plugin=&page=      the cluster panel's bod
 GET /runs/<token>/node/?node=<name>                       one node's detail
 GET /runs/<token>/pods/?q=&status=&page=                  the pods table
 GET /runs/<token>/storage/?storage_q=&storage_show=&page= the storage panel's table (claims or volumes)
+GET /runs/<token>/devices/?dq=&free=&dpage=               the devices (DRA) panel's node cards
 GET /runs/<token>/events/?q=&page=                        the Kubernetes events
 GET /runs/<token>/log/?q=&type=&page=                     a search of the engine's event log
 GET /runs/<token>/log/gap/?after=&upto=                 the log rows a live viewer's log skipped, a page at a time
@@ -61,6 +62,12 @@ def run_node(request: HttpRequest, token: str) -> HttpResponse:
         return HttpResponse("")
     card = cluster_panel.node(screen, name)
     return render(request, PARTIALS + "node_detail.html", _context(run, screen, n=card, name=name))
+
+
+@require_GET
+def run_devices(request: HttpRequest, token: str) -> HttpResponse:
+    run, screen = _screen(request, token)
+    return render(request, PARTIALS + "devices_body.html", _context(run, screen, d=screen.devices))
 
 
 @require_GET

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from scheduler_core.api.types import NodeSelector, OwnerReference
+from scheduler_core.api.types import NodeSelector, OwnerReference, Pod
 
 __all__ = [
     "DeviceAttribute", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
     "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
     "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
-    "PodResourceClaim", "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL",
+    "PodResourceClaim", "PodClaims", "ClaimingPod", "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL",
     "ALLOCATION_RESULTS_MAX_SIZE", "FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE", "qualified",
 ]
 
@@ -181,3 +181,27 @@ class PodResourceClaim:
     name: str
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
+
+
+@dataclass
+class PodClaims:
+    """A pod's DRA fields: spec.resourceClaims and status.resourceClaimStatuses."""
+
+    claims: list[PodResourceClaim] = field(default_factory=list)
+    statuses: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass
+class ClaimingPod(Pod):
+    """A Pod with spec.resourceClaims (see `Pod.resource_claims`). `dataclasses.replace` keeps
+    the class, so every copy of the pod keeps its claims."""
+
+    claims: PodClaims = field(default_factory=PodClaims)
+
+    @property
+    def resource_claims(self) -> list[PodResourceClaim]:
+        return self.claims.claims
+
+    @property
+    def resource_claim_statuses(self) -> dict[str, str | None]:
+        return self.claims.statuses

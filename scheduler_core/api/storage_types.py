@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from scheduler_core.api.types import LabelSelector, NodeSelector, OwnerReference
+from scheduler_core.api.types import LabelSelector, NodeSelector, OwnerReference, Pod
 
 # Well-known names (k8s.io/api core/v1, storage/v1, component-helpers/storage/volume).
 READ_WRITE_ONCE = "ReadWriteOnce"
@@ -241,3 +241,17 @@ def volume_class(pv: PersistentVolume) -> str:
 def ephemeral_claim_name(pod_name: str, volume_name: str) -> str:
     """The PVC an ephemeral volume uses (upstream ephemeral.VolumeClaimName)."""
     return f"{pod_name}-{volume_name}"
+
+
+@dataclass
+class VolumePod(Pod):
+    """A Pod with spec.volumes (see `Pod.volumes`). A plain Pod has no such field: it keeps 29
+    attributes, the most CPython 3.11 lets instances share one key table, so the pods of most
+    scenarios (no volumes) stay small. `dataclasses.replace` keeps the class, so every copy of
+    the pod keeps its volumes."""
+
+    pod_volumes: list[Volume] = field(default_factory=list)
+
+    @property
+    def volumes(self) -> list[Volume]:
+        return self.pod_volumes

@@ -234,6 +234,9 @@ class OwnerReference:
     controller: bool = False
 
 
+_NO_STATUSES: dict[str, str | None] = {}
+
+
 @dataclass
 class Pod:
     name: str
@@ -269,13 +272,26 @@ class Pod:
     # status.startTime in virtual seconds, set when a kubelet would start the pod; None = not
     # reported (upstream's GetPodStartTime then answers "now")
     start_time: float | None = None
-    # spec.volumes (scheduler_core.api.storage_types.Volume); empty for most pods, whose
-    # volume plugins then take their Skip paths
-    volumes: list[Volume] = field(default_factory=list)
-    # spec.resourceClaims (api.resource_types.PodResourceClaim) and status.resourceClaimStatuses
-    # (pod claim name -> generated ResourceClaim name, None when none was generated)
-    resource_claims: list[Any] = field(default_factory=list)
-    resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
+    # A pod with spec.resourceClaims is an api.resource_types.ClaimingPod, which adds them (and
+    # status.resourceClaimStatuses) as its one extra field, and a pod with spec.volumes is an
+    # api.storage_types.VolumePod (api.pod_kinds picks the class): a plain Pod keeps 29
+    # attributes, the most CPython (3.11) lets instances share one key table (30 would make
+    # every pod's attribute dict five times larger).
+
+    @property
+    def resource_claims(self) -> Any:
+        """spec.resourceClaims (api.resource_types.PodResourceClaim): none on a plain Pod."""
+        return ()
+
+    @property
+    def resource_claim_statuses(self) -> dict[str, str | None]:
+        """status.resourceClaimStatuses: pod claim name -> generated claim name (None: none)."""
+        return _NO_STATUSES
+
+    @property
+    def volumes(self) -> Any:
+        """spec.volumes (api.storage_types.Volume): none on a plain Pod."""
+        return ()
 
     @property
     def key(self) -> str:

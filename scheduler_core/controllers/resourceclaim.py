@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from scheduler_core.api.resource_types import ResourceClaim
+from scheduler_core.api.resource_types import PodClaims, ResourceClaim
 from scheduler_core.api.types import OwnerReference, Pod
 
 __all__ = ["CONTROLLER", "claims_for_new_pod", "claims_after_pod_deleted", "generated_claim_name"]
@@ -63,7 +63,7 @@ def claims_for_new_pod(api: Any, pod: Pod) -> Pod:
         statuses[pc.name] = name
     if statuses == pod.resource_claim_statuses:
         return pod
-    return dataclasses.replace(pod, resource_claim_statuses=statuses)
+    return dataclasses.replace(pod, claims=PodClaims(list(pod.resource_claims), statuses))
 
 
 def claims_after_pod_deleted(api: Any, pod: Pod) -> None:

@@ -20,14 +20,34 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-import celpy
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
 from scheduler_core.api.quantity import QuantityError, parse_quantity
 from scheduler_core.api.resource_types import Device, qualified
 
 __all__ = ["CompiledSelector", "compile_selector", "device_activation", "CelQuantity", "CelSemver"]
+
+
+class _Lazy:
+    """celpy (and its Lark grammar: a third of a second to build) loaded on first use, so a
+    scenario without device selectors never pays for it."""
+
+    __slots__ = ("celpy", "celtypes", "eval_error", "env", "functions")
+
+    def __init__(self) -> None:
+        self.env: Any = None
+
+    def load(self) -> _Lazy:
+        if self.env is None:
+            import celpy
+            from celpy import celtypes
+            from celpy.evaluation import CELEvalError
+
+            self.celpy, self.celtypes, self.eval_error = celpy, celtypes, CELEvalError
+            self.functions = _functions(celtypes)
+            self.env = celpy.Environment()
+        return self
+
+
+_CEL = _Lazy()
 
 
 class CelQuantity:
@@ -96,12 +116,12 @@ def _quantity(s: Any) -> CelQuantity:
         raise _CelFunctionError(f"invalid quantity {str(s)!r}: {exc}") from None
 
 
-def _is_quantity(s: Any) -> celtypes.BoolType:
+def _is_quantity(s: Any) -> Any:
     try:
         parse_quantity(str(s))
     except QuantityError:
-        return celtypes.BoolType(False)
-    return celtypes.BoolType(True)
+        return _CEL.celtypes.BoolType(False)
+    return _CEL.celtypes.BoolType(True)
 
 
 def _semver(s: Any) -> CelSemver:
@@ -111,8 +131,8 @@ def _semver(s: Any) -> CelSemver:
         raise _CelFunctionError(str(exc)) from None
 
 
-def _is_semver(s: Any) -> celtypes.BoolType:
-    return celtypes.BoolType(_SEMVER.match(str(s)) is not None)
+def _is_semver(s: Any) -> Any:
+    return _CEL.celtypes.BoolType(_SEMVER.match(str(s)) is not None)
 
 
 def _cmp(a: Any, b: Any) -> int:
@@ -139,46 +159,46 @@ def _sub(a: Any, b: Any) -> CelQuantity:
     return CelQuantity(q.value - (b.value if isinstance(b, CelQuantity) else Fraction(int(b))))
 
 
-def _as_integer(a: Any) -> celtypes.IntType:
+def _as_integer(a: Any) -> Any:
     q = _quantity_arg(a, "asInteger")
     if q.value.denominator != 1 or not -(2 ** 63) <= q.value < 2 ** 63:
         raise _CelFunctionError("cannot convert value to integer")
-    return celtypes.IntType(int(q.value))
+    return _CEL.celtypes.IntType(int(q.value))
 
 
 def _semver_part(name: str) -> Any:
-    def fn(a: Any) -> celtypes.IntType:
+    def fn(a: Any) -> Any:
         if not isinstance(a, CelSemver):
             raise _CelFunctionError(f"no such overload: {name} on {type(a).__name__}")
-        return celtypes.IntType(getattr(a, name))
+        return _CEL.celtypes.IntType(getattr(a, name))
     return fn
 
 
-def _sign(a: Any) -> celtypes.IntType:
+def _sign(a: Any) -> Any:
     q = _quantity_arg(a, "sign")
-    return celtypes.IntType((q.value > 0) - (q.value < 0))
+    return _CEL.celtypes.IntType((q.value > 0) - (q.value < 0))
 
 
-_FUNCTIONS: dict[str, Any] = {
-    "quantity": _quantity,
-    "isQuantity": _is_quantity,
-    "semver": _semver,
-    "isSemver": _is_semver,
-    "compareTo": lambda a, b: celtypes.IntType(_cmp(a, b)),
-    "isGreaterThan": lambda a, b: celtypes.BoolType(_cmp(a, b) > 0),
-    "isLessThan": lambda a, b: celtypes.BoolType(_cmp(a, b) < 0),
-    "add": _add,
-    "sub": _sub,
-    "asInteger": _as_integer,
-    "asApproximateFloat": lambda a: celtypes.DoubleType(float(_quantity_arg(a, "asApproximateFloat").value)),
-    "isInteger": lambda a: celtypes.BoolType(_quantity_arg(a, "isInteger").value.denominator == 1),
-    "sign": _sign,
-    "major": _semver_part("major"),
-    "minor": _semver_part("minor"),
-    "patch": _semver_part("patch"),
-}
+def _functions(celtypes: Any) -> dict[str, Any]:
+    return {
+        "quantity": _quantity,
+        "isQuantity": _is_quantity,
+        "semver": _semver,
+        "isSemver": _is_semver,
+        "compareTo": lambda a, b: celtypes.IntType(_cmp(a, b)),
+        "isGreaterThan": lambda a, b: celtypes.BoolType(_cmp(a, b) > 0),
+        "isLessThan": lambda a, b: celtypes.BoolType(_cmp(a, b) < 0),
+        "add": _add,
+        "sub": _sub,
+        "asInteger": _as_integer,
+        "asApproximateFloat": lambda a: celtypes.DoubleType(float(_quantity_arg(a, "asApproximateFloat").value)),
+        "isInteger": lambda a: celtypes.BoolType(_quantity_arg(a, "isInteger").value.denominator == 1),
+        "sign": _sign,
+        "major": _semver_part("major"),
+        "minor": _semver_part("minor"),
+        "patch": _semver_part("patch"),
+    }
 
-_ENV = celpy.Environment()
 
 # Upstream bounds a selector's length before compiling it (validation's CEL cost limits).
 MAX_EXPRESSION_LENGTH = 10 * 1024
@@ -199,9 +219,10 @@ class CompiledSelector:
         if not expression.strip():
             self.error = "expression is empty"
             return
+        cel = _CEL.load()
         try:
-            ast = _ENV.compile(expression)
-            self._program = _ENV.program(ast, functions=_FUNCTIONS)
+            ast = cel.env.compile(expression)
+            self._program = cel.env.program(ast, functions=cel.functions)
         except Exception as exc:  # celpy's CELParseError, or a program it cannot build
             line, column = getattr(exc, "line", None), getattr(exc, "column", None)
             if line is not None and column is not None:
@@ -213,17 +234,18 @@ class CompiledSelector:
 
     def device_matches(self, activation: dict[str, Any]) -> tuple[bool, str | None]:
         """(matches, runtime error text): the expression must yield a bool."""
+        cel = _CEL.load()
         try:
             out = self._program.evaluate(activation)
-        except CELEvalError as exc:
+        except cel.eval_error as exc:
             return False, _eval_error_text(exc)
         except _CelFunctionError as exc:
             return False, str(exc)
         except Exception as exc:  # a Python error inside the evaluator is a runtime error too
             return False, f"{type(exc).__name__}: {exc}"
-        if isinstance(out, CELEvalError):
+        if isinstance(out, cel.eval_error):
             return False, _eval_error_text(out)
-        if not isinstance(out, (bool, celtypes.BoolType)):
+        if not isinstance(out, (bool, cel.celtypes.BoolType)):
             return False, "expression must evaluate to bool"
         return bool(out), None
 
@@ -234,7 +256,7 @@ def _one_line(text: str) -> str:
     return " | ".join(lines)
 
 
-def _eval_error_text(exc: CELEvalError) -> str:
+def _eval_error_text(exc: Any) -> str:
     args = exc.args
     if len(args) >= 3 and args[0] == "no such key" and args[2]:
         return f"no such key: {args[2][0]}"
@@ -250,6 +272,7 @@ def compile_selector(expression: str) -> CompiledSelector:
 
 
 def _attr_value(a: Any) -> Any:
+    celtypes = _CEL.load().celtypes
     if a.kind == "string":
         return celtypes.StringType(a.value)
     if a.kind == "int":
@@ -264,6 +287,7 @@ def _attr_value(a: Any) -> Any:
 
 def device_activation(driver: str, device: Device) -> dict[str, Any]:
     """The `device` variable for one device of a slice published by `driver`."""
+    celtypes = _CEL.load().celtypes
     attrs: dict[Any, Any] = {}
     for name, a in device.attributes.items():
         domain, ident = qualified(name, driver)

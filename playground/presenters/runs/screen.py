@@ -13,6 +13,7 @@ from playground.ownership import Actor, can_control
 from playground.presenters.runs import cluster as cluster_panel
 from playground.presenters.runs import cycle as cycle_panel
 from playground.presenters.runs import cycle_groups
+from playground.presenters.runs import devices as devices_panel
 from playground.presenters.runs import events as events_panel
 from playground.presenters.runs import evictions as evictions_panel
 from playground.presenters.runs import framework as framework_panel
@@ -165,6 +166,11 @@ class Screen:
     def cluster(self) -> dict[str, Any]:
         """The cluster panel for this viewer's query (`params`)."""
         return cluster_panel.cluster(self, self.params)
+
+    @cached_property
+    def devices(self) -> dict[str, Any]:
+        """The devices (DRA) panel for this viewer's query."""
+        return devices_panel.devices(self, self.params)
 
     @cached_property
     def pod_table(self) -> dict[str, Any]:

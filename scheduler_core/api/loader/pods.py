@@ -12,6 +12,8 @@ from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
 from scheduler_core.api.loader.storage import parse_volumes
+from scheduler_core.api.pod_kinds import pod_class_for
+from scheduler_core.api.resource_types import PodClaims
 from scheduler_core.api.types import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
@@ -100,7 +102,14 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         grace = 1  # the apiserver turns negative grace periods into 1 s
     resource_claims, claim_statuses = parse_pod_resource_claims(r, spec, obj.get("status"))
     check_container_claims(r, spec, resource_claims)
-    pod = Pod(
+    volumes = parse_volumes(r, spec.get("volumes"), "spec.volumes")
+    extra: dict[str, Any] = {}
+    if resource_claims or claim_statuses:
+        extra["claims"] = PodClaims(resource_claims, claim_statuses)
+    if volumes:
+        extra["pod_volumes"] = volumes
+    pod_class = pod_class_for(bool(volumes), "claims" in extra)
+    pod = pod_class(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,
         scheduler_name=scheduler_name, priority=0, priority_class_name=pc_name,
@@ -110,8 +119,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         scheduling_gates=gates, host_network=host_network,
         termination_grace_period_seconds=grace,
         owner_references=_owner_references(r, obj.get("metadata") or {}),
-        volumes=parse_volumes(r, spec.get("volumes"), "spec.volumes"),
-        resource_claims=resource_claims, resource_claim_statuses=claim_statuses,
+        **extra,
     )
     return pod, PodRaw(priority, policy)
 

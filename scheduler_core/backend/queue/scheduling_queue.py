@@ -813,7 +813,7 @@ def is_pod_updated(old_pod: Pod, new_pod: Pod) -> bool:
     """Did anything but status change? (Only used with queueing hints disabled.)"""
     import dataclasses
 
-    status_fields = {"phase", "nominated_node_name", "conditions", "resource_claim_statuses"}
+    status_fields = {"phase", "nominated_node_name", "conditions", "claims"}  # claims: their status
     for f in dataclasses.fields(old_pod):
         if f.name in status_fields:
             continue

@@ -18,6 +18,7 @@ the one upstream treats as a per-node failure (invalid pools).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,7 @@ from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement
 from scheduler_core.dra.cel import compile_selector, device_activation
 from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex
 
-__all__ = ["Allocator", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
+__all__ = ["Allocator", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
            "device_id_string"]
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
@@ -142,20 +143,57 @@ def _lookup_attribute(device: Device, did: DeviceID, name: str) -> DeviceAttribu
     return device.attributes.get(ident)
 
 
+class DeviceCelCache:
+    """Each (expression, device) verdict and each device's CEL `device` variable. A selector's
+    answer depends on nothing else, so both can be shared across nodes and cycles for as long as
+    the slices (and so the device objects) stay the same: the owner drops the cache when they
+    change."""
+
+    __slots__ = ("activations", "verdicts")
+
+    def __init__(self) -> None:
+        self.activations: dict[int, dict[str, Any]] = {}
+        self.verdicts: dict[tuple[str, int], tuple[bool, str | None]] = {}
+
+    def verdict(self, compiled: Any, driver: str, device: Device) -> tuple[bool, str | None]:
+        key = (compiled.expression, id(device))
+        found = self.verdicts.get(key)
+        if found is None:
+            act = self.activations.get(id(device))
+            if act is None:
+                act = self.activations[id(device)] = device_activation(driver, device)
+            found = self.verdicts[key] = compiled.device_matches(act)
+        return found
+
+
 class Allocator:
     """One scheduling cycle's allocator: the allocated devices and slices are fixed for it."""
 
     def __init__(self, features: Features, allocated_devices: set[DeviceID],
                  classes: dict[str, DeviceClass], index: SliceIndex,
-                 activations: dict[int, dict[str, Any]] | None = None) -> None:
+                 cel: DeviceCelCache | None = None) -> None:
         self.features = features
         self.allocated_devices = allocated_devices
         self.classes = classes
         self.index = index
-        # The CEL `device` variable per device object, shared across nodes and cycles.
-        self.activations = activations if activations is not None else {}
+        self.cel = cel if cel is not None else DeviceCelCache()
+        self._without_pools: dict[tuple[int, ...], tuple[Any, AllocationError | None]] = {}
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        if not self.index.candidates(node):
+            # No slice can target this node: the answer (no pools, so nothing to search) does
+            # not depend on the node, and is worked out once for all such nodes.
+            key = tuple(id(c) for c in claims)
+            memo = self._without_pools.get(key)
+            if memo is None:
+                try:
+                    memo = (_Attempt(self, node, claims).run(), None)
+                except AllocationError as exc:
+                    memo = (None, exc)
+                self._without_pools[key] = memo
+            if memo[1] is not None:
+                raise memo[1]
+            return copy.deepcopy(memo[0])
         return _Attempt(self, node, claims).run()
 
 
@@ -357,11 +395,7 @@ class _Attempt:
             where = f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
             if compiled.error:
                 raise AllocationError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")
-            act = self.a.activations.get(id(device))
-            if act is None:
-                act = device_activation(s.driver, device)
-                self.a.activations[id(device)] = act
-            matches, err = compiled.device_matches(act)
+            matches, err = self.a.cel.verdict(compiled, s.driver, device)
             if err is not None:
                 raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {err}")
             if not matches:

@@ -56,10 +56,13 @@ def node_matches(node: Node | None, node_name: str, all_nodes: bool,
 class SliceIndex:
     """The cluster's slices, filed by node name and by pool (built once per slice set)."""
 
-    __slots__ = ("slices", "by_node", "other", "by_pool")
+    __slots__ = ("slices", "by_node", "other", "by_pool", "_pools")
 
     def __init__(self, slices: list[ResourceSlice]) -> None:
         self.slices = slices
+        # node name -> (the Node object the pools were gathered for, its pools): a node update
+        # replaces the Node object, which invalidates the entry (labels may select other slices).
+        self._pools: dict[str, tuple[Node, list[Pool]]] = {}
         self.by_node: dict[str, list[ResourceSlice]] = {}
         self.other: list[ResourceSlice] = []  # allNodes / nodeSelector slices
         self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
@@ -81,7 +84,16 @@ class SliceIndex:
         return sorted([*mine, *self.other], key=lambda s: order[id(s)])
 
     def gather_pools(self, node: Node) -> list[Pool]:
-        """GatherPools: the pools with slices targeting `node`, in first-slice order."""
+        """GatherPools: the pools with slices targeting `node`, in first-slice order (computed
+        once per Node object; callers must not modify the answer)."""
+        found = self._pools.get(node.name)
+        if found is not None and found[0] is node:
+            return found[1]
+        pools = self._gather(node)
+        self._pools[node.name] = (node, pools)
+        return pools
+
+    def _gather(self, node: Node) -> list[Pool]:
         pools: dict[tuple[str, str], list[ResourceSlice]] = {}
         for s in self.candidates(node):
             if not node_matches(node, s.node_name, s.all_nodes, s.node_selector):

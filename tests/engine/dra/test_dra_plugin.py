@@ -195,3 +195,15 @@ def test_pods_without_claims_skip_the_plugin() -> None:
                                 "  containers: [{name: c, image: pause}]\n")
     assert pods["plain"]["status"] == "Bound"
     assert not [e for e in sim.sink.events if e["type"] == "resource_claim"]
+
+
+def test_checkpoint_restore_keeps_claims_and_allocations() -> None:
+    sc = load_scenario_text("\n---\n".join([CLASS, node("n1"), gpu_slice("n1", "g0", "g1"), TEMPLATE,
+                                            pod("a"), pod("b"), pod("c")]))
+    first = Simulation(sc)
+    first.step()
+    again = Simulation.restore(first.checkpoint())
+    assert first.run() and again.run()
+    assert first.result(True)["pods"] == again.result(True)["pods"]
+    assert again.scheduler.cluster.resource_claims == first.scheduler.cluster.resource_claims
+    assert type(again.scheduler.cluster.pods["default/a"]).__name__ == "ClaimingPod"

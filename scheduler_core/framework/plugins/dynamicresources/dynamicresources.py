@@ -43,6 +43,7 @@ from scheduler_core.api.types import Pod
 from scheduler_core.dra.structured.allocator import (
     AllocationError,
     Allocator,
+    DeviceCelCache,
     DeviceID,
     FailedAllocationOnNode,
     Features,
@@ -104,10 +105,12 @@ class _Info:
 class _StateData:
     """The pod's claims (empty: nothing to do) and what Filter found per node."""
 
-    __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations")
+    __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations",
+                 "claims_to_allocate")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
+        self.claims_to_allocate: list[ResourceClaim] = []  # the unallocated ones, for Filter
         self.allocator: Allocator | None = None
         self.unavailable_claims: set[int] = set()
         self.informations: list[_Info] = []
@@ -147,10 +150,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
         self.features = Features(admin_access=True, prioritized_list=True)
-        # The slice index and CEL activations are rebuilt when the cluster's slice list changes.
+        # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
         self._index_for: tuple[int, int] | None = None
         self._index: SliceIndex | None = None
-        self._activations: dict[int, dict[str, Any]] = {}
+        self._cel = DeviceCelCache()
 
     # ---- the cluster (upstream's SharedDRAManager) -----------------------------------------------
     def _cluster(self) -> Any:
@@ -175,7 +178,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if self._index is None or self._index_for != ident:
             self._index = SliceIndex(list(slices))
             self._index_for = ident
-            self._activations = {}
+            self._cel = DeviceCelCache()
         return self._index
 
     def _allocated_devices(self) -> set[DeviceID]:
@@ -278,8 +281,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return None, st
         s.informations = infos
         if num_to_allocate > 0:
+            s.claims_to_allocate = [c for c in claims if c.allocation is None]
             s.allocator = Allocator(self.features, self._allocated_devices(), dict(classes),
-                                    self._slice_index(), self._activations)
+                                    self._slice_index(), self._cel)
             s.node_allocations = {}
         s.claims = claims
         return None, None
@@ -310,7 +314,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 unavailable.append(i)
         allocations = None
         if s.allocator is not None:
-            to_allocate = [c for _, c in s.to_allocate()]
+            to_allocate = s.claims_to_allocate
             try:
                 allocations = s.allocator.allocate(node, to_allocate)
             except FailedAllocationOnNode as exc:
@@ -325,6 +329,29 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if s.allocator is not None:
             s.node_allocations[node.name] = allocations
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node. Nodes no ResourceSlice can target all get the same verdict
+        when no allocated claim limits the nodes (the allocator then has nothing node-specific
+        to look at): the first such node's rejection is copied to the others."""
+        s = state.get(STATE_KEY)
+        f = self.filter
+        if s is None or not s.claims or s.allocator is None or \
+                any(info.available_on_nodes is not None for info in s.informations):
+            return [f(state, pod, ni) for ni in nodes]
+        index = s.allocator.index
+        template: Status | None = None
+        out: list[Status | None] = []
+        for ni in nodes:
+            if template is not None and not index.candidates(ni.node):
+                st = Status(template.code, *template.reasons, err=template.err)
+                out.append(st)
+                continue
+            st = f(state, pod, ni)
+            if st is not None and not index.candidates(ni.node):
+                template = st
+            out.append(st)
+        return out
 
     # ---- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod,

@@ -1,0 +1,64 @@
+"""The devices part of `Simulation.view()`: what each node's ResourceSlices offer and which
+claim holds which device.
+
+Only nodes that some slice targets get a `devices` entry in their node entry (a cluster without
+DRA objects has none, so its views are unchanged). A device is listed as
+`[name, attributes and capacity in one line, holding claim or ""]`, with the node's slices and
+free/total counts, so a frame stores a node's devices only when that node changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.quantity import format_quantity
+from scheduler_core.dra.structured.pools import SliceIndex
+
+__all__ = ["DeviceView"]
+
+MAX_DEVICES_LISTED = 64  # per node; the counts always cover every device
+
+
+def _summary(device: Any) -> str:
+    parts = [f"{k}={a.value}" for k, a in device.attributes.items()]
+    parts += [f"{k}={device.capacity_text.get(k) or format_quantity(v)}" for k, v in device.capacity.items()]
+    return ", ".join(parts)
+
+
+class DeviceView:
+    """Describes the devices of nodes for one view (built once per view)."""
+
+    def __init__(self, cluster: Any, nodes: dict[str, Any]) -> None:
+        self.index = SliceIndex(list(cluster.resource_slices))
+        self.holders: dict[tuple[str, str, str], str] = {}
+        for claim in cluster.resource_claims.values():
+            if claim.allocation is None:
+                continue
+            for r in claim.allocation.results:
+                self.holders.setdefault((r.driver, r.pool, r.device), claim.key)
+        # Nodes some slice may target: by name, plus every node when a slice uses a selector.
+        self.nodes = set(self.index.by_node) if not self.index.other else set(nodes)
+        self.revision = cluster.dra_revision
+
+    def describe(self, node: Any) -> dict[str, Any] | None:
+        if node.name not in self.nodes:
+            return None
+        pools = self.index.gather_pools(node)
+        if not pools:
+            return None
+        items: list[list[str]] = []
+        total = free = 0
+        slices: list[str] = []
+        for pool in pools:
+            for s in pool.slices:
+                slices.append(s.name)
+                for d in s.devices:
+                    total += 1
+                    holder = self.holders.get((s.driver, s.pool_name, d.name), "")
+                    if not holder:
+                        free += 1
+                    if len(items) < MAX_DEVICES_LISTED:
+                        items.append([d.name, s.driver, _summary(d), holder])
+            if pool.is_incomplete:
+                slices.append(f"{pool.pool_id} (incomplete)")
+        return {"slices": slices, "total": total, "free": free, "items": items}
