@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from scheduler_core.api.storage_types import Volume
+    pass
 
 Quantity = Fraction
 
