@@ -53,7 +53,9 @@ def apply_unit(sim: Any, unit: dict[str, Any]) -> str:
     if op == "step":
         return sim.step(unit.get("max_time", 3600.0))
     if op == "action":
-        sim.apply_manifest_action(unit["action"], index=unit["index"])
+        from playground.limits import web_limits
+
+        sim.apply_manifest_action(unit["action"], index=unit["index"], limits=web_limits())
         return "action"
     raise ValueError(f"unknown unit {unit!r}")
 

@@ -84,13 +84,12 @@ def limit_check(documents: list[Any], source: str, limits: Limits) -> Callable[[
                                 file=source)
         fixed = plan.given_pods + added_pods
         if fixed > limits.max_pods:
+            what = f"too many pods ({fixed + sum(p.pods for p in plan.plans):,})"
             scale = _largest_scale(timelines)
             if scale is not None and scale[0] > limits.max_pods // 2:  # the scale is the cause
-                raise ScenarioError(limits.refusal("max_pods", f"too many pods ({fixed:,})"),
-                                    file=source, document=scale[1], kind="Timeline",
-                                    field=scale[2])
-            raise ScenarioError(limits.refusal("max_pods", f"too many pods ({fixed:,})"),
-                                file=source)
+                raise ScenarioError(limits.refusal("max_pods", what), file=source,
+                                    document=scale[1], kind="Timeline", field=scale[2])
+            raise ScenarioError(limits.refusal("max_pods", what), file=source)
         if fixed + sum(p.pods for p in plan.plans) <= limits.max_pods:
             return
         plan.refine()

@@ -130,7 +130,7 @@ def test_a_timeline_scale_to_a_billion_is_refused_from_its_number():
                 f"- {{at: 2, action: scaleDeployment, name: web, replicas: {BILLION}}}\n")
     message = refused(join(nodes(1), deployment("web", 1), timeline), SETTINGS)
     assert message == ("s.yaml: document 3 (Timeline): actions[1].replicas: too many pods "
-                       f"({BILLION + 1:,}); the limit is 50 (raise it with the PLAYGROUND_MAX_PODS setting)")
+                       f"({BILLION + 2:,}); the limit is 50 (raise it with the PLAYGROUND_MAX_PODS setting)")
 
 
 MEASURE = """
