@@ -92,15 +92,19 @@ def limit_check(documents: list[Any], source: str, limits: Limits) -> Callable[[
             raise ScenarioError(limits.refusal("max_pods", what), file=source)
         if fixed + sum(p.pods for p in plan.plans) <= limits.max_pods:
             return
-        plan.refine()
+        plan.refine(limits.max_pods - added_pods)
         total = fixed + sum(p.pods for p in plan.plans)
         if total <= limits.max_pods:
             return
-        worst = max(plan.plans, key=lambda p: p.pods)  # max() keeps the first of equals
+        # Name the workload creating the most pods (counted exactly where some are not).
+        exact = [p for p in plan.plans if p.exact]
+        worst = max(exact or plan.plans, key=lambda p: p.pods)  # max() keeps the first of equals
+        counted = total if plan.exact else fixed + sum(p.pods for p in exact)
         o = worst.where
         what = (f"too many pods: this {o.kind} would create {worst.pods:,} pods"
                 + (f" ({worst.why})" if worst.why else "")
-                + (f", {total:,} in the scenario" if total != worst.pods else ""))
+                + ("" if counted == worst.pods else
+                   f", {'' if plan.exact else 'at least '}{counted:,} in the scenario"))
         raise ScenarioError(limits.refusal("max_pods", what), file=source, document=o.doc,
                             kind=o.kind, name=o.key if o.name else None, field=worst.path)
 

@@ -3,10 +3,11 @@
 Why: a controller's pods are built in memory one by one, so a `replicas: 1000000000` would cost
 gigabytes before a limit on the total could refuse it. These counts are what the expanders will
 create (replicas minus the pods a controller already owns, as they compute it), found from the
-manifests alone in time proportional to the input, never to the numbers written in it. They are
-upper bounds where being exact would cost more than the input (a name a StatefulSet ordinal may
-share with a pod created earlier in the same load; a DaemonSet's nodes before matching, see
-`refine`). A malformed manifest counts 0 here: its controller refuses it with the field named.
+manifests alone in time proportional to the input, never to the numbers written in it. A
+DaemonSet counts all nodes until `refine` matches them (`exact` False), since matching costs a
+check per node. (A StatefulSet ordinal whose name a pod created earlier in the same load took
+counts once too many: a name clash the loader refuses anyway.) A malformed manifest counts 0
+here: its controller refuses it with the field named.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def plan_stateful_set(ctx: ExpansionContext, o: Located) -> Planned:
             have += 1
     todo = max(0, want - have)
     return Planned(o, "spec.replicas", todo,
-                   f"{want:,} replicas, {have:,} existing" if have else "", exact=False)
+                   f"{want:,} replicas, {have:,} existing" if have else "")
 
 
 def plan_daemon_set(ctx: ExpansionContext, o: Located) -> Planned:
@@ -149,12 +150,23 @@ class WorkloadPlan:
     def total(self) -> int:
         return self.given_pods + sum(p.pods for p in self.plans)
 
-    def refine(self) -> None:
-        """Replace upper bounds by exact counts where that is worth a match per node."""
+    def refine(self, limit: int | None = None) -> None:
+        """Replace upper bounds by exact counts where that is worth a match per node, in
+        document order; with `limit`, stop once the exact counts alone pass it (the rest stay
+        upper bounds: the refusal is certain, and need not cost a match per node each)."""
         if self.ctx is None:
             return
-        self.plans = [refine_daemon_set(self.ctx, p) if p.where.kind == "DaemonSet" and not p.exact
-                      else p for p in self.plans]
+        exact = self.given_pods + sum(p.pods for p in self.plans if p.exact)
+        for i, p in enumerate(self.plans):
+            if limit is not None and exact > limit:
+                return
+            if p.where.kind == "DaemonSet" and not p.exact:
+                self.plans[i] = refine_daemon_set(self.ctx, p)
+                exact += self.plans[i].pods if self.plans[i].exact else 0
+
+    @property
+    def exact(self) -> bool:
+        return all(p.exact for p in self.plans)
 
 
 PLANNERS = {"Deployment": plan_deployment, "ReplicaSet": plan_replica_set,
