@@ -16,9 +16,11 @@ from django.urls import reverse
 
 from playground.models import Run, RunAction, Scenario
 from playground.ownership import SESSION_KEY
+from playground.selectors.frame_views import view_at
 from playground.selectors.scenarios import scenario_yaml
 from playground.services import runs as svc
 from tests.web.test_runs_owners import OWNER, WORKLOADS, _scenario
+from tests.web.test_runs_services import act, inline_worker, start  # noqa: F401
 from tests.web.test_scenarios_views import NODE, create, post
 
 pytestmark = [pytest.mark.django_db]
@@ -156,3 +158,26 @@ def test_the_worker_refuses_a_queued_addition_past_the_limit(settings) -> None:
         sim.apply_manifest_action({"action": "addPod", "pod": {**pod, "metadata": {"name": "q"}}}, index=3,
                                   limits=web_limits())
     assert len(sim.scheduler.cluster.pods) == 6
+
+
+def test_an_addition_written_past_the_request_check_fails_in_the_worker(inline_worker: list, settings) -> None:  # noqa: F811
+    """Written to the log directly (as two requests racing could leave it), an addition past the
+    limit fails in the worker with the limit's message, the run goes on, and a rebuild replays
+    what was applied without checking the limit again."""
+    from playground.services.runs.engine import Engine
+
+    run = start("priority-preemption")
+    pods = sum(1 for p in view_at(run=run, step=run.head_step)["pods"] if p.get("status") != "Deleted")
+    settings.PLAYGROUND_MAX_PODS = pods
+    pod = svc.cluster_action_from_form({"what": "addPod", "name": "extra"})
+    bad = RunAction.objects.create(run=run, index=1, kind=RunAction.KIND_CLUSTER, params=pod)
+    svc.advance_run(run.pk)
+    bad.refresh_from_db()
+    assert bad.state == RunAction.STATE_FAILED
+    assert f"too many pods ({pods + 1:,}); the limit is {pods:,} (raise it with the PLAYGROUND_MAX_PODS setting)" in bad.result
+    settings.PLAYGROUND_MAX_PODS = pods + 1
+    ok = act(run, RunAction.KIND_CLUSTER, pod)
+    assert ok.state == RunAction.STATE_DONE
+    settings.PLAYGROUND_MAX_PODS = 1  # lowered afterwards: the stored run still rebuilds
+    run.refresh_from_db()
+    assert "default/extra" in Engine.rebuild(run).sim.scheduler.cluster.pods
