@@ -25,24 +25,35 @@ from scheduler_core.config.fields import ConfigError, parse_duration, type_name
 from scheduler_core.config.types import KubeSchedulerConfiguration
 
 __all__ = ["aggregate", "validate_client_connection", "validate_leader_election",
-           "validate_plugin_args", "args_unknown_field", "check_frameworks", "TYPED_ARGS"]
+           "validate_plugin_args", "args_unknown_field", "check_frameworks", "ARGS_SCHEMA"]
 
-# The in-tree plugins whose args have a registered type (kubescheduler.config.k8s.io/v1
-# <Plugin>Args), with their fields; other plugins' args are kept as given (runtime.Unknown).
-TYPED_ARGS: dict[str, frozenset[str]] = {
-    "DefaultPreemption": frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
-    "InterPodAffinity": frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
-    "NodeAffinity": frozenset({"addedAffinity"}),
-    "NodeResourcesBalancedAllocation": frozenset({"resources"}),
-    "NodeResourcesFit": frozenset({"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}),
-    "PodTopologySpread": frozenset({"defaultConstraints", "defaultingType"}),
-    "VolumeBinding": frozenset({"bindTimeoutSeconds", "shape"}),
-    "DynamicResources": frozenset({"filterTimeout", "bindingTimeout"}),
+# The fields of each in-tree plugin's typed args (kubescheduler.config.k8s.io/v1 <Plugin>Args), as
+# strict decoding knows them: a mapping of field -> its type (None: a value of any shape, checked
+# by the plugin; a dict: an object; a one-item list: a list of that). Other plugins' args are
+# kept as given (runtime.Unknown).
+_RESOURCE_SPEC = {"name": None, "weight": None}
+_SHAPE_POINT = {"utilization": None, "score": None}
+_SELECTOR_TERM = {"matchExpressions": [{"key": None, "operator": None, "values": None}],
+                  "matchFields": [{"key": None, "operator": None, "values": None}]}
+_CONSTRAINT = {"maxSkew": None, "topologyKey": None, "whenUnsatisfiable": None, "labelSelector": None,
+               "minDomains": None, "nodeAffinityPolicy": None, "nodeTaintsPolicy": None,
+               "matchLabelKeys": None}
+ARGS_SCHEMA: dict[str, dict[str, Any]] = {
+    "DefaultPreemption": {"minCandidateNodesPercentage": None, "minCandidateNodesAbsolute": None},
+    "InterPodAffinity": {"hardPodAffinityWeight": None, "ignorePreferredTermsOfExistingPods": None},
+    "NodeAffinity": {"addedAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_SELECTOR_TERM]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": None, "preference": _SELECTOR_TERM}]}},
+    "NodeResourcesBalancedAllocation": {"resources": [_RESOURCE_SPEC]},
+    "NodeResourcesFit": {"ignoredResources": None, "ignoredResourceGroups": None, "scoringStrategy": {
+        "type": None, "resources": [_RESOURCE_SPEC],
+        "requestedToCapacityRatio": {"shape": [_SHAPE_POINT]}}},
+    "PodTopologySpread": {"defaultConstraints": [_CONSTRAINT], "defaultingType": None},
+    "VolumeBinding": {"bindTimeoutSeconds": None, "shape": [_SHAPE_POINT]},
+    "DynamicResources": {"filterTimeout": None, "bindingTimeout": None},
 }
+TYPED_ARGS = frozenset(ARGS_SCHEMA)
 _TYPE_META = frozenset({"apiVersion", "kind"})
-_NESTED_ARGS: dict[tuple[str, str], frozenset[str]] = {
-    ("NodeResourcesFit", "scoringStrategy"): frozenset({"type", "resources", "requestedToCapacityRatio"}),
-}
 
 # A field error's start inside an aggregated plugin message: "path: <Error type>".
 _NEXT_ERROR = re.compile(r", (?=[A-Za-z][\w.\[\]-]*: (?:Invalid value|Unsupported value|Required value"
@@ -131,19 +142,29 @@ def validate_leader_election(raw: Any) -> list[ConfigError]:
 
 
 def args_unknown_field(name: str, args: dict[str, Any], path: str) -> ConfigError | None:
-    """Strict decoding of a typed plugin's args: the first field its type does not have."""
-    known = TYPED_ARGS.get(name)
-    if known is None:
+    """Strict decoding of a typed plugin's args: the first field its type does not have, at any
+    depth (values of the wrong shape are left to the plugin's validation)."""
+    schema = ARGS_SCHEMA.get(name)
+    if schema is None:
         return None
-    for key in args:
-        if key not in known and key not in _TYPE_META:
-            return _unknown(f"{path}.{key}", str(key), known)
-    for (plugin, key), fields in _NESTED_ARGS.items():
-        nested = args.get(key)
-        if plugin == name and isinstance(nested, dict):
-            for k in nested:
-                if k not in fields:
-                    return _unknown(f"{path}.{key}.{k}", str(k), fields)
+    return _first_unknown(args, schema, path, top=True)
+
+
+def _first_unknown(value: Any, schema: Any, path: str, top: bool = False) -> ConfigError | None:
+    if isinstance(schema, list) and isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_unknown(item, schema[0], f"{path}[{i}]")
+            if found is not None:
+                return found
+    elif isinstance(schema, dict) and isinstance(value, dict):
+        for key, item in value.items():
+            if top and key in _TYPE_META:
+                continue
+            if key not in schema:
+                return _unknown(f"{path}.{key}", str(key), frozenset(schema))
+            found = _first_unknown(item, schema[key], f"{path}.{key}")
+            if found is not None:
+                return found
     return None
 
 

@@ -194,3 +194,20 @@ def test_a_scenario_and_the_command_line_refuse_bad_plugin_args_located(tmp_path
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (f"error: {path}: document 1 (KubeSchedulerConfiguration): {PC}."
                                      "hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]")
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    (args("NodeResourcesFit", "{scoringStrategy: {type: MostAllocated, resources: [{name: cpu, wieght: 2}]}}"),
+     f"{PC}.scoringStrategy.resources[0].wieght"),
+    (args("PodTopologySpread", "{defaultingType: List, defaultConstraints: [{maxSkew: 1, topologyKey: zone, "
+                               "whenUnsatisfiable: DoNotSchedule, minDomain: 2}]}"),
+     f"{PC}.defaultConstraints[0].minDomain"),
+    (args("NodeAffinity", "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                          "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In, value: [x]}]}]}}}"),
+     f"{PC}.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+     ".matchExpressions[0].value"),
+])
+def test_nested_args_fields_are_strict_too(text: str, field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        cfg(text)
+    assert info.value.field == field and info.value.reason.startswith("unknown field")
