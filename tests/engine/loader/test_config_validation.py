@@ -211,3 +211,17 @@ def test_nested_args_fields_are_strict_too(text: str, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         cfg(text)
     assert info.value.field == field and info.value.reason.startswith("unknown field")
+
+
+def test_score_weights_whose_total_could_overflow_are_refused_by_the_framework() -> None:
+    """getScoreWeights: unreachable with int32 weights from a file (the decoder refuses larger
+    ones), checked as upstream checks it for a profile built otherwise."""
+    from scheduler_core.config.types import PluginRef, Plugins, PluginSet, Profile
+    from scheduler_core.framework.plugins.registry import get_registry
+    from scheduler_core.framework.runtime.framework import Framework, FrameworkError
+
+    huge = Profile(plugins=Plugins({"score": PluginSet(enabled=[PluginRef("ImageLocality", 1 << 60)])}))
+    with pytest.raises(FrameworkError, match="^total score of Score plugins could overflow$"):
+        Framework(huge, get_registry())
+    with pytest.raises(ConfigError, match="out of range for int32"):
+        cfg("profiles: [{plugins: {score: {enabled: [{name: ImageLocality, weight: 2147483648}]}}}]")
