@@ -6,8 +6,8 @@ create (replicas minus the pods a controller already owns, as they compute it), 
 manifests alone in time proportional to the input, never to the numbers written in it. A
 DaemonSet counts all nodes until `refine` matches them (`exact` False), since matching costs a
 check per node. (A StatefulSet ordinal whose name a pod created earlier in the same load took
-counts once too many: a name clash the loader refuses anyway.) A malformed manifest counts 0
-here: its controller refuses it with the field named.
+counts once too many: the counts may be over by such rare clashes, never under.) A malformed
+manifest counts 0 here: its controller refuses it with the field named.
 """
 
 from __future__ import annotations
