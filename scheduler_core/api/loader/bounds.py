@@ -24,9 +24,11 @@ __all__ = ["timeline_additions", "limit_check"]
 
 
 def timeline_additions(timelines: Iterable[Any]) -> tuple[int, int]:
-    """(nodes, pods) the Timeline documents can add: one per addNode / addPod, and a
-    scaleDeployment's replicas (an upper bound: the Deployment's existing pods count again)."""
+    """(nodes, pods) the Timeline documents can add: one per addNode / addPod, and for each
+    Deployment a scaleDeployment names, the most replicas it is scaled to (an upper bound: its
+    existing pods count again; scaling the same Deployment twice never adds both)."""
     nodes = pods = 0
+    scaled: dict[tuple[Any, Any], int] = {}
     for timeline in timelines:
         actions = timeline.get("actions") if isinstance(timeline, dict) else None
         for a in actions if isinstance(actions, list) else []:
@@ -39,8 +41,9 @@ def timeline_additions(timelines: Iterable[Any]) -> tuple[int, int]:
             elif a.get("action") == "scaleDeployment":
                 replicas = a.get("replicas")
                 if isinstance(replicas, int) and not isinstance(replicas, bool):
-                    pods += max(replicas, 0)
-    return nodes, pods
+                    key = (str(a.get("namespace") or "default"), str(a.get("name")))
+                    scaled[key] = max(scaled.get(key, 0), replicas)
+    return nodes, pods + sum(scaled.values())
 
 
 def _timelines(documents: list[Any]) -> list[tuple[int, str, dict[str, Any]]]:

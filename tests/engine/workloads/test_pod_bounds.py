@@ -173,3 +173,13 @@ def test_the_cli_limit_hint_names_the_flag():
     assert message.endswith("the limit is 200,000 (raise it with --max-pods)")
 
 
+
+
+def test_scaling_one_deployment_twice_counts_its_largest_scale_once():
+    timeline = ("apiVersion: playground.kube-scheduler.dev/v1\nkind: Timeline\nactions:\n"
+                "- {at: 1, action: scaleDeployment, name: web, replicas: 30}\n"
+                "- {at: 2, action: scaleDeployment, name: web, replicas: 5}\n"
+                "- {at: 3, action: scaleDeployment, name: web, replicas: 30}\n")
+    scenario = load_scenario_text(join(nodes(1), deployment("web", 10), timeline), limits=SETTINGS)
+    assert len(scenario.timeline) == 3  # 10 + 30 <= 50, where a sum of the scales (70) would refuse
+    assert "would create 21 pods, 51 in the scenario" in refused(join(nodes(1), deployment("web", 21), timeline), SETTINGS)
