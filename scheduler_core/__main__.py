@@ -24,6 +24,8 @@ from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenar
 from scheduler_core.events_jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
+from scheduler_core.framework.interface import PluginArgsError
+from scheduler_core.framework.runtime.framework import FrameworkError
 from scheduler_core.simulation import Simulation
 
 TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
@@ -90,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                          extender_transcript=ExtenderTranscript(policy=policy))
         for note in sim.version_notes:
             print(f"warning: {note}", file=sys.stderr)
-    except (ScenarioError, UnknownVersionError) as e:
+    except (ScenarioError, UnknownVersionError, FrameworkError, PluginArgsError) as e:
+        # The last two: a profile the loader accepted that the modelled version's plugins refuse.
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:

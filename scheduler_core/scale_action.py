@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from scheduler_core.api.errors import ActionError, ScenarioError
 from scheduler_core.api.loader import parse_action
+from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import TimelineAction
 from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
 
@@ -46,8 +47,10 @@ def _params(obj: dict[str, Any]) -> tuple[str, str, int]:
     return name, namespace, replicas
 
 
-def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int) -> TimelineAction:
-    """Validate and apply the action now; ActionError if the Deployment is unknown."""
+def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int,
+                     limits: Limits | None = None) -> TimelineAction:
+    """Validate and apply the action now; ActionError if the Deployment is unknown, or if the
+    pods to create would take the cluster past `limits` (counted before any is made)."""
     name, namespace, replicas = _params(obj)
     summary = sim.scenario.load_summary
     target = summary.scale_targets.get(f"{namespace}/{name}") if summary is not None else None
@@ -55,6 +58,9 @@ def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int) -> Timeli
         raise ActionError(f'Deployment "{namespace}/{name}" does not exist in this scenario')
     cluster = sim.scheduler.cluster
     current = owned_pods(list(cluster.pods.values()), target)
+    if limits is not None and len(cluster.pods) + replicas - len(current) > limits.max_pods:
+        total = len(cluster.pods) + replicas - len(current)
+        raise ActionError(f"replicas: {limits.refusal('max_pods', f'too many pods ({total:,})')}")
     created: list[str] = []
     deleted: list[str] = []
     if sim.sink.enabled:

@@ -17,6 +17,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ActionError
 from scheduler_core.api.loader import parse_action
+from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.dra.versions import dra_version_notes
@@ -150,17 +151,30 @@ class Simulation:
         """The cluster changed outside apply_action (a controller acted): report settling anew."""
         self._settled_reported = False
 
-    def apply_manifest_action(self, obj: dict[str, Any], index: int = 0) -> TimelineAction:
+    def apply_manifest_action(self, obj: dict[str, Any], index: int = 0,
+                              limits: Limits | None = None) -> TimelineAction:
         """Parse a live action given as plain data ({"action": "addTaint", "node": "n1",
         "taint": {...}}), validate it, apply it at the current virtual time, and return it.
-        Raises ScenarioError / ActionError with a clear message; nothing changes then."""
+        Raises ScenarioError / ActionError with a clear message; nothing changes then.
+        `limits`: the node and pod limits the cluster may not pass (the caller's, e.g. the web's
+        settings; a scenario's own timeline was counted when it was loaded)."""
         if isinstance(obj, dict) and obj.get("action") == "scaleDeployment":
             from scheduler_core.scale_action import scale_deployment
 
-            return scale_deployment(self, obj, index)
+            return scale_deployment(self, obj, index, limits=limits)
         act = parse_action(obj, self.scenario, at=self.clock.now(), index=index)
+        if limits is not None:
+            self._check_room(act.action, limits)
         self.apply_action(act.action, act.params)
         return act
+
+    def _check_room(self, action: str, limits: Limits) -> None:
+        """ActionError when adding a node or a pod would pass `limits`."""
+        cs = self.scheduler.cluster
+        if action == "addNode" and len(cs.nodes) + 1 > limits.max_nodes:
+            raise ActionError(limits.refusal("max_nodes", f"too many nodes ({len(cs.nodes) + 1:,})"))
+        if action == "addPod" and len(cs.pods) + 1 > limits.max_pods:
+            raise ActionError(limits.refusal("max_pods", f"too many pods ({len(cs.pods) + 1:,})"))
 
     def _timeline_scale(self, a: TimelineAction) -> None:
         """A timeline scaleDeployment: the same controller step as the live action. Its index

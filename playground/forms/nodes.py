@@ -130,4 +130,4 @@ class BulkNodesForm(forms.Form):
         )
 
     def add_scenario_error(self, error: ScenarioInvalid) -> None:
-        self.add_error(None, error.message)
+        self.add_error("count" if error.field == "count" else None, error.message)

@@ -203,4 +203,4 @@ class PodBatchForm(PodFieldsMixin):
         return self.apply_pod_fields(manifest)
 
     def add_scenario_error(self, error: ScenarioInvalid) -> None:
-        self.add_error(None, error.message)
+        self.add_error("count" if error.field == "count" else None, error.message)

@@ -365,12 +365,26 @@ def node_manifest(*, name: str, template: NodeTemplate, zone: str = "", region: 
     return manifest
 
 
+def _check_room(scenario: Scenario, kind: str, limit: str, noun: str, count: int) -> None:
+    """Refuse a bulk addition that the scenario's objects of `kind` plus `count` would take past
+    the limit, before any manifest is made (what workloads and a timeline add is counted by the
+    loader's validation, which follows)."""
+    limits = web_limits()
+    have = scenario.kube_objects.filter(kind=kind).count()
+    if have + count > getattr(limits, limit):
+        raise ScenarioInvalid(
+            limits.refusal(limit, f"count: too many {noun} ({have:,} in the scenario and {count:,} more)"),
+            field="count",
+        )
+
+
 def scenario_nodes_add_bulk(
     *, scenario: Scenario, actor: Actor, count: int, prefix: str, zones: int, template: NodeTemplate
 ) -> list[ScenarioObject]:
     """Add `count` identical nodes named prefix-N, spread round-robin over `zones` zones."""
     if not 1 <= count <= MAX_BULK:
         raise ScenarioInvalid(f"the number of nodes must be between 1 and {MAX_BULK}")
+    _check_room(scenario, "Node", "max_nodes", "nodes", count)
     if not 0 <= zones <= 26 * 4:
         raise ScenarioInvalid("the number of zones must be between 0 and 104")
     names = scenario.kube_objects.filter(kind="Node").values_list("name", flat=True)
@@ -414,6 +428,7 @@ def scenario_pods_add_batch(
     """
     if not 1 <= count <= MAX_BULK:
         raise ScenarioInvalid(f"the number of pods must be between 1 and {MAX_BULK}")
+    _check_room(scenario, "Pod", "max_pods", "pods", count)
     metadata = dict(pod_template.get("metadata") or {})
     namespace = metadata.get("namespace") or "default"
     existing = {(row[0], row[1]) for row in scenario.kube_objects.filter(kind="Pod").values_list("namespace", "name")}

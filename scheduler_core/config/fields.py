@@ -12,11 +12,14 @@ __all__ = ["ConfigError", "type_name", "as_map", "as_list", "as_str", "as_bool",
 
 
 class ConfigError(ValueError):
-    """A configuration problem at `field` (dotted path), with `reason`."""
+    """A configuration problem at `field` (dotted path), with `reason`. An aggregate of several
+    (`validation.aggregate`) has no field, the joined messages as reason and each in `errors`."""
 
-    def __init__(self, field: str | None, reason: str) -> None:
+    def __init__(self, field: str | None, reason: str,
+                 errors: list[ConfigError] | None = None) -> None:
         self.field = field
         self.reason = reason
+        self.errors = errors if errors is not None else [self]
         super().__init__(f"{field}: {reason}" if field else reason)
 
 

@@ -3,8 +3,9 @@
 Mirrors what kube-scheduler does with its --config file: strict decoding (unknown fields are
 errors), v1 defaulting (a single profile without schedulerName becomes "default-scheduler",
 backoffs 1 s / 10 s, parallelism 16, percentageOfNodesToScore 0 = adaptive, extender HTTP timeout
-5 s), upstream's validation.go checks, and the framework's refusal of plugin names that are not
-in the in-tree registry or do not implement the extension point they are enabled at.
+5 s), upstream's validation.go and validation_pluginargs.go checks (`config.validation`: all of
+them at once, aggregated as upstream reports them), and the framework's refusal of plugin names
+that are not in the in-tree registry or do not implement the extension point they are enabled at.
 
 `Profile.plugins` keeps the user's custom sets as written (None when absent); merging them over
 the v1.35 default plugin set and expanding multiPoint is the framework runtime's job. Plugin args
@@ -38,6 +39,14 @@ from scheduler_core.config.types import (
     Plugins,
     PluginSet,
     Profile,
+)
+from scheduler_core.config.validation import (
+    aggregate,
+    args_unknown_field,
+    check_frameworks,
+    validate_client_connection,
+    validate_leader_election,
+    validate_plugin_args,
 )
 
 __all__ = ["ConfigError", "parse_config", "IN_TREE_PLUGINS", "DEFAULT_EXTENDER_TIMEOUT_SECONDS"]
@@ -102,7 +111,10 @@ _EXTENDER_FIELDS = {
 }
 
 
-def _plugin_set(v: Any, path: str, point: str) -> PluginSet:
+def _plugin_set(v: Any, path: str, point: str, issues: list[ConfigError],
+                later: list[ConfigError]) -> PluginSet:
+    """One extension point's set. Removed plugins are validation `issues`; unknown names and
+    plugins that do not implement the point are the framework's errors, `later`."""
     m = as_map(v, path)
     check_known(m, {"enabled", "disabled"}, path)
     ps = PluginSet()
@@ -118,32 +130,33 @@ def _plugin_set(v: Any, path: str, point: str) -> PluginSet:
             ref = PluginRef(name=name, weight=weight)
             if which == "enabled":
                 if name in _REMOVED_PLUGINS:
-                    raise ConfigError(f"{path}.enabled[{i}]",
-                                      f'Invalid value: "{name}": was invalid in version '
-                                      '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration '
-                                      'is version "kubescheduler.config.k8s.io/v1")')
+                    issues.append(ConfigError(f"{path}.enabled[{i}]",
+                                              f'Invalid value: "{name}": was invalid in version '
+                                              '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration '
+                                              'is version "kubescheduler.config.k8s.io/v1")'))
+                    continue
                 points = IN_TREE_PLUGINS.get(name)
                 if point == "multiPoint":
                     if points is None:
-                        raise ConfigError(f"{p}.name", f'{_GO_INTERFACE[_MULTIPOINT_ORDER[0]]} '
-                                                       f'"{name}" does not exist')
+                        later.append(ConfigError(f"{p}.name", f'{_GO_INTERFACE[_MULTIPOINT_ORDER[0]]} '
+                                                              f'"{name}" does not exist'))
                 else:
                     if points is None:
-                        raise ConfigError(f"{p}.name",
-                                          f'{_GO_INTERFACE[point]} "{name}" does not exist')
-                    if point not in points:
-                        raise ConfigError(f"{p}.name", f'plugin "{name}" does not extend '
-                                                       f"{_GO_INTERFACE[point]} plugin")
-                    if any(x.name == name for x in ps.enabled):
-                        raise ConfigError(f"{p}.name", f'plugin "{name}" already registered as '
-                                                       f'"{_GO_INTERFACE[point]}"')
+                        later.append(ConfigError(f"{p}.name",
+                                                 f'{_GO_INTERFACE[point]} "{name}" does not exist'))
+                    elif point not in points:
+                        later.append(ConfigError(f"{p}.name", f'plugin "{name}" does not extend '
+                                                              f"{_GO_INTERFACE[point]} plugin"))
+                    elif any(x.name == name for x in ps.enabled):
+                        later.append(ConfigError(f"{p}.name", f'plugin "{name}" already registered as '
+                                                              f'"{_GO_INTERFACE[point]}"'))
                 ps.enabled.append(ref)
             else:
                 ps.disabled.append(PluginRef(name=name))
     return ps
 
 
-def _plugins(v: Any, path: str) -> Plugins | None:
+def _plugins(v: Any, path: str, issues: list[ConfigError], later: list[ConfigError]) -> Plugins | None:
     if v is None:
         return None
     m = as_map(v, path)
@@ -152,20 +165,23 @@ def _plugins(v: Any, path: str) -> Plugins | None:
     plugins = Plugins()
     for point in points:
         if point in m:
-            plugins.sets[point] = _plugin_set(m[point], f"{path}.{point}", point)
+            plugins.sets[point] = _plugin_set(m[point], f"{path}.{point}", point, issues, later)
     return plugins
 
 
-def _percentage(v: Any, path: str) -> int | None:
+def _percentage(v: Any, path: str, issues: list[ConfigError]) -> int | None:
     if v is None:
         return None
     pct = as_int(v, path)
     if not 0 <= pct <= 100:
-        raise ConfigError(path, f"Invalid value: {pct}: not in valid range [0-100]")
+        issues.append(ConfigError(path, f"Invalid value: {pct}: not in valid range [0-100]"))
     return pct
 
 
-def _profile(v: Any, path: str, single: bool) -> Profile:
+def _profile(v: Any, path: str, single: bool, issues: list[ConfigError],
+             later: list[ConfigError]) -> Profile:
+    """Decode one profile; its validation errors go to `issues` in upstream's order
+    (schedulerName, percentageOfNodesToScore, removed plugins, pluginConfig)."""
     m = as_map(v, path)
     check_known(m, _PROFILE_FIELDS, path)
     if m.get("schedulerName") is None and single:
@@ -173,11 +189,11 @@ def _profile(v: Any, path: str, single: bool) -> Profile:
     else:
         name = as_str(m.get("schedulerName"), f"{path}.schedulerName")
     if not name:
-        raise ConfigError(f"{path}.schedulerName", "Required value")
+        issues.append(ConfigError(f"{path}.schedulerName", "Required value"))
     prof = Profile(scheduler_name=name)
     prof.percentage_of_nodes_to_score = _percentage(m.get("percentageOfNodesToScore"),
-                                                    f"{path}.percentageOfNodesToScore")
-    prof.plugins = _plugins(m.get("plugins"), f"{path}.plugins")
+                                                    f"{path}.percentageOfNodesToScore", issues)
+    prof.plugins = _plugins(m.get("plugins"), f"{path}.plugins", issues, later)
     for i, pc in enumerate(as_list(m.get("pluginConfig"), f"{path}.pluginConfig")):
         p = f"{path}.pluginConfig[{i}]"
         pm = as_map(pc, p)
@@ -185,16 +201,22 @@ def _profile(v: Any, path: str, single: bool) -> Profile:
         pname = as_str(pm.get("name"), f"{p}.name")
         if not pname:
             raise ConfigError(f"{p}.name", "Required value")
-        if pname in prof.plugin_config:
-            raise ConfigError(p, f'Duplicate value: "{pname}"')
-        if pname in _REMOVED_PLUGINS:
-            raise ConfigError(p, f'Invalid value: "{pname}": was invalid in version '
-                                 '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration '
-                                 'is version "kubescheduler.config.k8s.io/v1")')
         args = pm.get("args")
         if args is not None and not isinstance(args, dict):
             raise ConfigError(f"{p}.args", f"expected an object, got {type_name(args)}")
-        prof.plugin_config[pname] = args if args is not None else {}
+        args = args if args is not None else {}
+        unknown = args_unknown_field(pname, args, f"{p}.args")
+        if unknown is not None:
+            raise unknown  # strict decoding, before any validation
+        if pname in prof.plugin_config:
+            issues.append(ConfigError(p, f'Duplicate value: "{pname}"'))
+        if pname in _REMOVED_PLUGINS:
+            issues.append(ConfigError(p, f'Invalid value: "{pname}": was invalid in version '
+                                         '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration '
+                                         'is version "kubescheduler.config.k8s.io/v1")'))
+        else:
+            issues.extend(validate_plugin_args(pname, args, f"{p}.args"))
+        prof.plugin_config.setdefault(pname, args)
     return prof
 
 
@@ -206,7 +228,7 @@ def _queue_sort_key(prof: Profile) -> tuple[tuple[tuple[str, int | None], ...], 
             tuple((p.name, p.weight) for p in ps.disabled))
 
 
-def _extender(v: Any, path: str) -> Extender:
+def _extender(v: Any, path: str, issues: list[ConfigError]) -> Extender:
     m = as_map(v, path)
     check_known(m, _EXTENDER_FIELDS, path)
     url = as_str(m.get("urlPrefix"), f"{path}.urlPrefix")
@@ -217,8 +239,8 @@ def _extender(v: Any, path: str) -> Extender:
     ext.bind_verb = as_str(m.get("bindVerb"), f"{path}.bindVerb")
     weight = 0 if m.get("weight") is None else as_int(m["weight"], f"{path}.weight", bits=64)
     if ext.prioritize_verb and weight <= 0:
-        raise ConfigError(f"{path}.weight",
-                          f"Invalid value: {weight}: must have a positive weight applied to it")
+        issues.append(ConfigError(f"{path}.weight",
+                                  f"Invalid value: {weight}: must have a positive weight applied to it"))
     ext.weight = weight if weight > 0 else 1
     ext.enable_https = as_bool(m.get("enableHTTPS"), f"{path}.enableHTTPS")
     timeout = m.get("httpTimeout")
@@ -263,82 +285,102 @@ def _extended_resource_name_error(name: str) -> str | None:
 
 
 def parse_config(obj: dict[str, Any]) -> KubeSchedulerConfiguration:
-    """Decode, default and validate one KubeSchedulerConfiguration document."""
+    """Decode, default and validate one KubeSchedulerConfiguration document, in upstream's
+    stages: a decoding error (a wrong type, an unknown field) is raised alone; then every
+    validation error at once, aggregated (`validation.aggregate`); then the errors building each
+    profile's framework would give; then this playground's own checks of extender URLs."""
     m = as_map(obj, "")
     check_known(m, _TOP_FIELDS, "")
     cfg = KubeSchedulerConfiguration()
+    issues: list[ConfigError] = []
+    later: list[ConfigError] = []  # the framework's, reported when validation passed
+    issues += validate_client_connection(m.get("clientConnection"))
+    issues += validate_leader_election(m.get("leaderElection"))
     cfg.parallelism = (DEFAULT_PARALLELISM if m.get("parallelism") is None
                        else as_int(m["parallelism"], "parallelism"))
     if cfg.parallelism <= 0:
-        raise ConfigError("parallelism", f"Invalid value: {cfg.parallelism}: should be an "
-                                         "integer value greater than zero")
+        issues.append(ConfigError("parallelism", f"Invalid value: {cfg.parallelism}: should be an "
+                                                 "integer value greater than zero"))
     raw_profiles = as_list(m.get("profiles"), "profiles") or [{}]
-    cfg.profiles = [_profile(p, f"profiles[{i}]", len(raw_profiles) == 1)
-                    for i, p in enumerate(raw_profiles)]
     seen: dict[str, int] = {}
-    for i, prof in enumerate(cfg.profiles):
+    cfg.profiles = []
+    for i, raw in enumerate(raw_profiles):
+        prof = _profile(raw, f"profiles[{i}]", len(raw_profiles) == 1, issues, later)
         if prof.scheduler_name in seen:
-            raise ConfigError(f"profiles[{i}].schedulerName",
-                              f'Duplicate value: "{prof.scheduler_name}" (also '
-                              f"profiles[{seen[prof.scheduler_name]}].schedulerName)")
+            issues.append(ConfigError(f"profiles[{i}].schedulerName",
+                                      f'Duplicate value: "{prof.scheduler_name}" (also '
+                                      f"profiles[{seen[prof.scheduler_name]}].schedulerName)"))
         seen[prof.scheduler_name] = i
-    first = cfg.profiles[0]
-    if first.plugins is not None:
-        qs = first.plugins.get("queueSort")
-        if len(qs.enabled) > 1:
-            raise ConfigError("profiles[0].plugins.queueSort.Enabled",
-                              f"Invalid value: {len(qs.enabled)}: only one queue sort plugin "
-                              "can be enabled")
-    canon = _queue_sort_key(first)
-    qs_names = [p.name for p in first.plugins.get("queueSort").enabled] if first.plugins else []
-    qs_args = first.plugin_config.get(qs_names[0]) if qs_names else None
-    for i, prof in enumerate(cfg.profiles[1:], start=1):
-        if _queue_sort_key(prof) != canon:
-            raise ConfigError(f"profiles[{i}].plugins.queueSort",
-                              "Invalid value: must be the same for all profiles")
-        if qs_names and qs_names[0] in prof.plugin_config \
-                and prof.plugin_config[qs_names[0]] != qs_args:
-            raise ConfigError(f"profiles[{i}].pluginConfig.args",
-                              "Invalid value: queueSort must be the same for all profiles")
-    pct = _percentage(m.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
+        cfg.profiles.append(prof)
+    issues += _common_queue_sort(cfg)
+    pct = _percentage(m.get("percentageOfNodesToScore"), "percentageOfNodesToScore", issues)
     cfg.percentage_of_nodes_to_score = (DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE if pct is None
                                         else pct)
     initial = m.get("podInitialBackoffSeconds")
     cfg.pod_initial_backoff_seconds = (DEFAULT_POD_INITIAL_BACKOFF_SECONDS if initial is None
                                        else as_int(initial, "podInitialBackoffSeconds", bits=64))
     if cfg.pod_initial_backoff_seconds <= 0:
-        raise ConfigError("podInitialBackoffSeconds",
-                          f"Invalid value: {cfg.pod_initial_backoff_seconds}: must be greater "
-                          "than 0")
+        issues.append(ConfigError("podInitialBackoffSeconds",
+                                  f"Invalid value: {cfg.pod_initial_backoff_seconds}: must be greater "
+                                  "than 0"))
     mx = m.get("podMaxBackoffSeconds")
     cfg.pod_max_backoff_seconds = (DEFAULT_POD_MAX_BACKOFF_SECONDS if mx is None
                                    else as_int(mx, "podMaxBackoffSeconds", bits=64))
     if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
-        raise ConfigError("podMaxBackoffSeconds",
-                          f"Invalid value: {cfg.pod_max_backoff_seconds}: must be greater than "
-                          "or equal to PodInitialBackoffSeconds")
-    cfg.extenders = [_extender(e, f"extenders[{i}]")
+        issues.append(ConfigError("podMaxBackoffSeconds",
+                                  f"Invalid value: {cfg.pod_max_backoff_seconds}: must be greater than "
+                                  "or equal to PodInitialBackoffSeconds"))
+    cfg.extenders = [_extender(e, f"extenders[{i}]", issues)
                      for i, e in enumerate(as_list(m.get("extenders"), "extenders"))]
-    binders = sum(1 for e in cfg.extenders if e.bind_verb)
-    if binders > 1:
-        raise ConfigError("extenders", f'Invalid value: "found {binders} extenders implementing '
-                                       'bind": only one extender can implement bind')
     managed: set[str] = set()
     for i, ext in enumerate(cfg.extenders):
         for j, mr in enumerate(ext.managed_resources):
             p = f"extenders[{i}].managedResources[{j}].name"
             err = _extended_resource_name_error(mr["name"])
             if err:
-                raise ConfigError(p, f'Invalid value: "{mr["name"]}": {err}')
+                issues.append(ConfigError(p, f'Invalid value: "{mr["name"]}": {err}'))
             if mr["name"] in managed:
-                raise ConfigError(p, f'Invalid value: "{mr["name"]}": duplicate extender managed '
-                                     "resource name")
+                issues.append(ConfigError(p, f'Invalid value: "{mr["name"]}": duplicate extender '
+                                             "managed resource name"))
             managed.add(mr["name"])
+    binders = sum(1 for e in cfg.extenders if e.bind_verb)
+    if binders > 1:
+        issues.append(ConfigError("extenders", f'Invalid value: "found {binders} extenders implementing '
+                                               'bind": only one extender can implement bind'))
+    if issues:
+        raise aggregate(issues)
+    if later:
+        raise later[0]
     for i, ext in enumerate(cfg.extenders):
         err = _url_prefix_error(ext.url_prefix)
         if err:
             raise ConfigError(f"extenders[{i}].urlPrefix", f'Invalid value: "{ext.url_prefix}": {err}')
+    check_frameworks(cfg)
     return cfg
+
+
+def _common_queue_sort(cfg: KubeSchedulerConfiguration) -> list[ConfigError]:
+    """validateCommonQueueSort: one queue sort plugin, the same set and args in every profile."""
+    issues: list[ConfigError] = []
+    first = cfg.profiles[0]
+    if first.plugins is not None:
+        qs = first.plugins.get("queueSort")
+        if len(qs.enabled) > 1:
+            issues.append(ConfigError("profiles[0].plugins.queueSort.Enabled",
+                                      f"Invalid value: {len(qs.enabled)}: only one queue sort plugin "
+                                      "can be enabled"))
+    canon = _queue_sort_key(first)
+    qs_names = [p.name for p in first.plugins.get("queueSort").enabled] if first.plugins else []
+    qs_args = first.plugin_config.get(qs_names[0]) if qs_names else None
+    for i, prof in enumerate(cfg.profiles[1:], start=1):
+        if _queue_sort_key(prof) != canon:
+            issues.append(ConfigError(f"profiles[{i}].plugins.queueSort",
+                                      "Invalid value: must be the same for all profiles"))
+        if qs_names and qs_names[0] in prof.plugin_config \
+                and prof.plugin_config[qs_names[0]] != qs_args:
+            issues.append(ConfigError(f"profiles[{i}].pluginConfig.args",
+                                      "Invalid value: queueSort must be the same for all profiles"))
+    return issues
 
 
 def _url_prefix_error(url: str) -> str | None:

@@ -56,6 +56,8 @@ def run_start(
     (run_started, the pods entering the queue) and checkpoint 0. `kubernetes_version`: the
     kube-scheduler release the run models ("v1.35" when not given), kept for the run's life."""
     from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.framework.interface import PluginArgsError
+    from scheduler_core.framework.runtime.framework import FrameworkError
 
     ensure_has_identity(actor, "Starting a run")
     version = kubernetes_version_of(kubernetes_version)
@@ -63,7 +65,8 @@ def run_start(
     seed = scenario.seed if seed is None else seed
     try:
         sim = load_simulation(text, seed, version)
-    except ScenarioError as error:
+    except (ScenarioError, FrameworkError, PluginArgsError) as error:
+        # The last two: a configuration the chosen Kubernetes version's plugins refuse.
         raise RunError(f"This scenario cannot run: {error}") from None
     with transaction.atomic():
         run = Run.objects.create(

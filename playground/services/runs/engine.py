@@ -47,13 +47,15 @@ def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = 
     )
 
 
-def apply_unit(sim: Any, unit: dict[str, Any]) -> str:
-    """Execute one stored unit on the engine; the same call the worker made the first time."""
+def apply_unit(sim: Any, unit: dict[str, Any], limits: Any = None) -> str:
+    """Execute one stored unit on the engine; the same call the worker made the first time.
+    `limits`: the node and pod limits a cluster action may not pass (the worker's first
+    execution passes the web's; a replay does not: what was applied once is replayed as it was)."""
     op = unit["op"]
     if op == "step":
         return sim.step(unit.get("max_time", 3600.0))
     if op == "action":
-        sim.apply_manifest_action(unit["action"], index=unit["index"])
+        sim.apply_manifest_action(unit["action"], index=unit["index"], limits=limits)
         return "action"
     raise ValueError(f"unknown unit {unit!r}")
 
@@ -156,7 +158,9 @@ class Engine:
         sim = self.sim
         first_seq = sim.sink.seq + 1
         calls_before = len(sim.extender_transcript)
-        result = apply_unit(sim, unit)
+        from playground.limits import web_limits
+
+        result = apply_unit(sim, unit, limits=web_limits())
         new_calls = sim.extender_transcript.calls[calls_before:]
         if new_calls:
             # Extender answers are part of the run's log: a rebuild replays them, never the service.

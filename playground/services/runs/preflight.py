@@ -8,7 +8,9 @@ Two checks, both the engine's own rules:
   from 1 to 100);
 - the objects it names, against the run's stored head plus the cluster actions still queued
   before it (a pod or node to add must not exist, one to change or delete must), and a Score
-  weight only for one of the profile's Score plugins.
+  weight only for one of the profile's Score plugins;
+- the node and pod limits (PLAYGROUND_MAX_NODES / PLAYGROUND_MAX_PODS): what the cluster would
+  have after the action, counted before anything is queued.
 
 The worker still checks everything again when it applies the action (something queued before it,
 a step or a preemption, may still change the cluster); this only moves the common mistakes forward.
@@ -56,6 +58,7 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
         raise RunError(f"{label}: {error.reason}", field=field) from None
     nodes, pods = _names_after_queue(run)
     action = act.action
+    _check_room(run, action, act.params, len(nodes), len(pods))
     if action == "addPod":
         pod = act.params["pod"]
         if pod.key in pods:
@@ -81,6 +84,27 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
             )
     elif act.params.get("node") not in nodes:
         raise RunError(f'node: node "{act.params.get("node")}" does not exist', field="node")
+
+
+def _check_room(run: Run, action: str, params: dict[str, Any], nodes: int, pods: int) -> None:
+    """RunError when the action would take the cluster (its stored head plus the additions
+    queued before it) past the web's node or pod limit: refused before anything is queued or
+    built, as the worker would refuse it."""
+    from playground.limits import web_limits
+
+    limits = web_limits()
+    if action == "addNode" and nodes + 1 > limits.max_nodes:
+        raise RunError(limits.refusal("max_nodes", f"too many nodes ({nodes + 1:,})"), field="name")
+    if action == "addPod" and pods + 1 > limits.max_pods:
+        raise RunError(limits.refusal("max_pods", f"too many pods ({pods + 1:,})"), field="name")
+    if action == "scaleDeployment":
+        key = f"{params.get('namespace') or 'default'}/{params.get('name')}"
+        view = view_at(run=run, step=run.head_step)
+        have = next((d.get("replicas", 0) for d in view.get("deployments") or [] if d.get("key") == key), 0)
+        total = pods + int(params.get("replicas") or 0) - have
+        if total > limits.max_pods:
+            raise RunError(f"replicas: {limits.refusal('max_pods', f'too many pods ({total:,})')}",
+                           field="replicas")
 
 
 def _form_field(path: str | None) -> str | None:

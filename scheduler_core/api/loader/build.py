@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader.admission import SYSTEM_PRIORITY_CLASSES, PriorityAdmission
+from scheduler_core.api.loader.bounds import timeline_additions
 from scheduler_core.api.loader.documents import Entry
 from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
 from scheduler_core.api.loader.nodes import parse_node
@@ -31,22 +32,13 @@ from scheduler_core.api.types import Namespace, Pod, PriorityClass
 __all__ = ["build_scenario", "check_limits"]
 
 def check_limits(entries: list[Entry], source: str, limits: Limits) -> None:
-    """Count nodes and pods (timeline additions included) before parsing any of them."""
+    """Count nodes and pods (timeline additions included) before parsing any of them (the
+    counts `bounds.limit_check` made before the workloads were expanded, now of the result)."""
     nodes = sum(1 for e in entries if e.kind == "Node")
     pods = sum(1 for e in entries if e.kind == "Pod")
-    for e in entries:
-        if e.kind == "Timeline":
-            for a in e.obj.get("actions") or []:
-                if isinstance(a, dict):
-                    if a.get("action") == "addNode":
-                        nodes += 1
-                    elif a.get("action") == "addPod":
-                        pods += 1
-                    elif a.get("action") == "scaleDeployment":
-                        # At most that many pods (an upper bound: existing ones count again).
-                        replicas = a.get("replicas")
-                        if isinstance(replicas, int) and not isinstance(replicas, bool):
-                            pods += max(replicas, 0)
+    added_nodes, added_pods = timeline_additions(e.obj for e in entries if e.kind == "Timeline")
+    nodes += added_nodes
+    pods += added_pods
     if nodes > limits.max_nodes:
         raise ScenarioError(limits.refusal("max_nodes", f"too many nodes ({nodes:,})"),
                             file=source)

@@ -1,7 +1,8 @@
 """The loader's entry points: a file or a text -> a validated, defaulted `Scenario`.
 
 Order of checks, cheapest first, so a hostile input costs little: size, then YAML (depth,
-aliases, duplicate keys), then kinds and strict fields, then node/pod counts, then objects.
+aliases, duplicate keys), then kinds and strict fields, then node/pod counts (those workload
+controllers will create included, counted before any is built: `bounds`), then objects.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import split_lessons
+from scheduler_core.api.loader.bounds import limit_check
 from scheduler_core.api.loader.build import build_scenario
 from scheduler_core.api.loader.documents import check_workload_documents, flatten_documents
 from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
@@ -80,7 +82,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
     notes = NotSimulated()
     check_workload_documents(docs, source, notes)
     try:
-        docs, summary = expand_workloads(docs, source)
+        docs, summary = expand_workloads(docs, source, check=limit_check(docs, source, limits))
     except (AttributeError, TypeError, KeyError, ValueError, IndexError):
         # Only malformed input trips the controllers; the strict pass below names the field.
         flatten_documents(docs, source, NotSimulated())

@@ -13,12 +13,14 @@ does not model further, are replaced by what they created; ReplicaSets and State
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.controllers.workloads.context import ExpansionContext, Located
 from scheduler_core.controllers.workloads.daemonset import expand_daemon_set
 from scheduler_core.controllers.workloads.deployment import expand_deployment
 from scheduler_core.controllers.workloads.job import expand_job
+from scheduler_core.controllers.workloads.plan import Planned, WorkloadPlan, plan_workloads
 from scheduler_core.controllers.workloads.replicaset import expand_replica_set
 from scheduler_core.controllers.workloads.statefulset import expand_stateful_set
 from scheduler_core.controllers.workloads.summary import (
@@ -31,7 +33,7 @@ from scheduler_core.controllers.workloads.summary import (
 )
 
 __all__ = ["expand_workloads", "WorkloadSummary", "SummaryEntry", "ScaleTarget",
-           "CONTROLLER_KINDS"]
+           "CONTROLLER_KINDS", "Planned", "WorkloadPlan"]
 
 # kind -> the apiVersions the controllers accept
 CONTROLLER_KINDS: dict[str, tuple[str, ...]] = {
@@ -71,10 +73,14 @@ def _is_controller(o: Located) -> bool:
 
 
 def expand_workloads(documents: list[Any], source: str = "<input>",
+                     check: Callable[[WorkloadPlan], None] | None = None,
                      ) -> tuple[list[Any], WorkloadSummary]:
     """The documents with every workload controller's pods added (see the module docstring)
     and a summary of what was kept, created and dropped. Raises ScenarioError naming the
-    document and field when a controller cannot work from its manifest."""
+    document and field when a controller cannot work from its manifest.
+
+    `check` sees how many pods the input gives and each controller will create, before any
+    is built, and raises to refuse (the loader's pod limit)."""
     from scheduler_core.api.cluster_import import normalize_dump
 
     docs, summary = normalize_dump(documents)
@@ -84,10 +90,16 @@ def expand_workloads(documents: list[Any], source: str = "<input>",
         if not _is_controller(o) and o.kind:
             name = o.name if o.kind in ("Node", "Namespace", "PriorityClass") else o.key
             summary.add(KEPT, o.kind, name, "as given")
+    given = sum(1 for o in objects if o.kind == "Pod")
+    nodes = sum(1 for o in objects if o.kind == "Node")
     if not controllers:
+        if check is not None:
+            check(WorkloadPlan(None, given, [], nodes))
         return docs, summary
 
     ctx = ExpansionContext(objects, source)
+    if check is not None:
+        check(WorkloadPlan(ctx, given, plan_workloads(ctx, controllers), nodes))
     created: dict[int, list[dict[str, Any]]] = {}  # id(controller manifest) -> objects after it
     rollouts: list[Located] = []
     for o in controllers:

@@ -85,18 +85,30 @@ def replace_node_name_affinity(spec: dict[str, Any], node_name: str) -> None:
 
 def should_run(template_spec: dict[str, Any], node: dict[str, Any]) -> bool:
     """NodeShouldRunDaemonPod's predicates for a pod of this template on this node."""
-    node_name = (node.get("metadata") or {}).get("name", "")
+    return bool(eligible_nodes(template_spec, [node]))
+
+
+def eligible_nodes(template_spec: dict[str, Any], nodes: list[dict[str, Any]],
+                   ) -> list[dict[str, Any]]:
+    """The nodes (in name order) a pod of this template should run on: `should_run` for each,
+    with the template's daemon tolerations added once rather than once per node."""
     spec = copy.deepcopy(template_spec)
-    if spec.get("nodeName") and spec["nodeName"] != node_name:
-        return False
     add_daemon_tolerations(spec)
-    if not required_node_affinity_matches(spec, node):
-        return False
-    taints = (node.get("spec") or {}).get("taints") or []
-    return untolerated_taint(taints, spec["tolerations"]) is None
+    wanted_node = spec.get("nodeName")
+    out: list[dict[str, Any]] = []
+    for node in sorted(nodes, key=lambda n: str((n.get("metadata") or {}).get("name", ""))):
+        node_name = (node.get("metadata") or {}).get("name", "")
+        if wanted_node and wanted_node != node_name:
+            continue
+        if not required_node_affinity_matches(spec, node):
+            continue
+        taints = (node.get("spec") or {}).get("taints") or []
+        if untolerated_taint(taints, spec["tolerations"]) is None:
+            out.append(node)
+    return out
 
 
-def _target_node(pod: dict[str, Any]) -> str:
+def target_node(pod: dict[str, Any]) -> str:
     """GetTargetNodeName: spec.nodeName, else the matchFields metadata.name of a pending pod."""
     spec = pod.get("spec") or {}
     if spec.get("nodeName"):
@@ -113,7 +125,7 @@ def _target_node(pod: dict[str, Any]) -> str:
 
 def expand_daemon_set(ctx: ExpansionContext, where: Located) -> tuple[list[dict[str, Any]], str]:
     template = checked_template(ctx, where)
-    covered = {_target_node(p) for p in ctx.owned("DaemonSet", where.namespace, where.name)}
+    covered = {target_node(p) for p in ctx.owned("DaemonSet", where.namespace, where.name)}
     generation = (where.obj.get("metadata") or {}).get("generation", 1)
     collisions = (where.obj.get("status") or {}).get("collisionCount")
     labels = {REVISION_LABEL: compute_hash(template, collisions if isinstance(collisions, int) else None),
@@ -121,13 +133,10 @@ def expand_daemon_set(ctx: ExpansionContext, where: Located) -> tuple[list[dict[
     owner = owner_reference("apps/v1", "DaemonSet", where.name, object_uid("DaemonSet", where.obj))
     gen = NameGenerator(f"DaemonSet/{where.key}", ctx.names("Pod", where.namespace))
     prefix = pods_prefix(where.name)
-    eligible = 0
+    eligible = eligible_nodes(template["spec"], ctx.nodes)
     pods: list[dict[str, Any]] = []
-    for node in sorted(ctx.nodes, key=lambda n: str((n.get("metadata") or {}).get("name", ""))):
+    for node in eligible:
         node_name = str((node.get("metadata") or {}).get("name", ""))
-        if not should_run(template["spec"], node):
-            continue
-        eligible += 1
         if node_name in covered:
             continue
         pod = pod_from_template(template, name=gen.generate(prefix), namespace=where.namespace,
@@ -136,5 +145,6 @@ def expand_daemon_set(ctx: ExpansionContext, where: Located) -> tuple[list[dict[
         replace_node_name_affinity(pod["spec"], node_name)
         ctx.register(pod)
         pods.append(pod)
-    return pods, (f"{eligible} of {len(ctx.nodes)} nodes eligible; created {len(pods)} pods"
-                  + (f" ({eligible - len(pods)} existed)" if eligible - len(pods) else ""))
+    eligible_count = len(eligible)
+    return pods, (f"{eligible_count} of {len(ctx.nodes)} nodes eligible; created {len(pods)} pods"
+                  + (f" ({eligible_count - len(pods)} existed)" if eligible_count - len(pods) else ""))

@@ -119,11 +119,16 @@ class Framework:
                 f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}")
 
         self.score_weights: dict[str, int] = {}
+        total_priority = 0
         for ref in [*plugins.get("score").enabled, *multi.enabled]:
             pl = self.plugins_map.get(ref.name)
             if not isinstance(pl, fi.ScorePlugin) or ref.name in self.score_weights:
                 continue
-            self.score_weights[ref.name] = ref.weight or 1
+            weight = self.score_weights[ref.name] = ref.weight or 1
+            # getScoreWeights: the weighted total of every node must fit an int64.
+            if weight * fi.MAX_NODE_SCORE > fi.MAX_TOTAL_SCORE - total_priority:
+                raise FrameworkError("total score of Score plugins could overflow")
+            total_priority += weight * fi.MAX_NODE_SCORE
         for pl in self.points["score"]:
             if self.score_weights.get(pl.name, 0) == 0:
                 raise FrameworkError(f"score plugin {pl.name!r} is not configured with weight")

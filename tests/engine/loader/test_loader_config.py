@@ -122,8 +122,9 @@ def test_bad_duration(text):
      "profiles[0].plugins.filter.enabled[1].name", "already registered"),
     ("profiles: [{plugins: {filter: {enabled: [{name: EBSLimits}]}}}]",
      "profiles[0].plugins.filter.enabled[0]", "was invalid in version"),
+    # Validation (one queue sort plugin) reports before the framework would (already registered).
     ("profiles: [{plugins: {queueSort: {enabled: [{name: PrioritySort}, {name: PrioritySort}]}}}]",
-     "profiles[0].plugins.queueSort.enabled[1].name", "already registered"),
+     "profiles[0].plugins.queueSort.Enabled", "Invalid value: 2: only one queue sort plugin can be enabled"),
     ("profiles: [{schedulerName: a}, {schedulerName: b, plugins: {queueSort: {disabled: [{name: '*'}]}}}]",
      "profiles[1].plugins.queueSort", "must be the same for all profiles"),
     ("profiles: [{pluginConfig: [{name: X, args: {}}, {name: X, args: {}}]}]",
