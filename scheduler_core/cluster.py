@@ -59,6 +59,8 @@ class ClusterState:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     workloads: list[WorkloadSelector] = field(default_factory=list)
     events: list[K8sEvent] = field(default_factory=list)
+    # scheduling.k8s.io/v1alpha1 Workloads by "namespace/name" (the Workload informer's lister).
+    scheduling_workloads: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
@@ -67,7 +69,12 @@ class ClusterState:
         cs.pdb_list = list(sc.pdbs)
         cs.namespaces = {ns.name: ns for ns in sc.namespaces}
         cs.workloads = list(sc.workloads)
+        cs.scheduling_workloads = {w.key: w for w in sc.scheduling_workloads}
         return cs
+
+    def get_workload(self, namespace: str, name: str) -> Any:
+        """The Workload `namespace/name`, or None (upstream: a NotFound error)."""
+        return self.scheduling_workloads.get(f"{namespace}/{name}")
 
     # ---- ClusterLister ----------------------------------------------------------------
     def namespace_labels(self, namespace: str) -> dict[str, str]:

@@ -19,9 +19,11 @@ from scheduler_core.api.errors import ActionError
 from scheduler_core.api.loader import parse_action
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
-from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for
+from scheduler_core.featuregate import parse_feature_gates
+from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for, with_overrides
 from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
@@ -43,16 +45,20 @@ class Simulation:
     def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False,
                  graceful_termination: bool = False, extender_transcript: ExtenderTranscript | None = None,
                  kubernetes_version: str | None = None,
-                 event_writer: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 event_writer: Callable[[dict[str, Any]], None] | None = None,
+                 feature_gates: str | dict[str, bool] | None = None) -> None:
         """`extender_transcript`: the extender calls to replay (mode "replay": no HTTP) or to
         record into (mode "record", the default when None); see scheduler_core.extender.
         `kubernetes_version`: the kube-scheduler release to model ("v1.35", "v1.30"); None takes
         the scenario's. Raises features.UnknownVersionError for a version not modelled.
         `event_writer`: where each recorded event goes as it is emitted, instead of being
-        buffered in `sink.events` (see EventSink)."""
+        buffered in `sink.events` (see EventSink).
+        `feature_gates`: upstream gates to set ("GangScheduling=true,GenericWorkload=true" or a
+        mapping), validated against the version's table; raises featuregate.FeatureGateError."""
         self.scenario = scenario
         self.seed = seed
-        self.feature_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
+        version_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
+        self.feature_gates = with_overrides(version_gates, parse_feature_gates(feature_gates, version_gates.version))
         self.clock = VirtualClock()
         self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer)
         self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
@@ -63,6 +69,8 @@ class Simulation:
         self.cycles = 0
         self._timeline_scales = 0
         self._settled_reported = False
+        self._actions_applied = 0
+        self._gang_rounds = GangStallDetector()
         self._start()
 
     def _start(self) -> None:
@@ -89,6 +97,7 @@ class Simulation:
         s = self.scheduler
         self._check_action(action, params)
         self._settled_reported = False
+        self._actions_applied = getattr(self, "_actions_applied", 0) + 1
         self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
             pod: Pod = params["pod"]
@@ -181,7 +190,6 @@ class Simulation:
         s = self.scheduler
         s.fire_evictions()
         s.finish_terminations()
-        s.expire_permit_waits()
         s.queue.run_due_timers(now)
 
     def next_wakeup(self) -> float | None:
@@ -216,6 +224,18 @@ class Simulation:
             self.cycles += 1
             self._settled_reported = False
             return "cycle"
+        # Permit timeouts due now fire one at a time, each once the scheduling loop is idle:
+        # the loop runs between two members' timers, as it does upstream between goroutines.
+        wp = self.scheduler.due_permit_wait()
+        if wp is not None:
+            if not self._gang_stalled(wp):
+                self.scheduler.expire_permit_wait(wp)
+                self._settled_reported = False
+                return "clock"
+            if not self._settled_reported:
+                self.sink.emit("settled", settled=True)
+            self._settled_reported = True
+            return "settled"
         t = self.next_wakeup()
         if t is None:
             if not self._settled_reported:
@@ -226,6 +246,23 @@ class Simulation:
             return "max-time"
         self.advance_clock(max(t, self.clock.now()))
         return "clock"
+
+    def _gang_stalled(self, wp: Any) -> bool:
+        """A gang member's timeout that would repeat its group's last round unchanged ends the
+        run (backend.workloadmanager.stall)."""
+        wm = self.scheduler.workload_manager
+        group = wm.group_key(wp.qpi.pod) if wm is not None else None
+        if group is None:
+            return False
+        if not hasattr(self, "_gang_rounds"):  # restored from a checkpoint taken before any gang
+            self._gang_rounds = GangStallDetector()
+        fp = cluster_fingerprint(self.scheduler, getattr(self, "_actions_applied", 0))
+        if self._gang_rounds.stalled(group, min(wp.pending.values()), fp):
+            if self.sink.enabled:
+                self.sink.emit("gang_stalled", workload=group[1], podGroup=group[2],
+                               waiting=sorted(self.scheduler.waiting_pods))
+            return True
+        return False
 
     def advance_clock(self, t: float) -> None:
         if t < self.clock.now():
@@ -394,8 +431,10 @@ class Simulation:
                 "deletedAt": rec.deleted_at if rec.status == "Deleted" else None,
                 "message": rec.message if rec.status == "Pending" else None,
             })
-        return {
-            "kubernetesVersion": self.feature_gates.version,
+        doc: dict[str, Any] = {"kubernetesVersion": self.feature_gates.version}
+        if self.feature_gates.overrides:  # absent in a default run, whose document stays as it was
+            doc["featureGates"] = dict(self.feature_gates.overrides)
+        return doc | {
             "seed": self.seed,
             "settled": settled,
             "clock": self.clock.now(),

@@ -10,6 +10,7 @@ from scheduler_core.api.loader.containers import parse_container, parse_tolerati
 from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resources import resource_list
+from scheduler_core.api.loader.workload_v1alpha1 import parse_workload_ref
 from scheduler_core.api.types import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
@@ -104,6 +105,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         init_containers=init_containers, overhead=overhead, node_selector=node_selector,
         affinity=affinity, tolerations=tolerations, topology_spread_constraints=tscs,
         scheduling_gates=gates, host_network=host_network,
+        workload_ref=parse_workload_ref(r, spec.get("workloadRef")),
         termination_grace_period_seconds=grace,
         owner_references=_owner_references(r, obj.get("metadata") or {}),
     )
