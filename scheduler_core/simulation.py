@@ -75,9 +75,10 @@ class Simulation:
 
     def _start(self) -> None:
         s = self.scheduler
+        gates = {"featureGates": dict(self.feature_gates.overrides)} if self.feature_gates.overrides else {}
         self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
                        pods=len(self.scenario.pods),
-                       profiles={n: f.plugin_names() for n, f in s.profiles.items()})
+                       profiles={n: f.plugin_names() for n, f in s.profiles.items()}, **gates)
         for node in sorted(self.scenario.nodes, key=lambda n: n.name):
             s.create_node(node)
         # Pods already running reach the scheduler through the informer's initial list, which
