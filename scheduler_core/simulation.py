@@ -28,6 +28,7 @@ from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
+from scheduler_core.framework.runtime.waiting_pods import waiting_pods_view
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
 from scheduler_core.util.collector import collector_paused
@@ -406,8 +407,7 @@ class Simulation:
             "pods": pods,
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
                            "taints": [t.to_string() for t in w.taints]} for w in s.taint_manager.pending()],
-            "waitingPods": [{"pod": k, "node": wp.node, "plugins": dict(wp.pending)}
-                            for k, wp in sorted(s.waiting_pods.items())],
+            "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),
             "events": [e.to_json() for e in cs.events],

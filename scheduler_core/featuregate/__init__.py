@@ -31,6 +31,9 @@ _BOOLS = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": T
           "0": False, "f": False, "F": False, "false": False, "FALSE": False, "False": False}
 
 
+MAX_GATES_TEXT = 2000  # characters of a --feature-gates value the web form accepts
+
+
 class FeatureGateError(ValueError):
     """A --feature-gates value the chosen version refuses (message in upstream's words)."""
 
