@@ -82,3 +82,23 @@ def test_start_form_prefills_the_scenario_gates_and_the_page_shows_them(client: 
     bad = client.post(reverse("playground:run_start", args=[scenario.share_token]), {"feature_gates": "Nope=true"})
     assert bad.status_code == 302 and Run.objects.count() == 1
     assert "unrecognized feature gate: Nope" in client.get(bad["Location"]).content.decode()
+
+
+def test_compare_gates_on_vs_off(client: Any, settings: Any) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    gallery.seed()
+    scenario = Scenario.objects.get(gallery_slug="taint-comparison-operators")
+    assert scenario.feature_gates == "TaintTolerationComparisonOperators=true"
+    url = reverse("playground:scenario_compare", args=[scenario.share_token])
+    plain = client.get(f"{url}?seed=0").content.decode()
+    assert 'id="compare-gates-link"' in plain
+    page = client.get(f"{url}?seed=0&gates=").content.decode()
+    assert 'id="compare-gates-input"' in page and 'value="TaintTolerationComparisonOperators=true"' in page
+    assert "v1.35 + TaintTolerationComparisonOperators=true" in page and "v1.35, default gates" in page
+    # Gt/Lt tolerate nothing without the gate: premium and budget differ, gold-only does not.
+    assert 'data-pod="default/premium" data-aspect="placement"' in page
+    assert 'data-pod="default/budget" data-aspect="placement"' in page
+    assert 'data-pod="default/gold-only"' not in page
+    assert 'data-gate="feature_gates"' in page
+    bad = client.get(f"{url}?seed=0&gates=GangScheduling=true", HTTP_HX_REQUEST="true").content.decode()
+    assert "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]" in bad
