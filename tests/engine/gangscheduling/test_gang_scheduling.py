@@ -136,3 +136,17 @@ def test_gates_conformance_cases() -> None:
         [sys.executable, str(CHECK), "--cases", str(GATES_DIR), "--cmd", f"{sys.executable} -m scheduler_core",
          "--timeout", "120"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_a_cluster_change_after_a_timeout_lets_the_gang_complete() -> None:
+    late_node = ("apiVersion: playground.kube-scheduler.dev/v1\nkind: Timeline\nactions:\n"
+                 "- at: 450\n  action: addNode\n  node:\n    apiVersion: v1\n    kind: Node\n"
+                 "    metadata: {name: n4}\n    status: {allocatable: {cpu: '2', memory: 8Gi}}\n")
+    sim = run([node(f"n{i}") for i in range(1, 4)] + [workload()] + [member(f"w{i}") for i in range(1, 5)]
+              + [late_node])
+    got = pods(sim)
+    assert all(p["status"] == "Bound" for p in got.values()), got
+    assert sorted(p["node"] for p in got.values()) == ["n1", "n2", "n3", "n4"]
+    assert sim.clock.now() == 450.0
+    # One timeout round happened before the node arrived.
+    assert sum("rejected due to timeout" in e["message"] for e in sim.result(True)["events"]) == 3
