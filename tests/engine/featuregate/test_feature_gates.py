@@ -95,3 +95,16 @@ def test_gates_add_the_alpha_plugins_to_the_default_profile() -> None:
     names = sim.scheduler.profiles["default-scheduler"].plugin_names()
     flat = {n for v in names.values() for n in v} if isinstance(names, dict) else set(names)
     assert {"GangScheduling", "NodeDeclaredFeatures"} <= flat
+
+
+def test_trace_takes_the_gates_and_names_them_first(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(SCENARIO)
+    argv = [sys.executable, "-m", "scheduler_core", "trace", str(f)]
+    on = subprocess.run([*argv, "--feature-gates", "GenericWorkload=true"], cwd=ROOT, capture_output=True, text=True)
+    assert on.returncode == 0, on.stderr
+    assert json.loads(on.stdout.splitlines()[0])["featureGates"] == {"GenericWorkload": True}
+    off = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    assert "featureGates" not in json.loads(off.stdout.splitlines()[0])
+    bad = subprocess.run([*argv, "--feature-gates", "GangScheduling=true"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and "depends on features that are disabled" in bad.stderr
