@@ -1,5 +1,5 @@
 """Command line: `python -m scheduler_core simulate|trace FILE [--seed N] [--max-time S]
-[--kubernetes-version v1.35|v1.30]`.
+[--kubernetes-version v1.35|v1.30] [--feature-gates A=true,B=false]`.
 
 Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`) whose defaults admit
 15,000 nodes and 100,000 pods. Fields the playground accepts but does not simulate are listed on
@@ -23,6 +23,7 @@ from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
 from scheduler_core.events_jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
+from scheduler_core.featuregate import FeatureGateError
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
 from scheduler_core.framework.interface import PluginArgsError
 from scheduler_core.framework.runtime.framework import FrameworkError
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--kubernetes-version", default=None, metavar="VERSION",
                        help=f"kube-scheduler release to model: {', '.join(SUPPORTED_VERSIONS)} "
                             f"(default {DEFAULT_KUBERNETES_VERSION})")
+        p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
+                       help="upstream feature gates to set for the run, as kube-scheduler takes them "
+                            "(validated against the modelled version's gate table)")
         p.add_argument("--graceful-termination", action="store_true",
                        help="deleted pods terminate over their grace period (default: gone at once, "
                             "as in the upstream recordings without kubelets)")
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         trace_out = _trace_output() if tracing else None
         sim = Simulation(scenario, seed=args.seed, record_events=tracing,
                          graceful_termination=args.graceful_termination,
-                         kubernetes_version=args.kubernetes_version,
+                         kubernetes_version=args.kubernetes_version, feature_gates=args.feature_gates,
                          event_writer=event_line_writer(trace_out) if trace_out is not None else None,
                          extender_transcript=ExtenderTranscript(policy=policy))
         for note in sim.version_notes:
@@ -95,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, UnknownVersionError, FrameworkError, PluginArgsError) as e:
         # The last two: a profile the loader accepted that the modelled version's plugins refuse.
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except FeatureGateError as e:
+        print(f'error: invalid argument "{args.feature_gates}" for "--feature-gates" flag: {e}', file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: {args.file}: {e.strerror or e}", file=sys.stderr)

@@ -70,6 +70,8 @@ class ClusterState:
     # DynamicResources' allocations between Reserve and PreBind (claim uid -> allocated claim)
     dra_in_flight: dict[str, Any] = field(default_factory=dict)
     dra_revision: int = 0  # counts claim writes (views re-describe devices when it moves)
+    # scheduling.k8s.io/v1alpha1 Workloads by "namespace/name" (the Workload informer's lister).
+    scheduling_workloads: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
@@ -83,7 +85,12 @@ class ClusterState:
         cs.resource_slices = list(sc.resource_slices)
         cs.resource_claims = {c.key: c for c in sc.resource_claims}
         cs.resource_claim_templates = {t.key: t for t in sc.resource_claim_templates}
+        cs.scheduling_workloads = {w.key: w for w in sc.scheduling_workloads}
         return cs
+
+    def get_workload(self, namespace: str, name: str) -> Any:
+        """The Workload `namespace/name`, or None (upstream: a NotFound error)."""
+        return self.scheduling_workloads.get(f"{namespace}/{name}")
 
     # ---- ClusterLister ----------------------------------------------------------------
     def namespace_labels(self, namespace: str) -> dict[str, str]:

@@ -40,12 +40,19 @@ class EventHandlers:
         self.taint_manager.node_updated(node, None, [], self.clock.now())
 
     def on_pod_add(self, pod: Pod) -> None:
+        wm = self.workload_manager
+        if wm is not None:  # registered before the cache or the queue sees the pod
+            wm.add_pod(pod)
         if pod.node_name:
             self._add_assigned_pod_to_cache(pod)
         elif self.responsible_for_pod(pod):
             self.queue.add(pod)
+            if wm is not None and self.feature_gates.enabled("GangScheduling"):
+                self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_UNSCHEDULED_POD_ADD, None, pod, None)
 
     def on_pod_update(self, old: Pod, new: Pod) -> None:
+        if self.workload_manager is not None:
+            self.workload_manager.update_pod(old, new)
         if old.node_name:
             try:
                 self.cache.update_pod(old, new)
@@ -70,6 +77,8 @@ class EventHandlers:
                     fe.EVENT_ASSIGNED_POD_DELETE, old, None, lambda p, prio=prio: p.priority <= prio)
 
     def on_pod_delete(self, pod: Pod) -> None:
+        if self.workload_manager is not None:
+            self.workload_manager.delete_pod(pod)
         if pod.node_name:
             try:
                 self.cache.remove_pod(pod)

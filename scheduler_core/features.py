@@ -65,6 +65,19 @@ class FeatureGates:
     """Changed after v1.30, selectHost: the winner is the first pop of the score heap (random only for
     extender-scored nodes). Before: reservoir sampling among the equal top scores, drawing
     from the run's seeded RNG."""
+    overrides: tuple[tuple[str, bool], ...] = ()
+    """The run's `--feature-gates` settings that differ from the version's defaults, by upstream
+    name in name order (validated by scheduler_core.featuregate); empty for a default run."""
+
+    def enabled(self, gate: str) -> bool:
+        """Upstream gate `gate` (e.g. "GangScheduling") as this run has it: its override, else
+        the modelled version's default."""
+        for name, value in self.overrides:
+            if name == gate:
+                return value
+        from scheduler_core.featuregate import default_of
+
+        return default_of(gate, self.version)
 
     volume_binding_eligible_nodes: bool = False
     """v1.27 to v1.30 (removed later): VolumeBinding's PreFilter narrows the nodes to those a bound
@@ -129,6 +142,24 @@ def gates_for(version: str | None) -> FeatureGates:
 
 
 DEFAULT_GATES = _V1_35
+
+# The fields above that are upstream gates a run may set with --feature-gates.
+_FIELD_OF_GATE = {
+    "SchedulerQueueingHints": "scheduler_queueing_hints",
+    "SchedulerAsyncPreemption": "scheduler_async_preemption",
+    "SchedulerPopFromBackoffQ": "scheduler_pop_from_backoff_q",
+    "DynamicResourceAllocation": "dynamic_resource_allocation",
+    "OpportunisticBatching": "opportunistic_batching",
+}
+
+
+def with_overrides(gates: FeatureGates, overrides: dict[str, bool]) -> FeatureGates:
+    """`gates` with a run's validated --feature-gates settings applied (the same object when
+    there are none, so a default run is exactly the version's)."""
+    if not overrides:
+        return gates
+    fields = {_FIELD_OF_GATE[k]: v for k, v in overrides.items() if k in _FIELD_OF_GATE}
+    return dataclasses.replace(gates, overrides=tuple(sorted(overrides.items())), **fields)
 
 
 def gates_of(handle: Any) -> FeatureGates:

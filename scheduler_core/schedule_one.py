@@ -329,6 +329,28 @@ class ScheduleOne:
                 self._reject_waiting_pod(
                     wp, f"rejected due to timeout after waiting {go_duration(waited)} at plugin {plugin}", plugin)
 
+    def due_permit_wait(self) -> WaitingPod | None:
+        """The waiting pod whose Permit timeout is due first (earliest deadline, then the one
+        that started waiting first), or None."""
+        if not self.waiting_pods:
+            return None
+        now = self.clock.now()
+        best = None
+        for wp in self.waiting_pods.values():
+            dl = min(wp.pending.values()) if wp.pending else None
+            if dl is not None and dl <= now and (best is None or dl < best[0]):
+                best = (dl, wp)
+        return None if best is None else best[1]
+
+    def expire_permit_wait(self, wp: WaitingPod) -> None:
+        """Reject one waiting pod whose timeout passed (upstream: its own timer fires)."""
+        now = self.clock.now()
+        del self.waiting_pods[wp.qpi.pod.key]
+        plugin = next(p for p, dl in wp.pending.items() if dl <= now)
+        waited = wp.timeouts.get(plugin, 0.0)
+        self._reject_waiting_pod(
+            wp, f"rejected due to timeout after waiting {go_duration(waited)} at plugin {plugin}", plugin)
+
     def next_permit_deadline(self) -> float | None:
         return next_deadline(self.waiting_pods)
 

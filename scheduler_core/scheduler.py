@@ -22,6 +22,7 @@ from scheduler_core.apiserver_resource import ResourceAPIServer
 from scheduler_core.backend.cache.cache import Cache
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_queueing_hint_entries
+from scheduler_core.backend.workloadmanager import WorkloadManager
 from scheduler_core.cluster import ClusterState
 from scheduler_core.config.types import KubeSchedulerConfiguration
 from scheduler_core.controllers.tainteviction import TaintEvictionController
@@ -80,6 +81,9 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self.graceful_termination = graceful_termination
         self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
         self.bind_updates = PendingBindUpdates()
+        # Pod groups of Workloads (upstream creates the manager only with GenericWorkload on).
+        self.workload_manager = WorkloadManager() if feature_gates.overrides and feature_gates.enabled(
+            "GenericWorkload") else None
 
         registry = get_registry()
         self.profiles: dict[str, Framework] = {}
@@ -116,6 +120,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
+        self.__dict__.setdefault("workload_manager", None)  # checkpoints from before pod groups
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
 
@@ -123,12 +128,17 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         """The services every profile's framework receives (upstream's runtime options)."""
         return FrameworkOptions(snapshot_shared_lister=self.snapshot, cluster=self.cluster, clock=self.clock,
                                 rng=self.rng, extenders=self.extenders, event_recorder=self.sink,
-                                pod_actions=self, current_cycle=self.current_cycle)
+                                pod_actions=self, current_cycle=self.current_cycle,
+                                workload_manager=getattr(self, "workload_manager", None))
 
     def attach_framework(self, fwk: Framework) -> None:
         """Give a framework built without services (a restored checkpoint's) this scheduler's."""
         fwk.set_options(self.framework_options())
         fwk.set_pod_nominator(self.queue)
+
+    def activate_pods(self, pods: list[Pod]) -> None:
+        """Handle.Activate for plugins (GangScheduling's Permit)."""
+        self.queue.activate(pods)
 
     def current_cycle(self) -> int:
         """The scheduling cycle number events are stamped with."""

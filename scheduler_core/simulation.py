@@ -20,15 +20,18 @@ from scheduler_core.api.loader import parse_action
 from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
 from scheduler_core.dra.versions import dra_version_notes
 from scheduler_core.dra.view import DeviceView
 from scheduler_core.events import EventSink
 from scheduler_core.extender import ExtenderTranscript
-from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for
+from scheduler_core.featuregate import parse_feature_gates
+from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for, with_overrides
 from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
+from scheduler_core.framework.runtime.waiting_pods import waiting_pods_view
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
 from scheduler_core.storage_view import storage_view
@@ -47,16 +50,20 @@ class Simulation:
     def __init__(self, scenario: Scenario, seed: int = 0, record_events: bool = False,
                  graceful_termination: bool = False, extender_transcript: ExtenderTranscript | None = None,
                  kubernetes_version: str | None = None,
-                 event_writer: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 event_writer: Callable[[dict[str, Any]], None] | None = None,
+                 feature_gates: str | dict[str, bool] | None = None) -> None:
         """`extender_transcript`: the extender calls to replay (mode "replay": no HTTP) or to
         record into (mode "record", the default when None); see scheduler_core.extender.
         `kubernetes_version`: the kube-scheduler release to model ("v1.35", "v1.30"); None takes
         the scenario's. Raises features.UnknownVersionError for a version not modelled.
         `event_writer`: where each recorded event goes as it is emitted, instead of being
-        buffered in `sink.events` (see EventSink)."""
+        buffered in `sink.events` (see EventSink).
+        `feature_gates`: upstream gates to set ("GangScheduling=true,GenericWorkload=true" or a
+        mapping), validated against the version's table; raises featuregate.FeatureGateError."""
         self.scenario = scenario
         self.seed = seed
-        self.feature_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
+        version_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
+        self.feature_gates = with_overrides(version_gates, parse_feature_gates(feature_gates, version_gates.version))
         # What this release leaves out of the scenario (e.g. device claims before DRA was on).
         self.version_notes: list[str] = dra_version_notes(scenario, self.feature_gates)
         self.clock = VirtualClock()
@@ -69,13 +76,16 @@ class Simulation:
         self.cycles = 0
         self._timeline_scales = 0
         self._settled_reported = False
+        self._actions_applied = 0
+        self._gang_rounds = GangStallDetector()
         self._start()
 
     def _start(self) -> None:
         s = self.scheduler
+        gates = {"featureGates": dict(self.feature_gates.overrides)} if self.feature_gates.overrides else {}
         self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
                        pods=len(self.scenario.pods),
-                       profiles={n: f.plugin_names() for n, f in s.profiles.items()},
+                       profiles={n: f.plugin_names() for n, f in s.profiles.items()}, **gates,
                        **({"notes": self.version_notes} if self.version_notes else {}))
         for node in sorted(self.scenario.nodes, key=lambda n: n.name):
             s.create_node(node)
@@ -96,6 +106,7 @@ class Simulation:
         s = self.scheduler
         self._check_action(action, params)
         self._settled_reported = False
+        self._actions_applied = getattr(self, "_actions_applied", 0) + 1
         self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
             pod: Pod = params["pod"]
@@ -201,7 +212,6 @@ class Simulation:
         s = self.scheduler
         s.fire_evictions()
         s.finish_terminations()
-        s.expire_permit_waits()
         s.queue.run_due_timers(now)
 
     def next_wakeup(self) -> float | None:
@@ -236,6 +246,18 @@ class Simulation:
             self.cycles += 1
             self._settled_reported = False
             return "cycle"
+        # Permit timeouts due now fire one at a time, each once the scheduling loop is idle:
+        # the loop runs between two members' timers, as it does upstream between goroutines.
+        wp = self.scheduler.due_permit_wait()
+        if wp is not None:
+            if not self._gang_stalled(wp):
+                self.scheduler.expire_permit_wait(wp)
+                self._settled_reported = False
+                return "clock"
+            if not self._settled_reported:
+                self.sink.emit("settled", settled=True)
+            self._settled_reported = True
+            return "settled"
         t = self.next_wakeup()
         if t is None:
             if not self._settled_reported:
@@ -246,6 +268,23 @@ class Simulation:
             return "max-time"
         self.advance_clock(max(t, self.clock.now()))
         return "clock"
+
+    def _gang_stalled(self, wp: Any) -> bool:
+        """A gang member's timeout that would repeat its group's last round unchanged ends the
+        run (backend.workloadmanager.stall)."""
+        wm = self.scheduler.workload_manager
+        group = wm.group_key(wp.qpi.pod) if wm is not None else None
+        if group is None:
+            return False
+        if not hasattr(self, "_gang_rounds"):  # restored from a checkpoint taken before any gang
+            self._gang_rounds = GangStallDetector()
+        fp = cluster_fingerprint(self.scheduler, getattr(self, "_actions_applied", 0))
+        if self._gang_rounds.stalled(group, min(wp.pending.values()), fp):
+            if self.sink.enabled:
+                self.sink.emit("gang_stalled", workload=group[1], podGroup=group[2],
+                               waiting=sorted(self.scheduler.waiting_pods))
+            return True
+        return False
 
     def advance_clock(self, t: float) -> None:
         if t < self.clock.now():
@@ -395,8 +434,7 @@ class Simulation:
             "pods": pods,
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
                            "taints": [t.to_string() for t in w.taints]} for w in s.taint_manager.pending()],
-            "waitingPods": [{"pod": k, "node": wp.node, "plugins": dict(wp.pending)}
-                            for k, wp in sorted(s.waiting_pods.items())],
+            "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),
             "events": [e.to_json() for e in cs.events],
@@ -425,8 +463,10 @@ class Simulation:
                 "deletedAt": rec.deleted_at if rec.status == "Deleted" else None,
                 "message": rec.message if rec.status == "Pending" else None,
             })
-        return {
-            "kubernetesVersion": self.feature_gates.version,
+        doc: dict[str, Any] = {"kubernetesVersion": self.feature_gates.version}
+        if self.feature_gates.overrides:  # absent in a default run, whose document stays as it was
+            doc["featureGates"] = dict(self.feature_gates.overrides)
+        return doc | {
             "seed": self.seed,
             "settled": settled,
             "clock": self.clock.now(),

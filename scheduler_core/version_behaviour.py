@@ -47,11 +47,14 @@ def preemption_potential_nodes(gates: FeatureGates, m: NodeToStatus, all_nodes: 
     """The nodes preemption dry-runs, in node-tree order.
 
     v1.35 (NodesForStatusCode(Unschedulable)): only nodes whose filters said Unschedulable.
-    v1.30 (nodesWherePreemptionMightHelp): every node whose status is not
-    UnschedulableAndUnresolvable, so nodes with no status (excluded by a PreFilterResult) too."""
+    v1.30.6 (nodesWherePreemptionMightHelp, node-tree order): only nodes with an explicit
+    Unschedulable status; a node absent from the map (excluded by a PreFilterResult, so never
+    filtered) counts as "Preemption is not helpful for scheduling", like an unresolvable one,
+    although the FailedScheduling part before "preemption:" does not count it."""
     if gates.prefilter_result_reasons:
         return m.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)
-    return [n for n in all_nodes if m.get(n.name).code != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
+    explicit = m.node_to_status
+    return [n for n in all_nodes if (st := explicit.get(n.name)) is not None and st.code == Code.UNSCHEDULABLE]
 
 
 def _total_greater(a: NodePluginScores, b: NodePluginScores) -> bool:

@@ -29,6 +29,10 @@ class Run(models.Model):
     # The kube-scheduler release the run models (scheduler_core.features): every engine build
     # and rebuild of the run uses it; checkpoints carry the same gates.
     kubernetes_version = models.CharField(max_length=16, default="v1.35")
+    # The run's --feature-gates settings that differ from the version's defaults, as
+    # "A=true,B=false" in name order (scheduler_core.featuregate); empty for a default run.
+    # Set at the start form and kept for the run's life (its checkpoints carry them too).
+    feature_gates = models.CharField(max_length=2000, blank=True, default="")
     max_time = models.FloatField(default=3600.0)  # virtual seconds a play may reach
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"

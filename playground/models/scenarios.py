@@ -34,6 +34,9 @@ class Scenario(models.Model):
     gallery_order = models.PositiveIntegerField(default=0)
     gallery_hash = models.CharField(max_length=64, blank=True)  # sha256 of the seeded file
     explanation = models.TextField(blank=True)
+    # The feature gates a run of this scenario starts with unless the start form changes them
+    # ("A=true,B=false"; a gallery file's `# feature-gates:` header): a gang lesson needs its gates.
+    feature_gates = models.CharField(max_length=2000, blank=True, default="")
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -37,6 +37,9 @@ class GalleryEntry:
     # {node: bound pods}, events [reasons], eventTimes {pod: eviction time}, filterCutoff, nodes,
     # extender ("running": the claims hold with the sample extender up).
     expect: dict = field(default_factory=dict)
+    # `# feature-gates:` (e.g. "GenericWorkload=true,GangScheduling=true"): the gates a run of the
+    # scenario starts with (prefilled in the start form) and the claims are checked with.
+    feature_gates: str = ""
 
     @property
     def digest(self) -> str:
@@ -72,6 +75,7 @@ def gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
                 text=text,
                 path=path,
                 expect=dict(header.get("expect") or {}),
+                feature_gates=str(header.get("feature-gates") or ""),
             )
         )
     return sorted(entries, key=lambda e: (e.order, e.slug))
@@ -81,7 +85,8 @@ def seed_entry(entry: GalleryEntry) -> Scenario:
     """Create or refresh one gallery scenario (validated by the engine's loader like any import)."""
     existing = Scenario.objects.filter(is_gallery=True, gallery_slug=entry.slug).first()
     if existing is not None and existing.gallery_hash == entry.digest:
-        fields = {"name": entry.title, "explanation": entry.explanation, "gallery_order": entry.order}
+        fields = {"name": entry.title, "explanation": entry.explanation, "gallery_order": entry.order,
+                  "feature_gates": entry.feature_gates}
         if any(getattr(existing, k) != v for k, v in fields.items()):
             Scenario.objects.filter(pk=existing.pk).update(**fields)
         return existing
@@ -91,6 +96,7 @@ def seed_entry(entry: GalleryEntry) -> Scenario:
         scenario.name = entry.title
         scenario.explanation = entry.explanation
         scenario.gallery_order = entry.order
+        scenario.feature_gates = entry.feature_gates
         scenario.gallery_hash = entry.digest
         scenario.save()
         scenario.kube_objects.all().delete()

@@ -205,6 +205,7 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             name=scenario.name if scenario.name.startswith("Fork of ") else f"Fork of {scenario.name}"[:200],
             description=scenario.description or scenario.explanation,
             seed=scenario.seed,
+            feature_gates=scenario.feature_gates,
             forked_from=scenario,
             **owner_fields(actor),
         )

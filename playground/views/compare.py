@@ -1,6 +1,8 @@
 """The "compare versions" page: a scenario and seed under v1.35 and v1.30, pod by pod.
 
 GET /scenarios/<token>/compare/?seed=N   the page (htmx: only the result, for the seed form)
+GET ...?seed=N&gates=A=true,B=true       "gates on vs off": the default version with those gates
+                                         against its defaults (an empty value: the scenario's gates)
 The comparison runs in the request (see playground.services.versions.compare for why, and for
 its size cap); anyone with the scenario's link may look, as with the scenario page.
 """
@@ -12,7 +14,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from playground.selectors.scenarios import scenario_by_share_token, scenario_yaml
-from playground.services.versions import CompareError, compare_versions
+from playground.services.versions import CompareError, compare_gates, compare_versions
+from scheduler_core.featuregate import MAX_GATES_TEXT
 
 MAX_SEED = 2**31 - 1
 
@@ -37,7 +40,15 @@ def scenario_compare(request: HttpRequest, token: str) -> HttpResponse:
     status = 200
     try:
         seed = _seed(request.GET.get("seed"), scenario.seed)
-        context.update(seed=seed, comparison=compare_versions(scenario_yaml(scenario=scenario), seed))
+        gates = request.GET.get("gates")
+        if gates is not None:  # "gates on vs off": the given gates (the scenario's by default)
+            gates = gates.strip() or scenario.feature_gates
+            context["gates_text"] = gates
+            if len(gates) > MAX_GATES_TEXT:
+                raise CompareError(f"Feature gates: at most {MAX_GATES_TEXT} characters.")
+            context.update(seed=seed, comparison=compare_gates(scenario_yaml(scenario=scenario), seed, gates))
+        else:
+            context.update(seed=seed, comparison=compare_versions(scenario_yaml(scenario=scenario), seed))
     except CompareError as error:
         context["error"] = error.message
         status = 400

@@ -61,7 +61,10 @@ def run_start(request: HttpRequest, token: str) -> HttpResponse:
     actor = actor_for_request(request, create=True)
     try:
         run = run_service.run_start(
-            scenario=scenario, actor=actor, kubernetes_version=request.POST.get("kubernetes_version")
+            scenario=scenario,
+            actor=actor,
+            kubernetes_version=request.POST.get("kubernetes_version"),
+            feature_gates=request.POST.get("feature_gates"),
         )
     except run_service.RunError as error:
         messages.error(request, error.message)

@@ -17,7 +17,7 @@ from scheduler_core.api.errors import ScenarioError
 LESSON_API_VERSION = "playground.kube-scheduler.dev/v1"
 # The panels of the run page a step may highlight.
 WATCH_PANELS = (
-    "queues", "cluster", "filter", "scores", "preemption", "evictions", "pods", "events", "framework", "story",
+    "queues", "cluster", "filter", "scores", "preemption", "evictions", "waiting", "pods", "events", "framework", "story",
 )
 # What a learner may be asked to predict about the step's frame.
 QUESTIONS = {

@@ -39,6 +39,8 @@ class Scenario:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     workloads: list[WorkloadSelector] = field(default_factory=list)
+    # scheduling.k8s.io/v1alpha1 Workloads (pod groups for GangScheduling), document order.
+    scheduling_workloads: list[Any] = field(default_factory=list)
     config: KubeSchedulerConfiguration = field(default_factory=KubeSchedulerConfiguration)
     timeline: list[TimelineAction] = field(default_factory=list)
     # resource.k8s.io/v1 (api.resource_types): DeviceClass, ResourceSlice, ResourceClaim,

@@ -64,6 +64,17 @@ class Taint:
         return f"{self.key}={self.value}:{self.effect}"
 
 
+def _decimal_int64(v: str) -> int | None:
+    """A decimal integer in int64 range ("-5", "300"; no "+", no leading zeros), else None."""
+    if not v or v != v.strip():
+        return None
+    digits = v[1:] if v.startswith("-") else v
+    if not digits.isdigit() or not digits.isascii() or (len(digits) > 1 and digits[0] == "0"):
+        return None
+    n = int(v)
+    return n if -(2**63) <= n < 2**63 else None
+
+
 @dataclass
 class Toleration:
     key: str = ""
@@ -73,7 +84,13 @@ class Toleration:
     toleration_seconds: int | None = None
 
     def tolerates_taint(self, taint: Taint) -> bool:
-        """upstream v1.Toleration.ToleratesTaint (Gt/Lt operators are alpha-gated off in v1.35)."""
+        """upstream v1.Toleration.ToleratesTaint with comparison operators off (the default)."""
+        return self.tolerates_taint_with(taint, False)
+
+    def tolerates_taint_with(self, taint: Taint, comparison_operators: bool) -> bool:
+        """upstream v1.Toleration.ToleratesTaint: Gt/Lt (TaintTolerationComparisonOperators,
+        alpha) compare the taint's value with the toleration's as 64-bit decimal integers; a
+        value that is not one is never tolerated."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key and self.key != taint.key:
@@ -82,6 +99,11 @@ class Toleration:
             return True
         if self.operator in ("Equal", ""):
             return self.value == taint.value
+        if self.operator in ("Gt", "Lt") and comparison_operators:
+            tol, tnt = _decimal_int64(self.value), _decimal_int64(taint.value)
+            if tol is None or tnt is None:
+                return False
+            return tnt > tol if self.operator == "Gt" else tnt < tol
         return False
 
 
@@ -220,6 +242,19 @@ class Container:
     ports: list[ContainerPort] = field(default_factory=list)
     restart_policy: str | None = None  # "Always" marks a sidecar init container
     claims: list[tuple[str, str]] = field(default_factory=list)  # resources.claims: (name, request)
+    # The actions of restartPolicyRules (ContainerRestartRules): "RestartAllContainers" makes
+    # NodeDeclaredFeatures require the node feature RestartAllContainersOnContainerExits.
+    restart_rule_actions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WorkloadReference:
+    """spec.workloadRef (GenericWorkload, v1.35 alpha): the scheduling.k8s.io/v1alpha1 Workload
+    and pod group a pod belongs to; immutable once set."""
+
+    name: str
+    pod_group: str
+    pod_group_replica_key: str = ""
 
 
 @dataclass
@@ -286,6 +321,11 @@ class Pod:
         return _NO_STATUSES
 
     @property
+    def workload_ref(self) -> WorkloadReference | None:
+        """spec.workloadRef (GenericWorkload): none on a plain Pod (see api.pod_kinds)."""
+        return None
+
+    @property
     def volumes(self) -> Any:
         """spec.volumes (api.storage_types.Volume): none on a plain Pod."""
         return ()
@@ -313,6 +353,8 @@ class Node:
     capacity: dict[str, Quantity] = field(default_factory=dict)
     allocatable: dict[str, Quantity] = field(default_factory=dict)  # defaulted from capacity
     images: list[ContainerImage] = field(default_factory=list)
+    # status.declaredFeatures (NodeDeclaredFeatures, v1.35 alpha), as the kubelet reports them.
+    declared_features: tuple[str, ...] = ()
     creation_index: int = 0
 
 

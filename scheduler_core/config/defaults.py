@@ -37,9 +37,16 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
 def default_plugins(gates: FeatureGates = DEFAULT_GATES) -> Plugins:
     """The default multiPoint set; DynamicResources only with its feature gate (upstream's
     applyFeatureGates drops it when DynamicResourceAllocation is off, as in v1.30)."""
-    return Plugins({"multiPoint": PluginSet(enabled=[
-        PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT
-        if n != "DynamicResources" or gates.dynamic_resource_allocation])})
+    enabled = [PluginRef(n, w) for n, w in DEFAULT_MULTI_POINT
+               if n != "DynamicResources" or gates.dynamic_resource_allocation]
+    # upstream's applyFeatureGates appends the alpha plugins of enabled gates (a run with
+    # --feature-gates; see scheduler_core.featuregate).
+    if gates.overrides:
+        if gates.enabled("NodeDeclaredFeatures"):
+            enabled.append(PluginRef("NodeDeclaredFeatures", None))
+        if gates.enabled("GangScheduling"):
+            enabled.append(PluginRef("GangScheduling", None))
+    return Plugins({"multiPoint": PluginSet(enabled=enabled)})
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:

@@ -17,9 +17,11 @@ from scheduler_core.simulation import Simulation
 GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery"
 
 
-def engine_frames(text: str, *, seed: int = 1, max_steps: int = 200) -> list[dict[str, Any]]:
+def engine_frames(text: str, *, seed: int = 1, max_steps: int = 200,
+                  feature_gates: str = "") -> list[dict[str, Any]]:
     """Frame 0 (the start) then one entry per engine step until the run settles."""
-    sim = Simulation(load_scenario_text(text, source="test"), seed=seed, record_events=True)
+    sim = Simulation(load_scenario_text(text, source="test"), seed=seed, record_events=True,
+                     feature_gates=feature_gates or None)
     frames = [{"result": "start", "events": list(sim.sink.events), "view": sim.view()}]
     sim.sink.events = []
     for _ in range(max_steps):

@@ -31,11 +31,11 @@ def test_each_file_is_a_valid_scenario(entry: gallery.GalleryEntry) -> None:
     assert scenario.nodes and scenario.pods
 
 
-def _run(text: str, source: str) -> dict:
+def _run(text: str, source: str, feature_gates: str = "") -> dict:
     from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
-    simulation = Simulation(load_scenario_text(text, source=source), seed=0)
+    simulation = Simulation(load_scenario_text(text, source=source), seed=0, feature_gates=feature_gates or None)
     settled = simulation.run(max_time=3600)
     assert settled is True, f"{source} did not settle"
     return simulation.result(settled)
@@ -153,7 +153,7 @@ def test_the_checked_scenarios_are_all_in_the_gallery() -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=SLUGS)
 def test_each_gallery_scenario_runs_to_settled_as_explained(entry: gallery.GalleryEntry) -> None:
-    result = _run(entry.text, entry.path.name)
+    result = _run(entry.text, entry.path.name, entry.feature_gates)
     check = CHECKS.get(entry.slug)  # scenarios added later without a check must still settle
     if check is not None:
         check(_pods(result), result)

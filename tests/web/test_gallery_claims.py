@@ -29,7 +29,8 @@ def _run(entry: GalleryEntry, extender_url: str) -> tuple[dict[str, Any], list[d
     text = entry.text
     if entry.expect.get("extender") == "running":
         text = text.replace("http://127.0.0.1:8888", extender_url)
-    sim = Simulation(load_scenario_text(text, source=entry.path.name), seed=0, record_events=True)
+    sim = Simulation(load_scenario_text(text, source=entry.path.name), seed=0, record_events=True,
+                     feature_gates=entry.feature_gates or None)
     sim.run(3600.0)
     return sim.view(), sim.sink.events
 

@@ -67,7 +67,7 @@ def extender_url() -> Any:
 def test_every_gallery_scenario_is_a_lesson_whose_stops_and_questions_exist(entry: Any, extender_url: str) -> None:
     text = entry.text.replace("http://127.0.0.1:8888", extender_url)
     (lesson,) = load_scenario_text(text).lessons
-    frames = engine_frames(text, seed=0)
+    frames = engine_frames(text, seed=0, feature_gates=entry.feature_gates)
     for step in lesson.steps:
         if step.step is not None:
             index = step.step

@@ -26,6 +26,7 @@ WATCH_SELECTORS = {
     "scores": "#score-table",
     "preemption": "#run-preemption",
     "evictions": "#run-evictions",
+    "waiting": "#run-waiting",
     "pods": "#run-pods",
     "events": "#run-events",
     "framework": "#run-framework",

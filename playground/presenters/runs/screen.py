@@ -24,6 +24,7 @@ from playground.presenters.runs import queues as queues_panel
 from playground.presenters.runs import storage as storage_panel
 from playground.presenters.runs import story as story_panel
 from playground.presenters.runs import timeline as timeline_panel
+from playground.presenters.runs import waiting as waiting_panel
 from playground.presenters.runs.moves import where
 from playground.presenters.runs.partial import view_at_point
 from playground.selectors.frame_views import view_at
@@ -135,6 +136,9 @@ class Screen:
     many_pods = cached_property(pods_panel.many_pods)
     has_storage = cached_property(storage_panel.has_storage)
     evictions = cached_property(evictions_panel.evictions)
+    waiting = cached_property(waiting_panel.waiting)
+    waiting_groups = cached_property(waiting_panel.waiting_groups)
+    permit_rejections = cached_property(waiting_panel.permit_rejections)
     preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
     cycle_started = cached_property(cycle_panel.cycle_started)

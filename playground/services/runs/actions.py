@@ -49,8 +49,23 @@ def kubernetes_version_of(value: str | None) -> str:
         raise RunError(f"Kubernetes version: {error}.") from None
 
 
+def feature_gates_of(value: str | None, version: str) -> str:
+    """The canonical form ("A=true,B=false", name order, defaults dropped) of a requested
+    --feature-gates value for `version`; RunError in upstream's words when the version refuses it."""
+    from scheduler_core.featuregate import MAX_GATES_TEXT, FeatureGateError, format_gates, parse_feature_gates
+
+    text = (value or "").strip()
+    if len(text) > MAX_GATES_TEXT:
+        raise RunError(f"Feature gates: at most {MAX_GATES_TEXT} characters.")
+    try:
+        return format_gates(parse_feature_gates(text, version).items())
+    except FeatureGateError as error:
+        raise RunError(f"Feature gates: {error}.") from None
+
+
 def run_start(
-    *, scenario: Scenario, actor: Actor, seed: int | None = None, kubernetes_version: str | None = None
+    *, scenario: Scenario, actor: Actor, seed: int | None = None, kubernetes_version: str | None = None,
+    feature_gates: str | None = None,
 ) -> Run:
     """Snapshot the scenario (YAML text and seed) and store the run's start: frame 0, its events
     (run_started, the pods entering the queue) and checkpoint 0. `kubernetes_version`: the
@@ -61,10 +76,11 @@ def run_start(
 
     ensure_has_identity(actor, "Starting a run")
     version = kubernetes_version_of(kubernetes_version)
+    gates = feature_gates_of(feature_gates, version)
     text = scenario_yaml(scenario=scenario)
     seed = scenario.seed if seed is None else seed
     try:
-        sim = load_simulation(text, seed, version)
+        sim = load_simulation(text, seed, version, gates)
     except (ScenarioError, FrameworkError, PluginArgsError) as error:
         # The last two: a configuration the chosen Kubernetes version's plugins refuse.
         raise RunError(f"This scenario cannot run: {error}") from None
@@ -75,6 +91,7 @@ def run_start(
             scenario_yaml=text,
             seed=seed,
             kubernetes_version=version,
+            feature_gates=gates,
             **owner_fields(actor),
         )
         engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
@@ -167,6 +184,7 @@ def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
             scenario_yaml=run.scenario_yaml,
             seed=run.seed,
             kubernetes_version=run.kubernetes_version,
+            feature_gates=run.feature_gates,
             max_time=run.max_time,
             forked_from=run,
             forked_at_step=step,

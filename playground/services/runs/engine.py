@@ -28,9 +28,11 @@ CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the in
 PLAY_DEFER = 4  # while playing, a due checkpoint waits at most this many intervals (see store_checkpoint)
 
 
-def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = None) -> Any:
+def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = None,
+                    feature_gates: str = "") -> Any:
     """The run's engine at its start. `kubernetes_version` is the run's (None: the default);
-    every build of a run passes the one stored on it, so a run never changes version."""
+    every build of a run passes the one stored on it, so a run never changes version.
+    `feature_gates`: the run's validated --feature-gates settings ("" for none)."""
     from playground.limits import web_limits
     from playground.services.extender_access import web_policy
     from scheduler_core.api.loader import load_scenario_text
@@ -44,6 +46,7 @@ def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = 
         record_events=True,
         extender_transcript=ExtenderTranscript(policy=web_policy()),
         kubernetes_version=kubernetes_version,
+        feature_gates=feature_gates or None,
     )
 
 

@@ -11,7 +11,8 @@ from playground.services.versions.compare import (
     MAX_PODS,
     CompareError,
     Comparison,
+    compare_gates,
     compare_versions,
 )
 
-__all__ = ["MAX_NODES", "MAX_PODS", "CompareError", "Comparison", "compare_versions"]
+__all__ = ["MAX_NODES", "MAX_PODS", "CompareError", "Comparison", "compare_gates", "compare_versions"]

@@ -77,7 +77,13 @@ class Cause:
 
     @property
     def label(self) -> str:
+        if self.gate == RUN_FEATURE_GATES:
+            return "feature gates"
         return GATE_LABELS.get(self.gate, ("", ""))[0] or "knock-on effect"
+
+
+# The cause of "gates on vs off" differences (compare_gates): the run's --feature-gates settings.
+RUN_FEATURE_GATES = "feature_gates"
 
 
 @dataclass(frozen=True)

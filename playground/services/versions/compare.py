@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from playground.services.versions.attribution import GATE_LABELS, Cause, message_causes
+from playground.services.versions.attribution import GATE_LABELS, RUN_FEATURE_GATES, Cause, message_causes
 from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
 
 MAX_PODS = 500
@@ -59,6 +59,7 @@ class Comparison:
     runs: tuple[RunOutcome, RunOutcome]
     pods: list[PodComparison]  # every pod, in the scenario's order
     gates: list[dict[str, Any]]  # every gate: name, label, what it does, value per version
+    feature_gates: str = ""  # "gates on vs off": the gates on in the first column (same version)
 
     @property
     def differing(self) -> list[PodComparison]:
@@ -98,6 +99,40 @@ def compare_versions(yaml_text: str, seed: int) -> Comparison:
     except ScenarioError as error:
         raise CompareError(f"This scenario cannot run: {error}") from None
     comparison = build_comparison(new, old)
+    cache.set(key, comparison, CACHE_SECONDS)
+    return comparison
+
+
+def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = VERSIONS[0]) -> Comparison:
+    """The scenario under `version` with `feature_gates` on, against the same version with its
+    defaults ("gates on vs off"); cached like compare_versions. CompareError for gates the
+    version refuses (upstream's words) or a scenario that cannot run."""
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.featuregate import FeatureGateError, format_gates, parse_feature_gates
+
+    try:
+        gates = format_gates(parse_feature_gates(feature_gates, version).items())
+    except FeatureGateError as error:
+        raise CompareError(f"Feature gates: {error}.") from None
+    if not gates:
+        raise CompareError("Feature gates: give at least one gate that differs from the defaults.")
+    digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
+    key = f"playground:compare-gates:{digest}:{seed}:{version}:{gates}"
+    cached = cache.get(key)
+    if isinstance(cached, Comparison):
+        return cached
+    try:
+        _size_check(yaml_text)
+        on, off = run_headless(yaml_text, seed, version, gates), run_headless(yaml_text, seed, version)
+    except ScenarioError as error:
+        raise CompareError(f"This scenario cannot run: {error}") from None
+    comparison = build_comparison(on, off)
+    comparison.versions = (f"{version} + {gates}", f"{version}, default gates")
+    comparison.feature_gates = gates
+    for row in comparison.differing:
+        # Both columns model the same release: the gates are the cause (a row may also have
+        # knock-on causes from pods placed differently before it).
+        row.causes.insert(0, Cause(RUN_FEATURE_GATES, f"{gates} on in the first column only"))
     cache.set(key, comparison, CACHE_SECONDS)
     return comparison
 

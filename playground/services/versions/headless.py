@@ -46,14 +46,16 @@ class RunOutcome:
     preemptions: int  # victims deleted in the whole run
 
 
-def run_headless(yaml_text: str, seed: int, version: str) -> RunOutcome:
-    """Run the scenario under `version` until it settles (or MAX_UNITS steps, or the virtual
-    clock's limit) and summarise every pod. Raises ScenarioError for a scenario that cannot run."""
+def run_headless(yaml_text: str, seed: int, version: str, feature_gates: str = "") -> RunOutcome:
+    """Run the scenario under `version` (with `feature_gates`, validated: FeatureGateError) until
+    it settles (or MAX_UNITS steps, or the virtual clock's limit) and summarise every pod. Raises
+    ScenarioError for a scenario that cannot run."""
     from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     sim = Simulation(
-        load_scenario_text(yaml_text, source="compare"), seed=seed, record_events=True, kubernetes_version=version
+        load_scenario_text(yaml_text, source="compare"), seed=seed, record_events=True, kubernetes_version=version,
+        feature_gates=feature_gates or None,
     )
     result = ""
     for _ in range(MAX_UNITS):

@@ -26,6 +26,7 @@ from scheduler_core.api.loader.storage import STORAGE_KINDS, admit_storage
 from scheduler_core.api.loader.storage_build import add_storage_object
 from scheduler_core.api.loader.strict import NotSimulated
 from scheduler_core.api.loader.timeline import parse_timeline
+from scheduler_core.api.loader.workload_v1alpha1 import parse_workload_v1alpha1
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Namespace, Pod, PriorityClass
 
@@ -114,6 +115,10 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             pdb = parse_pdb(r, e.obj)
             unique(r, e, pdb.namespace, pdb.name)
             sc.pdbs.append(pdb)
+        elif kind == "Workload":
+            wl = parse_workload_v1alpha1(r, e.obj)
+            unique(r, e, wl.namespace, wl.name)
+            sc.scheduling_workloads.append(wl)
         elif kind == "Namespace":
             ns = parse_namespace(r, e.obj)
             unique(r, e, "", ns.name)

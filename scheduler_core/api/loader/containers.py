@@ -69,19 +69,30 @@ def parse_container(r: FieldReader, obj: Any, path: str, *, init: bool, host_net
         ports.append(ContainerPort(container_port=cport, host_port=hport, protocol=proto,
                                    host_ip=host_ip))
     restart_policy = None
+    actions: list[str] = []
+    for i, rule in enumerate(r.seq(m.get("restartPolicyRules"), f"{path}.restartPolicyRules")):
+        rm = r.mapping(rule, f"{path}.restartPolicyRules[{i}]", required=True)
+        action = r.string(rm.get("action"), f"{path}.restartPolicyRules[{i}].action")
+        if action not in ("Restart", "RestartAllContainers"):
+            raise r.err(f"{path}.restartPolicyRules[{i}].action", f'Unsupported value: "{action}": '
+                                                                  'supported values: "Restart", "RestartAllContainers"')
+        actions.append(action)
     if m.get("restartPolicy") is not None:
         restart_policy = r.string(m.get("restartPolicy"), f"{path}.restartPolicy")
-        if not init:
-            raise r.err(f"{path}.restartPolicy", "Forbidden: may not be set for non-init "
-                                                 "containers")
-        if restart_policy != "Always":
+        if not init and restart_policy in ("Always", "OnFailure", "Never"):
+            pass  # ContainerRestartRules: a regular container's own policy (no scheduling effect)
+        elif not init:
+            raise r.err(f"{path}.restartPolicy", f'Unsupported value: "{restart_policy}": '
+                                                 'supported values: "Always", "Never", "OnFailure"')
+        elif restart_policy != "Always":
             raise r.err(f"{path}.restartPolicy", f'Unsupported value: "{restart_policy}": '
                                                  'supported values: "Always"')
     # resources.claims (checked against spec.resourceClaims by the pod parser): kept for export.
     claims = [(str(c.get("name") or ""), str(c.get("request") or ""))
               for c in r.seq(res.get("claims"), f"{rpath}.claims") if isinstance(c, dict)]
     return Container(name=name, image=image, requests=requests, limits=limits, ports=ports,
-                     restart_policy=restart_policy, claims=claims)
+                     restart_policy=restart_policy if init else None, claims=claims,
+                     restart_rule_actions=tuple(actions))
 
 
 def parse_tolerations(r: FieldReader, obj: Any, path: str) -> list[Toleration]:
@@ -117,9 +128,9 @@ def parse_tolerations(r: FieldReader, obj: Any, path: str) -> list[Toleration]:
             if value:
                 raise r.err(f"{p}.operator", f'Invalid value: "{value}": value must be empty '
                                              "when `operator` is 'Exists'")
-        else:
+        elif op not in ("Gt", "Lt"):  # Gt/Lt: TaintTolerationComparisonOperators (run gate)
             raise r.err(f"{p}.operator", f'Unsupported value: "{op}": supported values: '
-                                         '"Equal", "Exists"')
+                                         '"Equal", "Exists", "Gt", "Lt"')
         if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
             raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
                                        '"NoSchedule", "PreferNoSchedule", "NoExecute"')

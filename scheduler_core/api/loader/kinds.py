@@ -16,6 +16,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "Service": ("v1",),
     "ReplicationController": ("v1",),
     "PriorityClass": ("scheduling.k8s.io/v1",),
+    "Workload": ("scheduling.k8s.io/v1alpha1",),
     "PodDisruptionBudget": ("policy/v1",),
     "ReplicaSet": ("apps/v1",),
     "StatefulSet": ("apps/v1",),

@@ -74,7 +74,9 @@ def parse_node(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: str = 
         if size_bytes < 0:
             raise r.err(f"{p}.sizeBytes", "must be greater than or equal to 0")
         images.append(ContainerImage(names=names, size_bytes=size_bytes))
+    declared = tuple(r.string_list(status.get("declaredFeatures"), "status.declaredFeatures"))
     return Node(
+        declared_features=declared,
         name=name, uid=stable_uid("Node", "", name, uid_salt), labels=labels,
         annotations=annotations, unschedulable=unschedulable, taints=taints, capacity=capacity,
         allocatable=allocatable, images=images, creation_index=index,

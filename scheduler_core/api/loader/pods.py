@@ -12,6 +12,7 @@ from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
 from scheduler_core.api.loader.storage import parse_volumes
+from scheduler_core.api.loader.workload_v1alpha1 import parse_workload_ref
 from scheduler_core.api.pod_kinds import pod_class_for
 from scheduler_core.api.resource_types import PodClaims
 from scheduler_core.api.types import (
@@ -108,7 +109,10 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         extra["claims"] = PodClaims(resource_claims, claim_statuses)
     if volumes:
         extra["pod_volumes"] = volumes
-    pod_class = pod_class_for(bool(volumes), "claims" in extra)
+    workload_ref = parse_workload_ref(r, spec.get("workloadRef"))
+    if workload_ref is not None:
+        extra["pod_workload_ref"] = workload_ref
+    pod_class = pod_class_for(bool(volumes), "claims" in extra, workload_ref is not None)
     pod = pod_class(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,

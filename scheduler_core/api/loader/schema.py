@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.loader.workload_v1alpha1 import WORKLOAD_REF_SCHEMA, WORKLOAD_SCHEMA_SPEC
+
 __all__ = ["SIMULATED", "NOT_SIMULATED", "KIND_SCHEMAS", "POD_SCHEMA", "NODE_SCHEMA",
            "NAMESPACED_KINDS"]
 
@@ -67,12 +69,13 @@ AFFINITY = {
 }
 CONTAINER = {
     "name": SIMULATED, "image": SIMULATED, "restartPolicy": SIMULATED,
+    "restartPolicyRules": [{"action": SIMULATED, "exitCodes": {"operator": SIMULATED, "values": SIMULATED}}],
     "resources": {"limits": SIMULATED, "requests": SIMULATED,
                   "claims": [{"name": SIMULATED, "request": SIMULATED}]},
     "ports": [{"containerPort": SIMULATED, "hostPort": SIMULATED, "protocol": SIMULATED,
                "hostIP": SIMULATED, "name": SIMULATED}],
     **_ignored("command", "args", "workingDir", "envFrom", "env", "resizePolicy",
-               "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe",
+               "volumeMounts", "volumeDevices", "livenessProbe",
                "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
                "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin",
                "stdinOnce", "tty"),
@@ -94,6 +97,7 @@ POD_SPEC = {
     "schedulingGates": [{"name": SIMULATED}],
     "resourceClaims": [{"name": SIMULATED, "resourceClaimName": SIMULATED,
                         "resourceClaimTemplateName": SIMULATED}],
+    "workloadRef": WORKLOAD_REF_SCHEMA,
     # Refused by the loader with its own message (pod-level resources are not modelled).
     "resources": SIMULATED,
     **_ignored("volumes", "ephemeralContainers", "restartPolicy", "activeDeadlineSeconds",
@@ -117,9 +121,10 @@ NODE_SCHEMA = {
                         "podPreemptionPolicy")},
     "status": {"capacity": SIMULATED, "allocatable": SIMULATED,
                "images": [{"names": SIMULATED, "sizeBytes": SIMULATED}],
+               "declaredFeatures": SIMULATED,
                **_ignored("phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo",
                           "volumesInUse", "volumesAttached", "config", "runtimeHandlers",
-                          "features", "declaredFeatures")},
+                          "features")},
 }
 _WORKLOAD_COMMON = {"selector": LABEL_SELECTOR, "template": POD_TEMPLATE}
 # The workload controllers (scheduler_core.controllers.workloads) read replicas, a
@@ -177,12 +182,14 @@ KIND_SCHEMAS: dict[str, dict[str, Any]] = {
     "List": {"apiVersion": SIMULATED, "kind": SIMULATED, "items": SIMULATED,
              "metadata": NOT_SIMULATED},
 }
+KIND_SCHEMAS["Workload"] = {**_TOP, "spec": WORKLOAD_SCHEMA_SPEC, **_STATUS}
 for _kind, _spec in _WORKLOADS.items():
     KIND_SCHEMAS[_kind] = {**_TOP, "spec": _spec, **_STATUS}
 
 NAMESPACED_KINDS = frozenset({"Pod", "Service", "ReplicationController", "PodDisruptionBudget",
                               "ResourceClaim", "ResourceClaimTemplate",
-                              "ReplicaSet", "StatefulSet", "Deployment", "DaemonSet", "Job"})
+                              "ReplicaSet", "StatefulSet", "Deployment", "DaemonSet", "Job",
+                              "Workload"})
 
 # The storage kinds and a pod's volumes (storage_schema imports the pieces above).
 from scheduler_core.api.loader.storage_schema import (  # noqa: E402

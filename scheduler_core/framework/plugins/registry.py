@@ -32,6 +32,8 @@ IN_TREE_PLUGIN_PATHS: dict[str, str] = {
     names.DEFAULT_BINDER: f"{_BASE}.defaultbinder.default_binder:DefaultBinder",
     names.DEFAULT_PREEMPTION: f"{_BASE}.defaultpreemption.default_preemption:DefaultPreemption",
     names.SCHEDULING_GATES: f"{_BASE}.schedulinggates.scheduling_gates:SchedulingGates",
+    names.GANG_SCHEDULING: f"{_BASE}.gangscheduling.gang_scheduling:GangScheduling",
+    names.NODE_DECLARED_FEATURES: f"{_BASE}.nodedeclaredfeatures.node_declared_features:NodeDeclaredFeatures",
 }
 
 _cache: dict[str, type] = {}

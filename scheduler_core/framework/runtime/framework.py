@@ -239,6 +239,20 @@ class Framework:
     def bind(self, pod: Pod, node_name: str) -> Status | None:
         return self.options.pod_actions.bind_pod(pod, node_name)
 
+    @property
+    def workload_manager(self) -> Any:
+        """upstream Handle.WorkloadManager (None unless GenericWorkload is on)."""
+        return getattr(self.options, "workload_manager", None)
+
+    def activate_pods(self, pods: list[Pod]) -> None:
+        """upstream Handle.Activate: move these pods to activeQ (or mark them if in flight)."""
+        if pods:
+            self.options.pod_actions.activate_pods(pods)
+
+    def allow_waiting_pod(self, pod_key: str, plugin: str) -> None:
+        """upstream GetWaitingPod(uid).Allow(plugin); nothing when the pod does not wait."""
+        self.options.pod_actions.allow_waiting_pod(pod_key, plugin)
+
     # ---- queries ---------------------------------------------------------------------------
     def has_filter_plugins(self) -> bool:
         return bool(self.filter_plugins)

@@ -64,3 +64,5 @@ class FrameworkOptions:
     event_recorder: EventSink
     pod_actions: PodActions
     current_cycle: Callable[[], int]
+    # The pod groups (backend.workloadmanager), only while GenericWorkload is on (else None).
+    workload_manager: Any = None

@@ -21,8 +21,12 @@ def do_not_schedule_taints_filter_func() -> TaintFilter:
     return _do_not_schedule
 
 
-def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
-    """v1helper.TolerationsTolerateTaint: any toleration tolerating the taint."""
+def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint,
+                               comparison_operators: bool = False) -> bool:
+    """v1helper.TolerationsTolerateTaint: any toleration tolerating the taint (Gt/Lt only with
+    TaintTolerationComparisonOperators)."""
+    if comparison_operators:
+        return any(t.tolerates_taint_with(taint, True) for t in tolerations)
     for t in tolerations:
         if t.tolerates_taint(taint):
             return True
@@ -30,12 +34,13 @@ def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) 
 
 
 def find_matching_untolerated_taint(
-    taints: Iterable[Taint], tolerations: list[Toleration], inclusion_filter: TaintFilter | None
+    taints: Iterable[Taint], tolerations: list[Toleration], inclusion_filter: TaintFilter | None,
+    comparison_operators: bool = False,
 ) -> Taint | None:
     """The first taint passing the filter that no toleration tolerates, or None."""
     for taint in taints:
         if inclusion_filter is not None and not inclusion_filter(taint):
             continue
-        if not tolerations_tolerate_taint(tolerations, taint):
+        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators):
             return taint
     return None

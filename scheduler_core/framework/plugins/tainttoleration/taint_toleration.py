@@ -57,12 +57,13 @@ def get_all_toleration_prefer_no_schedule(tolerations: list[Toleration]) -> list
     return [t for t in tolerations if not t.effect or t.effect == TAINT_EFFECT_PREFER_NO_SCHEDULE]
 
 
-def count_intolerable_taints_prefer_no_schedule(node: Node, tolerations: list[Toleration]) -> int:
+def count_intolerable_taints_prefer_no_schedule(node: Node, tolerations: list[Toleration],
+                                                comparison_operators: bool = False) -> int:
     n = 0
     for taint in node.taints:
         if taint.effect != TAINT_EFFECT_PREFER_NO_SCHEDULE:
             continue
-        if not tolerations_tolerate_taint(tolerations, taint):
+        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators):
             n += 1
     return n
 
@@ -77,13 +78,16 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
-        self.single_reason = gates_of(handle).taint_toleration_single_reason
+        gates = gates_of(handle)
+        self.single_reason = gates.taint_toleration_single_reason
+        # TaintTolerationComparisonOperators (alpha): Gt/Lt tolerations compare numeric values.
+        self.comparison_operators = bool(gates.overrides) and gates.enabled("TaintTolerationComparisonOperators")
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         taints = node_info.node.taints
         if not taints:
             return None
-        taint = find_matching_untolerated_taint(taints, pod.tolerations, _filter_fn)
+        taint = find_matching_untolerated_taint(taints, pod.tolerations, _filter_fn, self.comparison_operators)
         if taint is None:
             return None
         if self.single_reason:
@@ -108,7 +112,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
         node = node_info.node
         if not node.taints:
             return 0, None
-        return count_intolerable_taints_prefer_no_schedule(node, s.tolerations_prefer_no_schedule), None
+        return count_intolerable_taints_prefer_no_schedule(node, s.tolerations_prefer_no_schedule,
+                                                           self.comparison_operators), None
 
     def score_nodes(self, state: CycleState, pod: Pod,
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
@@ -118,7 +123,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
         tols = s.tolerations_prefer_no_schedule
         if _snapshot_count(self.handle, "num_tainted") == 0:
             return [0] * len(nodes), None
-        return [count_intolerable_taints_prefer_no_schedule(ni.node, tols) if ni.node.taints else 0
+        cmp = self.comparison_operators
+        return [count_intolerable_taints_prefer_no_schedule(ni.node, tols, cmp) if ni.node.taints else 0
                 for ni in nodes], None
 
     def score_extensions(self) -> TaintToleration:
@@ -146,8 +152,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
         """Queue only when the change turns an untolerated node into a tolerated one."""
         was_untolerated = True
         if old is not None:
-            was_untolerated = find_matching_untolerated_taint(old.taints, pod.tolerations, _filter_fn) is not None
-        is_untolerated = find_matching_untolerated_taint(new.taints, pod.tolerations, _filter_fn) is not None
+            was_untolerated = find_matching_untolerated_taint(old.taints, pod.tolerations, _filter_fn, self.comparison_operators) is not None
+        is_untolerated = find_matching_untolerated_taint(new.taints, pod.tolerations, _filter_fn, self.comparison_operators) is not None
         if was_untolerated and not is_untolerated:
             return QueueingHint.QUEUE
         return QueueingHint.SKIP
