@@ -202,6 +202,43 @@ def _functions(celtypes: Any) -> dict[str, Any]:
 
 # Upstream bounds a selector's length before compiling it (validation's CEL cost limits).
 MAX_EXPRESSION_LENGTH = 10 * 1024
+# And its cost: upstream's budget is 1,000,000 units of the compiled Go program. cel-python walks
+# its parse tree in Python, so the playground bounds the estimated number of tree nodes visited
+# by one evaluation instead (a typical selector visits ~100), keeping one evaluation within tens
+# of milliseconds on a shared server.
+MAX_ESTIMATED_COST = 100_000
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# A comprehension over something that is not a list literal (attributes, capacity: at most 32
+# entries per device; a map literal) is costed as if it had this many elements.
+_UNKNOWN_SIZE = 32
+
+
+def _estimated_cost(tree: Any) -> int:
+    """Tree nodes one evaluation may visit, comprehension bodies counted once per element."""
+    children = getattr(tree, "children", None)
+    if children is None:
+        return 1
+    if getattr(tree, "data", None) == "member_dot_arg" and len(children) >= 2 and \
+            str(children[1]) in _MACROS:
+        target = children[0]
+        args = children[2:]
+        size = _literal_size(target)
+        return 1 + _estimated_cost(target) + size * sum(_estimated_cost(a) for a in args)
+    return 1 + sum(_estimated_cost(c) for c in children)
+
+
+def _literal_size(tree: Any) -> int:
+    """Elements of a list literal at the top of `tree` (through the grammar's single-child
+    levels), else _UNKNOWN_SIZE."""
+    node = tree
+    while getattr(node, "children", None):
+        if getattr(node, "data", None) == "list_lit":
+            exprs = node.children[0] if node.children else None
+            return max(1, len(getattr(exprs, "children", []) or []))
+        if len(node.children) != 1:
+            break
+        node = node.children[0]
+    return _UNKNOWN_SIZE
 
 
 class CompiledSelector:
@@ -222,6 +259,11 @@ class CompiledSelector:
         cel = _CEL.load()
         try:
             ast = cel.env.compile(expression)
+            cost = _estimated_cost(ast)
+            if cost > MAX_ESTIMATED_COST:
+                self.error = (f"estimated cost {cost:,} exceeds the playground's limit of "
+                              f"{MAX_ESTIMATED_COST:,} (nested comprehensions over long lists?)")
+                return
             self._program = cel.env.program(ast, functions=cel.functions)
         except Exception as exc:  # celpy's CELParseError, or a program it cannot build
             line, column = getattr(exc, "line", None), getattr(exc, "column", None)

@@ -91,3 +91,9 @@ def test_runs_without_devices_have_no_panel(client: Client, inline_worker: list)
     run = svc.run_start(scenario=scenario_create(actor=OWNER, name="plain", yaml_text=plain), actor=OWNER)
     act(run, RunAction.KIND_STEP)
     assert 'id="run-devices"' not in get(client, run, "run")
+
+
+def test_binding_cycle_shows_what_prebind_wrote_to_the_claim(client: Client, dra_run: Run) -> None:
+    html = get(client, dra_run, "run")
+    assert re.search(r"ResourceClaim default/train-3-gpu allocated \(gpu\.example\.com/gpu-\d\d/gpu-0\) by "
+                     r"DynamicResources", html), html[html.find("Reserve / Permit"):][:600]

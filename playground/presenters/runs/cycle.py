@@ -211,7 +211,8 @@ def binding(screen: Screen) -> list[dict[str, Any]]:
     return [
         e
         for e in screen.frame_events
-        if e["type"] in ("assumed", "extension_point", "bound", "permit_wait", "forgotten")
+        # resource_claim: what DynamicResources' PreBind (or Unreserve) wrote to a claim
+        if e["type"] in ("assumed", "extension_point", "bound", "permit_wait", "forgotten", "resource_claim")
     ]
 
 

@@ -31,6 +31,7 @@ WATCH_SELECTORS = {
     "events": "#run-events",
     "framework": "#run-framework",
     "story": "#run-story",
+    "devices": "#run-devices",
 }
 NO_NODE = "no node: it stays Pending"
 PASSES = "none: the node passes"

@@ -57,11 +57,6 @@ MAX_CONSTRAINTS = 32  # DeviceConstraintsMaxSize
 MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
 MAX_POD_CLAIMS = 128
 MAX_ATTRIBUTE_STRING = 64  # DeviceAttributeMaxValueLength
-MAX_COUNT = 2 ** 31 - 1
-
-
-def _name_error(kind: str, value: str) -> str | None:
-    return dns1123_label_error(value) if kind == "label" else dns1123_subdomain_error(value)
 
 
 def _qualified_name_error(name: str, *, fully: bool) -> str | None:
@@ -85,7 +80,7 @@ def _qualified_name_error(name: str, *, fully: bool) -> str | None:
     return None
 
 
-def _selectors(r: FieldReader, obj: Any, path: str, *, owner: str) -> list[DeviceSelector]:
+def _selectors(r: FieldReader, obj: Any, path: str) -> list[DeviceSelector]:
     items = r.seq(obj, path)
     if len(items) > MAX_SELECTORS:
         raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_SELECTORS} items")
@@ -129,7 +124,7 @@ def parse_device_class(r: FieldReader, obj: dict[str, Any]) -> DeviceClass:
     spec = r.mapping(obj.get("spec"), "spec")
     return DeviceClass(
         name=name, uid=stable_uid("DeviceClass", "", name),
-        selectors=_selectors(r, spec.get("selectors"), "spec.selectors", owner="class"),
+        selectors=_selectors(r, spec.get("selectors"), "spec.selectors"),
         config=_opaque_configs(r, spec.get("config"), "spec.config", with_requests=False),
     )
 
@@ -355,7 +350,7 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             admin = None if admin is None else r.boolean(admin, f"{ep}.adminAccess")
             requests.append(DeviceRequest(name=name, exactly=ExactDeviceRequest(
                 name=name, device_class_name=_class_name(r, em, ep),
-                selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors", owner="claim"),
+                selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors"),
                 allocation_mode=mode, count=count, admin_access=admin)))
             continue
         fp = f"{p}.firstAvailable"
@@ -373,7 +368,7 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             mode, count = _count_and_mode(r, sm, sp)
             subs.append(DeviceSubRequest(
                 name=sname, device_class_name=_class_name(r, sm, sp),
-                selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors", owner="claim"),
+                selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors"),
                 allocation_mode=mode, count=count))
         requests.append(DeviceRequest(name=name, first_available=subs))
     constraints = []

@@ -180,7 +180,7 @@ class Allocator:
         self._without_pools: dict[tuple[int, ...], tuple[Any, AllocationError | None]] = {}
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
-        if not self.index.candidates(node):
+        if not self.index.may_target(node):
             # No slice can target this node: the answer (no pools, so nothing to search) does
             # not depend on the node, and is worked out once for all such nodes.
             key = tuple(id(c) for c in claims)
@@ -392,15 +392,17 @@ class _Attempt:
                          selectors: list) -> bool:
         for i, sel in enumerate(selectors):
             compiled = compile_selector(sel.cel)
-            where = f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
             if compiled.error:
-                raise AllocationError(f"{where}: selector #{i}: CEL compile error: {compiled.error}")
+                raise AllocationError(f"{self._where(ci, cls)}: selector #{i}: CEL compile error: {compiled.error}")
             matches, err = self.a.cel.verdict(compiled, s.driver, device)
             if err is not None:
-                raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {err}")
+                raise AllocationError(f"{self._where(ci, cls)}: selector #{i}: CEL runtime error: {err}")
             if not matches:
                 return False
         return True
+
+    def _where(self, ci: int, cls: DeviceClass | None) -> str:
+        return f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
 
     def _allocate_device(self, ci: int, ri: int, si: int, did: DeviceID, device: Device,
                          s: ResourceSlice, *, must: bool) -> Callable[[], None] | None:

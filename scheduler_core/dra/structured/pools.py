@@ -73,6 +73,10 @@ class SliceIndex:
                 self.other.append(s)
             self.by_pool.setdefault((s.driver, s.pool_name), []).append(s)
 
+    def may_target(self, node: Node) -> bool:
+        """Could any slice make devices available on `node`? (cheap: no selector is evaluated)"""
+        return bool(self.other) or node.name in self.by_node
+
     def candidates(self, node: Node) -> list[ResourceSlice]:
         """The slices that may target `node`, in the cluster's slice order."""
         mine = self.by_node.get(node.name, [])

@@ -55,3 +55,11 @@ def test_compile_error_and_cache() -> None:
 def test_runtime_errors(expr: str, fragment: str) -> None:
     matches, err = compile_selector(expr).device_matches(ACT)
     assert matches is False and fragment in err
+
+
+def test_costly_expressions_are_refused_at_compile_time() -> None:
+    numbers = "[" + ",".join(str(i) for i in range(300)) + "]"
+    nested = compile_selector(f"{numbers}.all(x, {numbers}.exists(y, y == x))")
+    assert nested.error and "exceeds the playground's limit" in nested.error
+    assert compile_selector(f"{numbers}.exists(x, x == 7)").error is None  # one level: fine
+    assert compile_selector('device.attributes["gpu.example.com"].all(k, k != "x")').error is None

@@ -207,3 +207,30 @@ def test_checkpoint_restore_keeps_claims_and_allocations() -> None:
     assert first.result(True)["pods"] == again.result(True)["pods"]
     assert again.scheduler.cluster.resource_claims == first.scheduler.cluster.resource_claims
     assert type(again.scheduler.cluster.pods["default/a"]).__name__ == "ClaimingPod"
+
+
+def test_deployment_pods_and_timeline_pods_get_their_claims() -> None:
+    deployment = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: infer}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: infer}}
+  template:
+    metadata: {labels: {app: infer}}
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers:
+      - name: app
+        image: cuda
+        resources: {requests: {cpu: 500m}, claims: [{name: gpu}]}
+"""
+    timeline = ("apiVersion: playground.kube-scheduler.dev/v1\nkind: Timeline\nactions:\n"
+                "- at: 5\n  action: addPod\n  pod:\n" + "\n".join("    " + line for line in pod("late").splitlines()) + "\n")
+    sim, pods = run(CLASS, node("n1"), gpu_slice("n1", "g0", "g1", "g2"), TEMPLATE, deployment, timeline)
+    assert all(p["status"] == "Bound" for p in pods.values()) and len(pods) == 3
+    claims = sim.scheduler.cluster.resource_claims
+    assert sorted(c.allocation.results[0].device for c in claims.values()) == ["g0", "g1", "g2"]
+    assert "default/late-gpu" in claims
+    assert sum(1 for k in claims if k.startswith("default/infer-")) == 2

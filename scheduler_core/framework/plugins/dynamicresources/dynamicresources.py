@@ -340,17 +340,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 any(info.available_on_nodes is not None for info in s.informations):
             return [f(state, pod, ni) for ni in nodes]
         index = s.allocator.index
+        if index.other:  # some slice uses a node selector or allNodes: every node may have devices
+            return [f(state, pod, ni) for ni in nodes]
+        targeted = index.by_node
         template: Status | None = None
         out: list[Status | None] = []
         for ni in nodes:
-            if template is not None and not index.candidates(ni.node):
-                st = Status(template.code, *template.reasons, err=template.err)
-                out.append(st)
-                continue
-            st = f(state, pod, ni)
-            if st is not None and not index.candidates(ni.node):
+            if ni.node.name in targeted:
+                out.append(f(state, pod, ni))
+            elif template is not None:
+                out.append(Status(template.code, *template.reasons, err=template.err))
+            else:
+                st = f(state, pod, ni)
                 template = st
-            out.append(st)
+                out.append(st)
         return out
 
     # ---- PostFilter ------------------------------------------------------------------------------
