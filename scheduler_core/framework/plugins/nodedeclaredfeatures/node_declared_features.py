@@ -59,6 +59,11 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                           "node declared features check failed - unsatisfied requirements: " + ", ".join(missing))
         return None
 
+    def sign_pod(self, pod: Pod) -> dict[str, Any]:
+        """This plugin's fragment of the pod's batching signature (upstream SignPod): the node
+        features the pod needs, the only thing its Filter reads from the pod."""
+        return {"features": tuple(sorted(infer_for_scheduling(pod)))}
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE),
