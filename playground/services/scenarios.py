@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 
 from playground.limits import web_limits
 from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents
@@ -96,13 +97,18 @@ def validate_text(text: str, *, source: str = "scenario") -> list[Any]:
 def manifest_warnings(manifest: dict[str, Any], *, source: str = "form") -> list[Any]:
     """The "not simulated" warnings of one object alone (the whole scenario was validated
     already): what saving this object brings in, not what its neighbours carry."""
+    return manifests_warnings([manifest], source=source)
+
+
+def manifests_warnings(manifests: list[dict[str, Any]], *, source: str = "form") -> list[Any]:
+    """The "not simulated" warnings of these objects alone, grouped as the loader groups them."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader.documents import flatten_documents
     from scheduler_core.api.loader.strict import NotSimulated
 
     notes = NotSimulated()
     try:
-        flatten_documents([manifest], source, notes)
+        flatten_documents(list(manifests), source, notes)
     except ScenarioError:
         return []
     return notes.warnings()
@@ -260,6 +266,62 @@ def scenario_object_save(
         scenario.save(update_fields=["updated_at"])
     obj.not_simulated = manifest_warnings(manifest)
     return obj
+
+
+def _documents_text(text: str) -> str:
+    """`text` ready to sit between other documents: no leading document marker (it would make
+    an empty document and shift the loader's document numbers), a final newline."""
+    body = text.strip("\n")
+    if not body.strip():
+        return ""
+    body = re.sub(r"\A---[ \t]*(\n|\Z)", "", body.lstrip())
+    return body + "\n" if body.strip() else ""
+
+
+def scenario_documents_replace(
+    *, scenario: Scenario, actor: Actor, first: int, count: int, text: str, source: str = "YAML view"
+) -> int:
+    """Replace documents `first` .. `first + count - 1` (0-based, document order) with the
+    documents of `text` (any number; none deletes them): what the YAML view's page edit does.
+
+    The whole scenario is validated with the new documents in their place, so the loader's
+    document numbers are the scenario's. Returns how many documents the text held; the model
+    instance passed in gets `not_simulated`, the warnings of the new documents alone."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    refuse_nul(text, source=source)
+    body = _documents_text(text)
+    with transaction.atomic():
+        locked = _locked(scenario)
+        rows = list(locked.kube_objects.order_by("order", "id").only("id", "order", "manifest"))
+        if count < 0 or not 0 <= first <= len(rows) or first + count > len(rows):
+            raise ScenarioInvalid("Those documents are no longer there (the scenario changed): reload the page.")
+        pieces = [build_yaml(row.manifest for row in rows[:first]), body,
+                  build_yaml(row.manifest for row in rows[first + count :])]
+        validate_text("---\n".join(piece for piece in pieces if piece), source="scenario")
+        try:
+            new = split_documents(body) if body else []
+        except ManifestError as error:
+            raise ScenarioInvalid(f"{source}: {error}") from None
+        replaced = rows[first : first + count]
+        following = rows[first + count] if first + count < len(rows) else None
+        if replaced:
+            base = replaced[0].order
+        elif following is not None:
+            base = following.order
+        else:
+            base = rows[-1].order + 1 if rows else 0
+        if following is not None and base + len(new) > following.order:
+            # make room: the documents after the page move down (one UPDATE, order is not unique)
+            locked.kube_objects.filter(order__gte=following.order).update(order=F("order") + base + len(new) - following.order)
+        ScenarioObject.objects.filter(pk__in=[row.pk for row in replaced]).delete()
+        created = build_rows(locked, new)
+        for offset, row in enumerate(created):
+            row.order = base + offset
+        ScenarioObject.objects.bulk_create(created, batch_size=500)
+        locked.save(update_fields=["updated_at"])
+    scenario.updated_at = locked.updated_at
+    scenario.not_simulated = manifests_warnings(new, source=source)
+    return len(new)
 
 
 def scenario_object_delete(*, scenario: Scenario, actor: Actor, object_id: int) -> None:
