@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.http import Http404
 
 from playground.manifests import build_yaml
@@ -30,7 +30,7 @@ def gallery_scenarios() -> QuerySet[Scenario]:
 
 
 def _with_counts(queryset: QuerySet[Scenario]) -> QuerySet[Scenario]:
-    return queryset.annotate(
+    return queryset.defer("yaml_cache").annotate(
         node_count=Count("kube_objects", filter=Q(kube_objects__kind="Node")),
         pod_count=Count("kube_objects", filter=Q(kube_objects__kind="Pod")),
     )
@@ -39,14 +39,14 @@ def _with_counts(queryset: QuerySet[Scenario]) -> QuerySet[Scenario]:
 def scenario_by_share_token(*, token: str) -> Scenario:
     """The scenario behind a share link, or 404 (tokens are unguessable; a wrong one is not found)."""
     try:
-        return Scenario.objects.get(share_token=token)
+        return Scenario.objects.defer("yaml_cache").get(share_token=token)  # the text: only when wanted
     except Scenario.DoesNotExist:
         raise Http404("No such scenario") from None
 
 
 def gallery_scenario_by_slug(*, slug: str) -> Scenario:
     try:
-        return Scenario.objects.get(is_gallery=True, gallery_slug=slug)
+        return Scenario.objects.defer("yaml_cache").get(is_gallery=True, gallery_slug=slug)
     except Scenario.DoesNotExist:
         raise Http404("No such gallery scenario") from None
 
@@ -56,9 +56,27 @@ def scenario_manifests(*, scenario: Scenario) -> list[dict[str, Any]]:
     return list(scenario.kube_objects.order_by("order", "id").values_list("manifest", flat=True))
 
 
+def objects_version(*, scenario: Scenario) -> str:
+    """The version of the scenario's objects: any change to them changes it (a replaced object
+    gets a new id, an edited one bumps the scenario's `updated_at`)."""
+    objects = scenario.kube_objects.aggregate(n=Count("pk"), last=Max("pk"))
+    updated = Scenario.objects.filter(pk=scenario.pk).values_list("updated_at", flat=True).first()
+    return f"{objects['n']}:{objects['last'] or 0}:{updated.isoformat() if updated else ''}"
+
+
+def cached_yaml(*, scenario: Scenario, version: str | None = None) -> str | None:
+    """The kept YAML when it was built from the objects as they are now, else None."""
+    version = version or objects_version(scenario=scenario)
+    return Scenario.objects.filter(pk=scenario.pk, yaml_cache_version=version).values_list(
+        "yaml_cache", flat=True
+    ).first()
+
+
 def scenario_yaml(*, scenario: Scenario) -> str:
-    """The whole scenario as multi-document YAML: what export downloads and import reads back."""
-    return build_yaml(scenario_manifests(scenario=scenario))
+    """The whole scenario as multi-document YAML: what export downloads and import reads back
+    (the kept copy when it is current: see services.scenarios.scenario_yaml_prepare)."""
+    cached = cached_yaml(scenario=scenario)
+    return cached if cached is not None else build_yaml(scenario_manifests(scenario=scenario))
 
 
 def scenario_object(*, scenario: Scenario, object_id: int | str | None) -> ScenarioObject | None:
@@ -120,6 +138,11 @@ def scenario_documents(*, scenario: Scenario, first: int, count: int) -> list[Sc
 def iter_scenario_yaml(*, scenario: Scenario, batch: int = 500) -> Iterator[str]:
     """The scenario's YAML in pieces of `batch` documents, joined exactly as `scenario_yaml`
     joins them: a big export streams without holding every manifest or the whole text."""
+    cached = cached_yaml(scenario=scenario)
+    if cached is not None:
+        for start in range(0, len(cached), 1 << 16):
+            yield cached[start : start + (1 << 16)]
+        return
     rows = scenario.kube_objects.order_by("order", "id").values_list("manifest", flat=True)
     chunk: list[dict[str, Any]] = []
     first = True

@@ -13,6 +13,7 @@ change brought in, so the page can list them once.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from collections.abc import Iterable
@@ -23,13 +24,16 @@ from django.db import transaction
 from django.db.models import F
 
 from playground.limits import web_limits
-from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents
+from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents, split_loaded
 from playground.models import Scenario, ScenarioObject
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
-from playground.selectors.scenarios import scenario_manifests
+from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.extender_access import refused_extender
 
+logger = logging.getLogger(__name__)
+
 MAX_BULK = 5000
+PREPARE_MIN_OBJECTS = 1000  # scenarios with this many objects get their YAML built ahead
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -72,14 +76,15 @@ def validate_manifests(manifests: list[dict[str, Any]], *, source: str = "scenar
     return text
 
 
-def validate_text(text: str, *, source: str = "scenario") -> list[Any]:
+def validate_text(text: str, *, source: str = "scenario", documents: list[Any] | None = None) -> list[Any]:
     """Run the engine's loader over `text` with the web's limits; translate its ScenarioError
-    into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s)."""
+    into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s);
+    `documents` receives the YAML documents the loader decoded (see `load_scenario_text`)."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader import load_scenario_text
 
     try:
-        loaded = load_scenario_text(text, source=source, limits=web_limits())
+        loaded = load_scenario_text(text, source=source, limits=web_limits(), documents=documents)
     except ScenarioError as error:
         raise ScenarioInvalid(
             str(error), field=error.field, kind=error.kind, name=error.name, document=error.document
@@ -126,7 +131,58 @@ def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[
 
 def _locked(scenario: Scenario) -> Scenario:
     """Re-read the scenario inside a transaction, locking its row where the database can."""
-    return Scenario.objects.select_for_update().get(pk=scenario.pk)
+    return Scenario.objects.select_for_update().defer("yaml_cache").get(pk=scenario.pk)
+
+
+# ---- the kept YAML ------------------------------------------------------------------------------
+
+
+def scenario_yaml_prepare(*, scenario: Scenario) -> str:
+    """The scenario's YAML, built and kept for the current version of its objects unless it is
+    kept already (a run start then snapshots it without building it: seconds at 5,000 nodes).
+    A change meanwhile only leaves a copy whose version never matches again."""
+    return scenario_yaml_versioned(scenario=scenario)[0]
+
+
+def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
+    """`scenario_yaml_prepare`, and the version of the objects the text is the YAML of."""
+    version = objects_version(scenario=scenario)
+    cached = cached_yaml(scenario=scenario, version=version)
+    if cached is not None:
+        return cached, version
+    text = build_yaml(scenario_manifests(scenario=scenario))
+    Scenario.objects.filter(pk=scenario.pk).update(yaml_cache=text, yaml_cache_version=version)
+    return text, version
+
+
+def scenario_prepare_by_id(*, scenario_id: int) -> None:
+    """A worker's part (see `prepare_yaml_later`): keep the YAML, then the run start."""
+    from playground.services.runs.prepare import prepare_start
+
+    scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
+    if scenario is not None:
+        prepare_start(scenario=scenario)
+
+
+def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
+    """After this transaction commits, have a worker build the YAML of a big scenario whose
+    objects just changed, and its run start (services.runs.prepare), so the owner's next Start
+    or download finds them ready. Best effort (small scenarios build theirs in milliseconds
+    when needed; a broker that cannot take the task now only means the next start builds it)."""
+    if objects < PREPARE_MIN_OBJECTS:
+        return
+
+    def queue() -> None:
+        from playground.services.runs.dispatch import runs_queue
+        from playground.tasks.scenarios import prepare_scenario_yaml_task
+
+        try:
+            queue = runs_queue()
+            prepare_scenario_yaml_task.apply_async((scenario.pk,), **({"queue": queue} if queue else {}))
+        except Exception:
+            logger.warning("scenario %s: could not queue its YAML", scenario.pk, exc_info=True)
+
+    transaction.on_commit(queue)
 
 
 # ---- scenarios ---------------------------------------------------------------------------------
@@ -147,6 +203,7 @@ def scenario_create(
         )
         if manifests:
             ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
 
@@ -178,9 +235,10 @@ def read_yaml_import(text: str, *, source: str = "<input>") -> tuple[list[dict[s
     """Validate multi-document YAML through the engine and cut it into one manifest per object;
     also return the loader's "not simulated" warnings."""
     refuse_nul(text, source=source)
-    warnings = validate_text(text, source=source)
+    documents: list[Any] = []
+    warnings = validate_text(text, source=source, documents=documents)
     try:
-        return split_documents(text), warnings
+        return split_loaded(documents), warnings
     except ManifestError as error:
         raise ScenarioInvalid(f"{source}: {error}") from None
 
@@ -199,6 +257,7 @@ def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source:
         scenario.kube_objects.all().delete()
         ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
 
@@ -214,7 +273,10 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             forked_from=scenario,
             **owner_fields(actor),
         )
+        kept = cached_yaml(scenario=scenario)
         ScenarioObject.objects.bulk_create(build_rows(fork, scenario_manifests(scenario=scenario)), batch_size=500)
+        if kept is not None:  # the same objects: the same YAML, kept for the fork's version
+            Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=objects_version(scenario=fork))
     return fork
 
 
@@ -264,6 +326,7 @@ def scenario_object_save(
             obj.kind, obj.namespace, obj.name, obj.manifest = kind, namespace, name, manifest
             obj.save(update_fields=["kind", "namespace", "name", "manifest"])
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(manifests))
     obj.not_simulated = manifest_warnings(manifest)
     return obj
 
@@ -319,6 +382,7 @@ def scenario_documents_replace(
             row.order = base + offset
         ScenarioObject.objects.bulk_create(created, batch_size=500)
         locked.save(update_fields=["updated_at"])
+        prepare_yaml_later(locked, len(rows) - count + len(new))
     scenario.updated_at = locked.updated_at
     scenario.not_simulated = manifests_warnings(new, source=source)
     return len(new)
@@ -336,6 +400,7 @@ def scenario_object_delete(*, scenario: Scenario, actor: Actor, object_id: int) 
         validate_manifests(remaining)
         scenario.kube_objects.filter(pk=object_id).delete()
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(remaining))
 
 
 def scenario_config_save(*, scenario: Scenario, actor: Actor, config: dict[str, Any] | None) -> None:
@@ -368,6 +433,7 @@ def _append_objects(scenario: Scenario, actor: Actor, new: list[dict[str, Any]])
             row.order = start + offset
         ScenarioObject.objects.bulk_create(created, batch_size=500)
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(rows) + len(created))
     return created
 
 

@@ -40,7 +40,7 @@ from playground.presenters.scenarios.editor import (
     parts_html,
 )
 from playground.presenters.scenarios.listing import SECTIONS, listing
-from playground.presenters.scenarios.yaml_view import DOCS_PER_PAGE, page_of_object, yaml_page
+from playground.presenters.scenarios.yaml_view import page_of_object, page_of_position, yaml_page
 from playground.selectors.runs import runs_of_scenario
 from playground.selectors.scenarios import (
     gallery_scenario_by_slug,
@@ -438,7 +438,7 @@ def scenario_yaml_view(request: HttpRequest, token: str) -> HttpResponse:
             return HttpResponseBadRequest("Unknown action")
         first, count = _int(request.POST.get("first"), 0), _int(request.POST.get("count"), 0)
         text = request.POST.get("text", "")
-        number = first // DOCS_PER_PAGE + 1
+        number = page_of_position(first)
         try:
             if request.POST.get("stamp") != _stamp(scenario):
                 raise ScenarioInvalid("The scenario changed since this page was shown: reload it and edit again.")

@@ -62,7 +62,12 @@ def yaml_page(scenario: Any, objects: int, number: int) -> YamlPage:
     return YamlPage(page=page, first=first, count=len(rows), text=build_yaml(row.manifest for row in rows))
 
 
+def page_of_position(position: int) -> int:
+    """The YAML view's page that holds the document at `position` (0-based)."""
+    return max(0, position) // DOCS_PER_PAGE + 1
+
+
 def page_of_object(scenario: Any, object_id: Any) -> int:
     """The YAML view's page that holds the object `object_id` (1 when it is not found)."""
     position = scenario_object_position(scenario=scenario, object_id=object_id)
-    return 1 if position is None else position // DOCS_PER_PAGE + 1
+    return 1 if position is None else page_of_position(position)

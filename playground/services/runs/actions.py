@@ -14,10 +14,11 @@ from django.db.models import Max
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import view_at
-from playground.selectors.scenarios import scenario_yaml
 from playground.services.runs import dispatch, preflight
 from playground.services.runs.engine import Engine, load_simulation
 from playground.services.runs.errors import RunError
+from playground.services.runs.prepare import take_prepared
+from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 
@@ -59,12 +60,18 @@ def run_start(
 
     ensure_has_identity(actor, "Starting a run")
     version = kubernetes_version_of(kubernetes_version)
-    text = scenario_yaml(scenario=scenario)
+    text, objects_version = scenario_yaml_versioned(scenario=scenario)  # kept since the last change
     seed = scenario.seed if seed is None else seed
-    try:
-        sim = load_simulation(text, seed, version)
-    except ScenarioError as error:
-        raise RunError(f"This scenario cannot run: {error}") from None
+    # A big scenario's start was computed by a worker when it changed: restore it (see prepare).
+    prepared = take_prepared(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version)
+    if prepared is not None:
+        sim, new_events = prepared.sim, prepared.events
+    else:
+        try:
+            sim = load_simulation(text, seed, version)
+        except ScenarioError as error:
+            raise RunError(f"This scenario cannot run: {error}") from None
+        new_events, sim.sink.events = sim.sink.events, []
     with transaction.atomic():
         run = Run.objects.create(
             scenario=scenario,
@@ -75,11 +82,13 @@ def run_start(
             **owner_fields(actor),
         )
         engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
-        new_events, sim.sink.events = sim.sink.events, []
         engine._record({"op": "start"}, "start", None, 1, new_events)  # step 0: a keyframe
         fields = engine.run_fields()
         engine.flush()
-        engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
+        if prepared is not None:  # checkpoint 0 is the prepared state: stored as it is
+            RunCheckpoint.objects.create(run_id=run.pk, step=0, blob=prepared.checkpoint)
+        else:
+            engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
         Run.objects.filter(pk=run.pk).update(**fields)
     run.refresh_from_db()
     return run
