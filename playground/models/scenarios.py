@@ -89,6 +89,8 @@ class PreparedStart(models.Model):
     key = models.CharField(max_length=200)
     checkpoint = models.BinaryField()  # Simulation.checkpoint() after the start's events were taken
     events = models.JSONField()  # the start's events (run_started, the pods entering the queue)
+    frame = models.JSONField(default=dict)  # frame 0's fields (RunFrame), its view included
+    fields = models.JSONField(default=dict)  # the run's fields after its start (head, seq, clock, ...)
     created_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -17,7 +17,7 @@ from playground.selectors.frame_views import view_at
 from playground.services.runs import dispatch, preflight
 from playground.services.runs.engine import Engine, load_simulation
 from playground.services.runs.errors import RunError
-from playground.services.runs.prepare import take_prepared
+from playground.services.runs.prepare import START_UNIT, take_prepared
 from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
@@ -62,16 +62,14 @@ def run_start(
     version = kubernetes_version_of(kubernetes_version)
     text, objects_version = scenario_yaml_versioned(scenario=scenario)  # kept since the last change
     seed = scenario.seed if seed is None else seed
-    # A big scenario's start was computed by a worker when it changed: restore it (see prepare).
+    # A big scenario's start was computed by a worker when it changed: store it (see prepare).
     prepared = take_prepared(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version)
-    if prepared is not None:
-        sim, new_events = prepared.sim, prepared.events
-    else:
+    sim = None
+    if prepared is None:
         try:
             sim = load_simulation(text, seed, version)
         except ScenarioError as error:
             raise RunError(f"This scenario cannot run: {error}") from None
-        new_events, sim.sink.events = sim.sink.events, []
     with transaction.atomic():
         run = Run.objects.create(
             scenario=scenario,
@@ -81,13 +79,15 @@ def run_start(
             kubernetes_version=version,
             **owner_fields(actor),
         )
-        engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
-        engine._record({"op": "start"}, "start", None, 1, new_events)  # step 0: a keyframe
-        fields = engine.run_fields()
-        engine.flush()
-        if prepared is not None:  # checkpoint 0 is the prepared state: stored as it is
-            RunCheckpoint.objects.create(run_id=run.pk, step=0, blob=prepared.checkpoint)
+        if prepared is not None:
+            prepared.store(run.pk)
+            fields = prepared.fields
         else:
+            engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
+            new_events, sim.sink.events = sim.sink.events, []
+            engine._record(START_UNIT, "start", None, 1, new_events)  # step 0: a keyframe
+            fields = engine.run_fields()
+            engine.flush()
             engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
         Run.objects.filter(pk=run.pk).update(**fields)
     run.refresh_from_db()
