@@ -77,18 +77,20 @@ def editor_context(
         flashed = list(messages.get_messages(request))
         context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags]
         context["not_simulated"] = [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags]
+    # An action re-renders a list with the search it was sent with (the edited row stays in view).
+    search = {"q": request.POST.get("q", "")} if request.method == "POST" else None
     sections = []
     for kind, title in SECTIONS:
         slug = kind.lower()
         if f"section:{slug}" in parts:
             sections.append({
                 "kind": kind, "title": title, "slug": slug, "count": counts.get(kind, 0),
-                "listing": listing(scenario, slug),
+                "listing": listing(scenario, slug, search),
                 "form": bound.get(kind) or object_form(kind), "editing": editing.get(kind),
             })
     context["sections"] = sections
     if "other" in parts:
-        context["other"] = listing(scenario, "other")
+        context["other"] = listing(scenario, "other", search)
     if "config" in parts:
         config_object = scenario_config_object(scenario=scenario)
         context["config_object"] = config_object
