@@ -273,10 +273,18 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             forked_from=scenario,
             **owner_fields(actor),
         )
-        kept = cached_yaml(scenario=scenario)
-        ScenarioObject.objects.bulk_create(build_rows(fork, scenario_manifests(scenario=scenario)), batch_size=500)
-        if kept is not None:  # the same objects: the same YAML, kept for the fork's version
-            Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=objects_version(scenario=fork))
+        source_version = objects_version(scenario=scenario)
+        kept = cached_yaml(scenario=scenario, version=source_version)
+        manifests = scenario_manifests(scenario=scenario)
+        ScenarioObject.objects.bulk_create(build_rows(fork, manifests), batch_size=500)
+        if kept is not None:  # the same objects: the same YAML and start, kept for the fork's version
+            from playground.services.runs.prepare import copy_prepared
+
+            fork_version = objects_version(scenario=fork)
+            Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=fork_version)
+            if copy_prepared(source=scenario, source_version=source_version, fork=fork, fork_version=fork_version):
+                return fork
+        prepare_yaml_later(fork, len(manifests))
     return fork
 
 

@@ -249,3 +249,17 @@ def test_a_page_edit_out_of_range_is_refused(client: Client) -> None:
     actor = Actor(session_token=scenario.owner_token)
     with pytest.raises(ScenarioInvalid, match="no longer there"):
         scenario_service.scenario_documents_replace(scenario=scenario, actor=actor, first=3, count=1, text="")
+
+
+def test_a_fork_gets_its_sources_kept_yaml_and_prepared_start() -> None:
+    gallery.seed()
+    source = Scenario.objects.get(gallery_slug="priority-preemption")
+    prepare.prepare_start(scenario=source)
+    kept = PreparedStart.objects.get(scenario=source)
+    fork = scenario_service.scenario_fork(scenario=source, actor=Actor(session_token="student"))
+    assert Scenario.objects.get(pk=fork.pk).yaml_cache == Scenario.objects.get(pk=source.pk).yaml_cache
+    copied = PreparedStart.objects.get(scenario=fork)
+    assert bytes(copied.checkpoint) == bytes(kept.checkpoint) and copied.key != kept.key
+    run = run_service.run_start(scenario=fork, actor=Actor(session_token="student"))
+    assert bytes(RunCheckpoint.objects.get(run=run, step=0).blob) == bytes(kept.checkpoint)
+    assert run.scenario_yaml == scenario_yaml(scenario=source)

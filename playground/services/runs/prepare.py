@@ -79,3 +79,21 @@ def take_prepared(*, scenario: Scenario, version: str, seed: int, kubernetes_ver
     if row is None or not row[0]:
         return None
     return Prepared(frame=row[0], events=row[1], fields=row[2], checkpoint=bytes(row[3]))
+
+
+def copy_prepared(*, source: Scenario, source_version: str, fork: Scenario, fork_version: str) -> bool:
+    """Give a fork (the same objects and seed) its source's prepared start under the fork's own
+    version: a class forking a teacher's big scenario does not make the workers load it thirty
+    times. False when the source has none for its current objects."""
+    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+
+    key = start_key(source_version, source.seed, DEFAULT_KUBERNETES_VERSION)
+    row = PreparedStart.objects.filter(scenario=source, key=key).first()
+    if row is None or fork.seed != source.seed:
+        return False
+    PreparedStart.objects.update_or_create(
+        scenario=fork,
+        defaults={"key": start_key(fork_version, fork.seed, DEFAULT_KUBERNETES_VERSION), "checkpoint": row.checkpoint,
+                  "events": row.events, "frame": row.frame, "fields": row.fields},
+    )
+    return True
