@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from playground.limits import web_limits
@@ -129,6 +129,29 @@ def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[
     return rows
 
 
+def insert_manifests(scenario: Scenario, manifests: Iterable[dict[str, Any]], *, first_order: int = 0) -> int:
+    """Store `manifests` as new rows of `scenario`, in order; returns how many.
+
+    What `bulk_create(build_rows(...))` does, for an upload's thousands of objects: Django builds
+    a model instance per row and compiles every field of every row into SQL (about a second for
+    15,000 objects), where one parameterised INSERT run for each row's values does the same
+    write in a fraction. The manifest goes through its field's own `get_db_prep_save`, so it is
+    stored exactly as the ORM stores it, on SQLite and PostgreSQL alike."""
+    manifest_field = ScenarioObject._meta.get_field("manifest")
+    names = ("scenario", "kind", "namespace", "name", "order", "manifest")
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(ScenarioObject._meta.get_field(n).column) for n in names)
+    sql = f"INSERT INTO {quote(ScenarioObject._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(names))})"
+    params = [
+        (scenario.pk, *identity(manifest), first_order + index, manifest_field.get_db_prep_save(manifest, connection))
+        for index, manifest in enumerate(manifests)
+    ]
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+    return len(params)
+
+
 def _locked(scenario: Scenario) -> Scenario:
     """Re-read the scenario inside a transaction, locking its row where the database can."""
     return Scenario.objects.select_for_update().defer("yaml_cache").get(pk=scenario.pk)
@@ -201,8 +224,7 @@ def scenario_create(
         scenario = Scenario.objects.create(
             name=name.strip() or "Untitled scenario", description=description, seed=seed, **owner_fields(actor)
         )
-        if manifests:
-            ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        insert_manifests(scenario, manifests)
         prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
@@ -255,7 +277,7 @@ def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source:
     with transaction.atomic():
         scenario = _locked(scenario)
         scenario.kube_objects.all().delete()
-        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        insert_manifests(scenario, manifests)
         scenario.save(update_fields=["updated_at"])
         prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
@@ -276,7 +298,7 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
         source_version = objects_version(scenario=scenario)
         kept = cached_yaml(scenario=scenario, version=source_version)
         manifests = scenario_manifests(scenario=scenario)
-        ScenarioObject.objects.bulk_create(build_rows(fork, manifests), batch_size=500)
+        insert_manifests(fork, manifests)
         if kept is not None:  # the same objects: the same YAML and start, kept for the fork's version
             from playground.services.runs.prepare import copy_prepared
 
