@@ -217,6 +217,7 @@ def _run_record(run: Any) -> tuple[list, list]:
     return frames, events
 
 
+@pytest.mark.postgres
 def test_a_prepared_start_is_the_start_the_engine_computes() -> None:
     from scheduler_core.simulation import Simulation
 
@@ -251,6 +252,7 @@ def test_a_page_edit_out_of_range_is_refused(client: Client) -> None:
         scenario_service.scenario_documents_replace(scenario=scenario, actor=actor, first=3, count=1, text="")
 
 
+@pytest.mark.postgres
 def test_a_fork_gets_its_sources_kept_yaml_and_prepared_start() -> None:
     gallery.seed()
     source = Scenario.objects.get(gallery_slug="priority-preemption")
