@@ -81,6 +81,18 @@ def _timed(page: Any, wire: Wire, action: Any, done: Any) -> dict[str, Any]:
     return {"s": round(elapsed, 2), **wire.since(t0)}
 
 
+def _phases(page: Any) -> dict[str, float]:
+    """Where a form post's navigation spent its time (Navigation Timing, seconds): the post until
+    its redirect arrived, the redirect's page until its first byte, then until its load event."""
+    timing = page.evaluate(
+        "() => { const n = performance.getEntriesByType('navigation')[0] || {};"
+        " return {redirect: n.redirectEnd, first_byte: n.responseStart, load: n.loadEventEnd}; }"
+    ) or {}
+    redirect, first, load = (float(timing.get(k) or 0) for k in ("redirect", "first_byte", "load"))
+    return {"post_s": round(redirect / 1000, 2), "page_first_byte_s": round((first - redirect) / 1000, 2),
+            "page_load_s": round((load - first) / 1000, 2)}
+
+
 def _html_bytes(page: Any) -> int:
     return int(page.evaluate("() => (performance.getEntriesByType('navigation')[0] || {}).decodedBodySize || 0"))
 
@@ -122,6 +134,7 @@ def measure(stack: Stack, browser: Browser, path: Path, timeout_s: float) -> dic
             lambda: page.wait_for_url(re.compile(r"/scenarios/[^/]+/$"), wait_until="load"),
         )
         result["create"]["html_bytes"] = _html_bytes(page)
+        result["create"]["phases"] = _phases(page)
         scenario_url = page.url
 
         result["page"] = _timed(page, wire, lambda: page.goto(scenario_url, wait_until="load"), lambda: None)
@@ -164,6 +177,7 @@ def measure(stack: Stack, browser: Browser, path: Path, timeout_s: float) -> dic
         result["start"] = _timed(page, wire, lambda: page.locator("#start-run").click(), started)
         if result["start"]["s"] is not None:
             result["start"]["html_bytes"] = _html_bytes(page)
+            result["start"]["phases"] = _phases(page)
             try:
                 page.wait_for_function(
                     "() => (document.querySelector('#run-socket') || {}).textContent === 'live'",
