@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from playground.models import PreparedStart, Run, Scenario
 from playground.presenters.scenarios.listing import PAGE_SIZE
 from tests.web.scale import big_cluster_yaml
+from tests.web.test_csp_browser import WATCH_VIOLATIONS
 
 pytestmark = pytest.mark.live
 
@@ -21,6 +22,7 @@ NODES, PODS = 1500, 3000  # paged lists, the YAML view instead of the textarea, 
 def test_upload_a_big_scenario_edit_one_node_and_start_a_run(page: Page, celery_worker: Any) -> None:
     text = big_cluster_yaml(NODES, PODS)
     page.set_default_timeout(60_000)
+    page.add_init_script(WATCH_VIOLATIONS)  # every page below works under the CSP
     page.goto("/scenarios/")
     page.fill("#id_name", "Big upload")
     page.set_input_files("#id_file", files=[{"name": "big.yaml", "mimeType": "application/yaml",
@@ -55,9 +57,12 @@ def test_upload_a_big_scenario_edit_one_node_and_start_a_run(page: Page, celery_
     node = scenario.kube_objects.get(kind="Node", name="node-01234")
     assert node.manifest["status"]["capacity"]["cpu"] == "16"
 
+    assert page.evaluate("window.__cspViolations") == []  # search, paging, out-of-band swaps
+
     # the YAML view: a page of documents, the edited node on its page
     page.get_by_role("link", name="YAML of Node node-01234").click()
     expect(page.locator("#documents-yaml")).to_have_value(re.compile(r"name: node-01234\n(.|\n)*cpu: '16'"))
+    assert page.evaluate("window.__cspViolations") == []
     page.locator("#back-to-scenario").click()
 
     # start: the worker prepared this version's start meanwhile, or the start computes it
@@ -70,3 +75,4 @@ def test_upload_a_big_scenario_edit_one_node_and_start_a_run(page: Page, celery_
     run = Run.objects.get(share_token=re.search(r"/runs/([^/]+)/$", page.url).group(1))
     assert "name: node-01234" in run.scenario_yaml and run.head_step == 1
     assert PreparedStart.objects.filter(scenario=scenario).exists()  # the worker prepared one
+    assert page.evaluate("window.__cspViolations") == []
