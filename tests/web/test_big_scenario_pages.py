@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from playground.manifests import split_documents
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
 from playground.ownership import SESSION_KEY, Actor
 from playground.presenters.scenarios import listing as listing_presenter
@@ -23,6 +25,8 @@ from playground.services.scenarios import ScenarioInvalid, node_manifest
 from tests.web.test_scenarios_views import HX, NODE, create, post, url
 
 pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 PAGE_LIMIT = 500 * 1024
 
@@ -265,3 +269,13 @@ def test_a_fork_gets_its_sources_kept_yaml_and_prepared_start() -> None:
     run = run_service.run_start(scenario=fork, actor=Actor(session_token="student"))
     assert bytes(RunCheckpoint.objects.get(run=run, step=0).blob) == bytes(kept.checkpoint)
     assert run.scenario_yaml == scenario_yaml(scenario=source)
+
+
+@pytest.mark.parametrize("path", sorted(gallery.GALLERY_DIR.glob("*.yaml")) + [FIXTURES / "kubectl-get-all.yaml"],
+                         ids=lambda p: p.name)
+def test_an_upload_parsed_once_stores_what_a_second_parse_would(path: Any) -> None:
+    """The loader hands back the documents it decoded, and nothing it does changes them (its
+    controllers copy what they expand): the rows are the file's objects, as written."""
+    text = path.read_text()
+    manifests, _warnings = scenario_service.read_yaml_import(text, source=path.name)
+    assert manifests == split_documents(text)
