@@ -89,9 +89,15 @@ def split_documents(text: str) -> list[dict[str, Any]]:
     Call this only on text the engine's loader has accepted (it rejects syntax errors, alias
     bombs and non-mapping documents with precise messages); the guards here are a second line.
     """
+    return split_loaded(yaml.load_all(text, Loader=_Loader))
+
+
+def split_loaded(documents: Iterable[Any]) -> list[dict[str, Any]]:
+    """`split_documents` of documents already decoded (the engine's loader hands back those it
+    read, so an accepted upload is parsed once); the result shares nothing with them."""
     budget = [MAX_VALUES]
     manifests: list[dict[str, Any]] = []
-    for document in yaml.load_all(text, Loader=_Loader):
+    for document in documents:
         if document is None:
             continue
         if not isinstance(document, dict):

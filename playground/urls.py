@@ -15,6 +15,8 @@ urlpatterns = [
     path("scenarios/", scenarios.scenario_list, name="scenarios"),
     path("scenarios/<str:token>/", scenarios.scenario_detail, name="scenario"),
     path("scenarios/<str:token>/export.yaml", scenarios.scenario_export, name="scenario_export"),
+    path("scenarios/<str:token>/yaml/", scenarios.scenario_yaml_view, name="scenario_yaml"),
+    path("scenarios/<str:token>/objects/<slug:section>/", scenarios.scenario_objects, name="scenario_objects"),
     path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
     path("gallery/<slug:slug>/", scenarios.gallery_detail, name="gallery"),
     # Runs: start one from a scenario; the run page is also its share link (?cycle=N | ?step=S).

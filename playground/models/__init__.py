@@ -5,10 +5,11 @@ Migrations name `playground.models.new_share_token`, so it stays importable from
 
 from playground.models.diagnostics import DiagnosticPing
 from playground.models.runs import Run, RunAction, RunCheckpoint, RunEvent, RunFrame
-from playground.models.scenarios import Scenario, ScenarioObject, new_share_token
+from playground.models.scenarios import PreparedStart, Scenario, ScenarioObject, new_share_token
 
 __all__ = [
     "DiagnosticPing",
+    "PreparedStart",
     "Run",
     "RunAction",
     "RunCheckpoint",

@@ -40,6 +40,11 @@ class Scenario(models.Model):
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The objects' canonical YAML (what export writes and a run snapshots) and the version of
+    # the objects it was built from (selectors.scenarios.objects_version). Building it takes
+    # seconds at 5,000 nodes, so it is built once per version, away from the Start click.
+    yaml_cache = models.TextField(blank=True, default="", editable=False)
+    yaml_cache_version = models.CharField(max_length=100, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -72,3 +77,24 @@ class ScenarioObject(models.Model):
     def __str__(self) -> str:
         where = f"{self.namespace}/" if self.namespace else ""
         return f"{self.kind} {where}{self.name}"
+
+
+class PreparedStart(models.Model):
+    """A big scenario's run start, computed ahead by a worker after its objects changed.
+
+    Starting a run loads the scenario into the engine (seconds at 5,000 nodes); a worker does it
+    beforehand for the scenario's seed and the default Kubernetes version, and "Start run" then
+    restores this engine state instead. `key` says what it was computed from (the objects'
+    version, seed, version): a start with anything else computes its own.
+    """
+
+    scenario = models.OneToOneField(Scenario, on_delete=models.CASCADE, related_name="prepared_start")
+    key = models.CharField(max_length=200)
+    checkpoint = models.BinaryField()  # Simulation.checkpoint() after the start's events were taken
+    events = models.JSONField()  # the start's events (run_started, the pods entering the queue)
+    frame = models.JSONField(default=dict)  # frame 0's fields (RunFrame), its view included
+    fields = models.JSONField(default=dict)  # the run's fields after its start (head, seq, clock, ...)
+    created_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"prepared start of scenario {self.scenario_id} ({self.key})"

@@ -13,22 +13,27 @@ change brought in, so the page can list them once.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F
 
 from playground.limits import web_limits
-from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents
+from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents, split_loaded
 from playground.models import Scenario, ScenarioObject
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
-from playground.selectors.scenarios import scenario_manifests
+from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.extender_access import refused_extender
 
+logger = logging.getLogger(__name__)
+
 MAX_BULK = 5000
+PREPARE_MIN_OBJECTS = 1000  # scenarios with this many objects get their YAML built ahead
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -71,14 +76,15 @@ def validate_manifests(manifests: list[dict[str, Any]], *, source: str = "scenar
     return text
 
 
-def validate_text(text: str, *, source: str = "scenario") -> list[Any]:
+def validate_text(text: str, *, source: str = "scenario", documents: list[Any] | None = None) -> list[Any]:
     """Run the engine's loader over `text` with the web's limits; translate its ScenarioError
-    into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s)."""
+    into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s);
+    `documents` receives the YAML documents the loader decoded (see `load_scenario_text`)."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader import load_scenario_text
 
     try:
-        loaded = load_scenario_text(text, source=source, limits=web_limits())
+        loaded = load_scenario_text(text, source=source, limits=web_limits(), documents=documents)
     except ScenarioError as error:
         raise ScenarioInvalid(
             str(error), field=error.field, kind=error.kind, name=error.name, document=error.document
@@ -96,13 +102,18 @@ def validate_text(text: str, *, source: str = "scenario") -> list[Any]:
 def manifest_warnings(manifest: dict[str, Any], *, source: str = "form") -> list[Any]:
     """The "not simulated" warnings of one object alone (the whole scenario was validated
     already): what saving this object brings in, not what its neighbours carry."""
+    return manifests_warnings([manifest], source=source)
+
+
+def manifests_warnings(manifests: list[dict[str, Any]], *, source: str = "form") -> list[Any]:
+    """The "not simulated" warnings of these objects alone, grouped as the loader groups them."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader.documents import flatten_documents
     from scheduler_core.api.loader.strict import NotSimulated
 
     notes = NotSimulated()
     try:
-        flatten_documents([manifest], source, notes)
+        flatten_documents(list(manifests), source, notes)
     except ScenarioError:
         return []
     return notes.warnings()
@@ -118,9 +129,83 @@ def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[
     return rows
 
 
+def insert_manifests(scenario: Scenario, manifests: Iterable[dict[str, Any]], *, first_order: int = 0) -> int:
+    """Store `manifests` as new rows of `scenario`, in order; returns how many.
+
+    What `bulk_create(build_rows(...))` does, for an upload's thousands of objects: Django builds
+    a model instance per row and compiles every field of every row into SQL (about a second for
+    15,000 objects), where one parameterised INSERT run for each row's values does the same
+    write in a fraction. The manifest goes through its field's own `get_db_prep_save`, so it is
+    stored exactly as the ORM stores it, on SQLite and PostgreSQL alike."""
+    manifest_field = ScenarioObject._meta.get_field("manifest")
+    names = ("scenario", "kind", "namespace", "name", "order", "manifest")
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(ScenarioObject._meta.get_field(n).column) for n in names)
+    sql = f"INSERT INTO {quote(ScenarioObject._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(names))})"
+    params = [
+        (scenario.pk, *identity(manifest), first_order + index, manifest_field.get_db_prep_save(manifest, connection))
+        for index, manifest in enumerate(manifests)
+    ]
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+    return len(params)
+
+
 def _locked(scenario: Scenario) -> Scenario:
     """Re-read the scenario inside a transaction, locking its row where the database can."""
-    return Scenario.objects.select_for_update().get(pk=scenario.pk)
+    return Scenario.objects.select_for_update().defer("yaml_cache").get(pk=scenario.pk)
+
+
+# ---- the kept YAML ------------------------------------------------------------------------------
+
+
+def scenario_yaml_prepare(*, scenario: Scenario) -> str:
+    """The scenario's YAML, built and kept for the current version of its objects unless it is
+    kept already (a run start then snapshots it without building it: seconds at 5,000 nodes).
+    A change meanwhile only leaves a copy whose version never matches again."""
+    return scenario_yaml_versioned(scenario=scenario)[0]
+
+
+def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
+    """`scenario_yaml_prepare`, and the version of the objects the text is the YAML of."""
+    version = objects_version(scenario=scenario)
+    cached = cached_yaml(scenario=scenario, version=version)
+    if cached is not None:
+        return cached, version
+    text = build_yaml(scenario_manifests(scenario=scenario))
+    Scenario.objects.filter(pk=scenario.pk).update(yaml_cache=text, yaml_cache_version=version)
+    return text, version
+
+
+def scenario_prepare_by_id(*, scenario_id: int) -> None:
+    """A worker's part (see `prepare_yaml_later`): keep the YAML, then the run start."""
+    from playground.services.runs.prepare import prepare_start
+
+    scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
+    if scenario is not None:
+        prepare_start(scenario=scenario)
+
+
+def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
+    """After this transaction commits, have a worker build the YAML of a big scenario whose
+    objects just changed, and its run start (services.runs.prepare), so the owner's next Start
+    or download finds them ready. Best effort (small scenarios build theirs in milliseconds
+    when needed; a broker that cannot take the task now only means the next start builds it)."""
+    if objects < PREPARE_MIN_OBJECTS:
+        return
+
+    def queue() -> None:
+        from playground.services.runs.dispatch import runs_queue
+        from playground.tasks.scenarios import prepare_scenario_yaml_task
+
+        try:
+            queue = runs_queue()
+            prepare_scenario_yaml_task.apply_async((scenario.pk,), **({"queue": queue} if queue else {}))
+        except Exception:
+            logger.warning("scenario %s: could not queue its YAML", scenario.pk, exc_info=True)
+
+    transaction.on_commit(queue)
 
 
 # ---- scenarios ---------------------------------------------------------------------------------
@@ -139,8 +224,8 @@ def scenario_create(
         scenario = Scenario.objects.create(
             name=name.strip() or "Untitled scenario", description=description, seed=seed, **owner_fields(actor)
         )
-        if manifests:
-            ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        insert_manifests(scenario, manifests)
+        prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
 
@@ -172,9 +257,10 @@ def read_yaml_import(text: str, *, source: str = "<input>") -> tuple[list[dict[s
     """Validate multi-document YAML through the engine and cut it into one manifest per object;
     also return the loader's "not simulated" warnings."""
     refuse_nul(text, source=source)
-    warnings = validate_text(text, source=source)
+    documents: list[Any] = []
+    warnings = validate_text(text, source=source, documents=documents)
     try:
-        return split_documents(text), warnings
+        return split_loaded(documents), warnings
     except ManifestError as error:
         raise ScenarioInvalid(f"{source}: {error}") from None
 
@@ -191,8 +277,9 @@ def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source:
     with transaction.atomic():
         scenario = _locked(scenario)
         scenario.kube_objects.all().delete()
-        ScenarioObject.objects.bulk_create(build_rows(scenario, manifests), batch_size=500)
+        insert_manifests(scenario, manifests)
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
 
@@ -209,7 +296,18 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             forked_from=scenario,
             **owner_fields(actor),
         )
-        ScenarioObject.objects.bulk_create(build_rows(fork, scenario_manifests(scenario=scenario)), batch_size=500)
+        source_version = objects_version(scenario=scenario)
+        kept = cached_yaml(scenario=scenario, version=source_version)
+        manifests = scenario_manifests(scenario=scenario)
+        insert_manifests(fork, manifests)
+        if kept is not None:  # the same objects: the same YAML and start, kept for the fork's version
+            from playground.services.runs.prepare import copy_prepared
+
+            fork_version = objects_version(scenario=fork)
+            Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=fork_version)
+            if copy_prepared(source=scenario, source_version=source_version, fork=fork, fork_version=fork_version):
+                return fork
+        prepare_yaml_later(fork, len(manifests))
     return fork
 
 
@@ -259,8 +357,66 @@ def scenario_object_save(
             obj.kind, obj.namespace, obj.name, obj.manifest = kind, namespace, name, manifest
             obj.save(update_fields=["kind", "namespace", "name", "manifest"])
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(manifests))
     obj.not_simulated = manifest_warnings(manifest)
     return obj
+
+
+def _documents_text(text: str) -> str:
+    """`text` ready to sit between other documents: no leading document marker (it would make
+    an empty document and shift the loader's document numbers), a final newline."""
+    body = text.strip("\n")
+    if not body.strip():
+        return ""
+    body = re.sub(r"\A---[ \t]*(\n|\Z)", "", body.lstrip())
+    return body + "\n" if body.strip() else ""
+
+
+def scenario_documents_replace(
+    *, scenario: Scenario, actor: Actor, first: int, count: int, text: str, source: str = "YAML view"
+) -> int:
+    """Replace documents `first` .. `first + count - 1` (0-based, document order) with the
+    documents of `text` (any number; none deletes them): what the YAML view's page edit does.
+
+    The whole scenario is validated with the new documents in their place, so the loader's
+    document numbers are the scenario's. Returns how many documents the text held; the model
+    instance passed in gets `not_simulated`, the warnings of the new documents alone."""
+    ensure_can_edit(scenario=scenario, actor=actor)
+    refuse_nul(text, source=source)
+    body = _documents_text(text)
+    with transaction.atomic():
+        locked = _locked(scenario)
+        rows = list(locked.kube_objects.order_by("order", "id").only("id", "order", "manifest"))
+        if count < 0 or not 0 <= first <= len(rows) or first + count > len(rows):
+            raise ScenarioInvalid("Those documents are no longer there (the scenario changed): reload the page.")
+        pieces = [build_yaml(row.manifest for row in rows[:first]), body,
+                  build_yaml(row.manifest for row in rows[first + count :])]
+        validate_text("---\n".join(piece for piece in pieces if piece), source="scenario")
+        try:
+            new = split_documents(body) if body else []
+        except ManifestError as error:
+            raise ScenarioInvalid(f"{source}: {error}") from None
+        replaced = rows[first : first + count]
+        following = rows[first + count] if first + count < len(rows) else None
+        if replaced:
+            base = replaced[0].order
+        elif following is not None:
+            base = following.order
+        else:
+            base = rows[-1].order + 1 if rows else 0
+        if following is not None and base + len(new) > following.order:
+            # make room: the documents after the page move down (one UPDATE, order is not unique)
+            locked.kube_objects.filter(order__gte=following.order).update(order=F("order") + base + len(new) - following.order)
+        ScenarioObject.objects.filter(pk__in=[row.pk for row in replaced]).delete()
+        created = build_rows(locked, new)
+        for offset, row in enumerate(created):
+            row.order = base + offset
+        ScenarioObject.objects.bulk_create(created, batch_size=500)
+        locked.save(update_fields=["updated_at"])
+        prepare_yaml_later(locked, len(rows) - count + len(new))
+    scenario.updated_at = locked.updated_at
+    scenario.not_simulated = manifests_warnings(new, source=source)
+    return len(new)
 
 
 def scenario_object_delete(*, scenario: Scenario, actor: Actor, object_id: int) -> None:
@@ -275,6 +431,7 @@ def scenario_object_delete(*, scenario: Scenario, actor: Actor, object_id: int) 
         validate_manifests(remaining)
         scenario.kube_objects.filter(pk=object_id).delete()
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(remaining))
 
 
 def scenario_config_save(*, scenario: Scenario, actor: Actor, config: dict[str, Any] | None) -> None:
@@ -307,6 +464,7 @@ def _append_objects(scenario: Scenario, actor: Actor, new: list[dict[str, Any]])
             row.order = start + offset
         ScenarioObject.objects.bulk_create(created, batch_size=500)
         scenario.save(update_fields=["updated_at"])
+        prepare_yaml_later(scenario, len(rows) + len(created))
     return created
 
 

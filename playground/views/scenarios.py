@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db.models import Count, Max
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -31,30 +31,29 @@ from playground.forms import (
 from playground.limits import too_large
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
 from playground.presenters.load_warnings import NOT_SIMULATED_TAG, not_simulated_lines
+from playground.presenters.scenarios.editor import (
+    ALL_PARTS,
+    SECTION_SLUGS,
+    editor_context,
+    object_form,
+    page_url,
+    parts_html,
+)
+from playground.presenters.scenarios.listing import SECTIONS, listing
+from playground.presenters.scenarios.yaml_view import page_of_object, page_of_position, yaml_page
 from playground.selectors.runs import runs_of_scenario
 from playground.selectors.scenarios import (
     gallery_scenario_by_slug,
     gallery_scenarios,
+    iter_scenario_yaml,
     scenario_by_share_token,
-    scenario_config_object,
-    scenario_counts,
-    scenario_listings,
     scenario_object,
-    scenario_yaml,
     scenarios_owned_by,
 )
 from playground.services import scenarios as scenario_service
 from playground.services.cluster_import import scenario_import_any
 from playground.services.scenarios import ScenarioInvalid
 from playground.views import read_cache
-from scheduler_core.features import SUPPORTED_VERSIONS
-
-SECTIONS = (
-    ("Node", "Nodes"),
-    ("Pod", "Pods"),
-    ("PriorityClass", "Priority classes"),
-    ("PodDisruptionBudget", "Pod disruption budgets"),
-)
 
 
 def _is_htmx(request: HttpRequest) -> bool:
@@ -114,85 +113,58 @@ def gallery_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def scenario_export(request: HttpRequest, token: str) -> HttpResponse:
-    """The whole scenario as multi-document YAML, as a download (anyone with the link)."""
+    """The whole scenario as multi-document YAML, as a download (anyone with the link). Streamed
+    a few hundred documents at a time: a 5,000-node scenario is never one string in memory."""
     scenario = scenario_by_share_token(token=token)
     filename = (slugify(scenario.name) or "scenario") + ".yaml"
-    response = HttpResponse(scenario_yaml(scenario=scenario), content_type="application/yaml; charset=utf-8")
+    response = StreamingHttpResponse(
+        (piece.encode("utf-8") for piece in iter_scenario_yaml(scenario=scenario)),
+        content_type="application/yaml; charset=utf-8",
+    )
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 
 # ---- the editor ------------------------------------------------------------------------------------
 
+# What each action changes on the page (see presenters.scenarios.editor): its answer to htmx
+# holds these parts only. `{kind}` is the edited object's section.
+_CHANGED = {
+    "save_object": ("messages", "heading", "section:{kind}", "yaml"),
+    "delete_object": ("messages", "heading", "section:{kind}", "yaml"),
+    "save_config": ("messages", "config", "yaml"),
+    "update_details": ("messages", "heading", "details"),
+    "bulk_nodes": ("messages", "heading", "section:node", "bulk", "yaml"),
+    "pod_batch": ("messages", "heading", "section:pod", "other", "bulk", "yaml"),
+    "import_yaml": ALL_PARTS,
+}
+# ...and when it is refused: the message and the form that was sent.
+_REFUSED = {
+    "save_object": ("messages", "section:{kind}"),
+    "delete_object": ("messages",),
+    "save_config": ("messages", "config"),
+    "update_details": ("messages", "details"),
+    "bulk_nodes": ("messages", "bulk"),
+    "pod_batch": ("messages", "bulk"),
+    "import_yaml": ("messages", "yaml"),
+}
 
-def _object_form(kind: str, obj: Any = None, data: Any = None) -> Any:
-    form_class = FORM_BY_KIND[kind]
-    if data is not None:
-        return form_class(data, prefix=kind.lower())
-    initial = form_class.initial_from(obj.manifest) if obj is not None else None
-    return form_class(initial=initial, prefix=kind.lower())
 
-
-def _editor_context(request: HttpRequest, scenario: Any, actor: Any, **overrides: Any) -> dict[str, Any]:
-    editable = can_edit(scenario=scenario, actor=actor)
-    listings = scenario_listings(scenario=scenario)
-    editing: dict[str, Any] = overrides.pop("editing", {})
-    bound: dict[str, Any] = overrides.pop("bound", {})
-    sections = []
-    for kind, title in SECTIONS:
-        sections.append(
-            {
-                "kind": kind,
-                "title": title,
-                "slug": kind.lower(),
-                "listing": listings[kind],
-                "form": bound.get(kind) or _object_form(kind),
-                "editing": editing.get(kind),
-            }
-        )
-    config_object = scenario_config_object(scenario=scenario)
-    # Flashed messages (after a plain post's redirect): the "not simulated" lines form one list.
-    flashed = list(messages.get_messages(request))
-    context = {
-        "flashed": [m for m in flashed if NOT_SIMULATED_TAG not in m.tags],
-        "not_simulated": [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags],
-        "scenario": scenario,
-        "can_edit": editable,
-        "sections": sections,
-        "other": listings["other"],
-        "counts": scenario_counts(scenario=scenario),
-        "config_object": config_object,
-        "config_form": bound.get("config")
-        or SchedulerConfigForm(
-            initial=SchedulerConfigForm.initial_from(config_object.manifest if config_object else None),
-            prefix="config",
-        ),
-        "details_form": bound.get("details")
-        or ScenarioDetailsForm(
-            initial={"name": scenario.name, "description": scenario.description, "seed": scenario.seed},
-            prefix="details",
-        ),
-        "bulk_nodes_form": bound.get("bulk_nodes") or BulkNodesForm(prefix="bulknodes"),
-        "pod_batch_form": bound.get("pod_batch") or PodBatchForm(prefix="podbatch"),
-        "yaml": scenario_yaml(scenario=scenario),
-        "import_form": bound.get("import"),
-        "share_url": request.build_absolute_uri(_detail_url(scenario)),
-        "my_runs": runs_of_scenario(scenario=scenario, actor=actor),
-        "kubernetes_versions": SUPPORTED_VERSIONS,  # the default (v1.35) first: preselected
-        # Room for the runs issue: a link may point into a run at a given cycle.
-        "run_id": request.GET.get("run", ""),
-        "cycle": request.GET.get("cycle", ""),
-    }
-    context.update(overrides)
-    return context
+def _parts(request: HttpRequest, ok: bool, kind: str = "") -> tuple[str, ...]:
+    action = request.POST.get("action", "")
+    chosen = (_CHANGED if ok else _REFUSED).get(action, ("messages",))
+    slug = kind.lower() if kind.lower() in SECTION_SLUGS else "other"
+    return tuple(part.replace("{kind}", slug) for part in chosen)
 
 
 def _respond(
-    request: HttpRequest, scenario: Any, actor: Any, *, ok: bool, notice: str = "", warnings: Any = (), **context: Any
+    request: HttpRequest, scenario: Any, actor: Any, *, ok: bool, notice: str = "", warnings: Any = (),
+    kind: str = "", **context: Any,
 ) -> HttpResponse:
-    """After an action: the editor fragment (htmx), or a redirect / the whole page (plain post).
-    `warnings` are the loader's LoadWarnings for what the action brought in, shown once as the
-    "accepted but not simulated" list."""
+    """After an action: the parts of the page it changed (htmx, swapped in out-of-band), or a
+    redirect / the whole page (plain post). `warnings` are the loader's LoadWarnings for what
+    the action brought in, shown once as the "accepted but not simulated" list; `kind` the kind
+    of the object the action was about (which list it changed)."""
     lines = not_simulated_lines(warnings)
     if not _is_htmx(request):
         if ok:
@@ -203,17 +175,17 @@ def _respond(
         return render(
             request,
             "playground/scenarios/detail.html",
-            _editor_context(request, scenario, actor, **context),
+            editor_context(request, scenario, actor, **context),
             status=400,
         )
+    parts = _parts(request, ok, kind)
+    if "messages" not in parts:
+        parts = ("messages", *parts)
+    page = editor_context(request, scenario, actor, parts=parts, notice=notice, **context)
     if lines:
-        context["not_simulated"] = lines
-    return render(
-        request,
-        "playground/scenarios/partials/editor.html",
-        _editor_context(request, scenario, actor, notice=notice, **context),
-        # htmx swaps 2xx only: answer errors with 200 so the form with its messages is shown.
-    )
+        page["not_simulated"] = lines
+    # htmx swaps 2xx only: answer errors with 200 so the form with its messages is shown.
+    return HttpResponse(parts_html(request, page, parts))
 
 
 def _flash_not_simulated(request: HttpRequest, lines: list[str]) -> None:
@@ -262,7 +234,7 @@ def _read_only_or_render(request: HttpRequest, scenario: Any, actor: Any) -> Htt
     (keyed by what the page shows: any edit changes `updated_at` or the objects)."""
 
     def page() -> HttpResponse:
-        return render(request, "playground/scenarios/detail.html", _editor_context(request, scenario, actor))
+        return render(request, "playground/scenarios/detail.html", editor_context(request, scenario, actor))
 
     if can_edit(scenario=scenario, actor=actor) or runs_of_scenario(scenario=scenario, actor=actor, limit=1):
         return page()
@@ -283,11 +255,11 @@ def _object_form_fragment(request: HttpRequest, scenario: Any, actor: Any) -> Ht
     if kind not in FORM_BY_KIND:
         raise Http404("No form for that kind")
     section = dict(zip(("kind", "title"), next(s for s in SECTIONS if s[0] == kind), strict=True))
-    section.update(slug=kind.lower(), form=_object_form(kind, obj), editing=obj)
+    section.update(slug=kind.lower(), form=object_form(kind, obj), editing=obj)
     return render(
         request,
         "playground/scenarios/partials/object_form.html",
-        {"scenario": scenario, "section": section, "can_edit": True},
+        {"scenario": scenario, "section": section, "can_edit": True, "page_url": page_url(scenario)},
     )
 
 
@@ -296,7 +268,7 @@ def _save_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
     if kind not in FORM_BY_KIND:
         return HttpResponseBadRequest("Unknown kind")
     obj = scenario_object(scenario=scenario, object_id=request.POST.get("object_id"))
-    form = _object_form(kind, data=request.POST)
+    form = object_form(kind, data=request.POST)
     if form.is_valid():
         manifest = form.to_manifest(obj.manifest if obj is not None else None)
         try:
@@ -307,8 +279,9 @@ def _save_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
             form.add_scenario_error(error)
         else:
             shown = f"{saved.namespace}/{saved.name}" if saved.namespace else saved.name
-            return _respond(request, scenario, actor, ok=True, notice=f"{kind} {shown} saved.", warnings=saved.not_simulated)
-    return _respond(request, scenario, actor, ok=False, bound={kind: form}, editing={kind: obj})
+            return _respond(request, scenario, actor, ok=True, notice=f"{kind} {shown} saved.", warnings=saved.not_simulated,
+                            kind=kind)
+    return _respond(request, scenario, actor, ok=False, bound={kind: form}, editing={kind: obj}, kind=kind)
 
 
 def _delete_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
@@ -319,7 +292,7 @@ def _delete_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespo
         scenario_service.scenario_object_delete(scenario=scenario, actor=actor, object_id=obj.pk)
     except ScenarioInvalid as error:
         return _respond(request, scenario, actor, ok=False, error=f"Cannot delete {obj}: {error.message}")
-    return _respond(request, scenario, actor, ok=True, notice=f"{obj} deleted.")
+    return _respond(request, scenario, actor, ok=True, notice=f"{obj} deleted.", kind=obj.kind)
 
 
 def _save_config(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
@@ -424,3 +397,76 @@ _ACTIONS = {
     "import_yaml": _import_yaml,
     "delete_scenario": _delete_scenario,
 }
+
+
+# ---- the object lists and the YAML view ----------------------------------------------------------
+
+
+@require_GET
+def scenario_objects(request: HttpRequest, token: str, section: str) -> HttpResponse:
+    """One page of one of the editor's lists (`?q=` name search, `?page=`), for htmx to swap in."""
+    scenario = scenario_by_share_token(token=token)
+    if section not in (*SECTION_SLUGS, "other"):
+        raise Http404("No such list")
+    actor = actor_for_request(request)
+    context = {
+        "scenario": scenario,
+        "listing": listing(scenario, section, request.GET),
+        "can_edit": can_edit(scenario=scenario, actor=actor),
+        "page_url": page_url(scenario),
+    }
+    return render(request, "playground/scenarios/partials/object_list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def scenario_yaml_view(request: HttpRequest, token: str) -> HttpResponse:
+    """The scenario's YAML a page of documents at a time (`?page=N`, or `?object=<id>`: the page
+    holding that object). Its owner edits a page in place: POST ``action=save_documents``
+    replaces that page's documents (validated with the rest of the scenario)."""
+    scenario = scenario_by_share_token(token=token)
+    actor = actor_for_request(request)
+    objects = scenario.kube_objects.count()
+    number = _int(request.GET.get("page"), 1)
+    if "object" in request.GET:
+        number = page_of_object(scenario, request.GET["object"])
+    context: dict[str, Any] = {"scenario": scenario, "can_edit": can_edit(scenario=scenario, actor=actor),
+                               "stamp": _stamp(scenario)}
+    status = 200
+    if request.method == "POST":
+        ensure_can_edit(scenario=scenario, actor=actor)
+        if request.POST.get("action") != "save_documents":
+            return HttpResponseBadRequest("Unknown action")
+        first, count = _int(request.POST.get("first"), 0), _int(request.POST.get("count"), 0)
+        text = request.POST.get("text", "")
+        number = page_of_position(first)
+        try:
+            if request.POST.get("stamp") != _stamp(scenario):
+                raise ScenarioInvalid("The scenario changed since this page was shown: reload it and edit again.")
+            saved = scenario_service.scenario_documents_replace(
+                scenario=scenario, actor=actor, first=first, count=count, text=text,
+                source=f"documents {first + 1}-{first + count}",
+            )
+        except ScenarioInvalid as error:
+            context.update(error=error.message, edited_text=text)
+            status = 400
+        else:
+            messages.success(request, f"Documents {first + 1}–{first + count} saved ({saved} now).")
+            _flash_not_simulated(request, not_simulated_lines(getattr(scenario, "not_simulated", ())))
+            return redirect(f"{reverse('playground:scenario_yaml', args=[scenario.share_token])}?page={number}")
+    context["yaml"] = yaml_page(scenario, objects, number)
+    flashed = list(messages.get_messages(request))
+    context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags]
+    context["not_simulated"] = [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags]
+    return render(request, "playground/scenarios/yaml_page.html", context, status=status)
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def _stamp(scenario: Any) -> str:
+    """What a page of the YAML view was cut from: any change to the scenario changes it."""
+    return scenario.updated_at.isoformat()

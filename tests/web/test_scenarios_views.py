@@ -100,8 +100,11 @@ def test_unknown_share_token_is_404(client: Client) -> None:
 def test_add_edit_delete_node_with_htmx_fragments(client: Client) -> None:
     scenario = create(client)
     html = post(client, scenario, "save_object", **node_fields())
-    assert html.startswith('\n<div id="editor"') or '<div id="editor"' in html[:200]
-    assert "<html" not in html  # a fragment, not a page
+    # the parts the save changed, each swapped in out-of-band by id, never the whole editor
+    assert html.startswith('<div id="editor-messages" hx-swap-oob="true">')
+    assert '<section class="panel object-section" id="node-section" hx-swap-oob="true">' in html
+    assert 'id="pod-section"' not in html and 'id="bulk-section"' not in html
+    assert '<div id="editor"' not in html and "<html" not in html  # a fragment, not a page
     assert "Node n9 saved." in html
     row = scenario.kube_objects.get()
     assert row.manifest["metadata"]["labels"] == {
@@ -252,7 +255,8 @@ def test_import_bad_then_good_and_export(client: Client) -> None:
 
     response = client.get(f"/scenarios/{scenario.share_token}/export.yaml")
     assert response["Content-Disposition"] == 'attachment; filename="mine.yaml"'
-    exported = response.content.decode()
+    assert response.streaming  # streamed, never one string in memory
+    exported = b"".join(response.streaming_content).decode()
     assert exported == scenario_yaml(scenario=scenario)
     # importing the export changes nothing
     post(client, scenario, "import_yaml", **{"import-text": exported})

@@ -14,10 +14,11 @@ from django.db.models import Max
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import view_at
-from playground.selectors.scenarios import scenario_yaml
 from playground.services.runs import dispatch, preflight
 from playground.services.runs.engine import Engine, load_simulation
 from playground.services.runs.errors import RunError
+from playground.services.runs.prepare import START_UNIT, take_prepared
+from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 
@@ -77,13 +78,19 @@ def run_start(
     ensure_has_identity(actor, "Starting a run")
     version = kubernetes_version_of(kubernetes_version)
     gates = feature_gates_of(feature_gates, version)
-    text = scenario_yaml(scenario=scenario)
+    text, objects_version = scenario_yaml_versioned(scenario=scenario)  # kept since the last change
     seed = scenario.seed if seed is None else seed
-    try:
-        sim = load_simulation(text, seed, version, gates)
-    except (ScenarioError, FrameworkError, PluginArgsError) as error:
-        # The last two: a configuration the chosen Kubernetes version's plugins refuse.
-        raise RunError(f"This scenario cannot run: {error}") from None
+    # A big scenario's start was computed by a worker when it changed (default gates only): store
+    # it (see prepare).
+    prepared = None if gates else take_prepared(scenario=scenario, version=objects_version, seed=seed,
+                                                kubernetes_version=version)
+    sim = None
+    if prepared is None:
+        try:
+            sim = load_simulation(text, seed, version, gates)
+        except (ScenarioError, FrameworkError, PluginArgsError) as error:
+            # The last two: a configuration the chosen Kubernetes version's plugins refuse.
+            raise RunError(f"This scenario cannot run: {error}") from None
     with transaction.atomic():
         run = Run.objects.create(
             scenario=scenario,
@@ -94,12 +101,16 @@ def run_start(
             feature_gates=gates,
             **owner_fields(actor),
         )
-        engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
-        new_events, sim.sink.events = sim.sink.events, []
-        engine._record({"op": "start"}, "start", None, 1, new_events)  # step 0: a keyframe
-        fields = engine.run_fields()
-        engine.flush()
-        engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
+        if prepared is not None:
+            prepared.store(run.pk)
+            fields = prepared.fields
+        else:
+            engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
+            new_events, sim.sink.events = sim.sink.events, []
+            engine._record(START_UNIT, "start", None, 1, new_events)  # step 0: a keyframe
+            fields = engine.run_fields()
+            engine.flush()
+            engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
         Run.objects.filter(pk=run.pk).update(**fields)
     run.refresh_from_db()
     return run

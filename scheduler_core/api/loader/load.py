@@ -8,6 +8,7 @@ controllers will create included, counted before any is built: `bounds`), then o
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import split_lessons
@@ -55,17 +56,21 @@ def load_scenario_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Sce
 
 
 def load_scenario_text(text: str, source: str = "<input>",
-                       limits: Limits = DEFAULT_LIMITS) -> Scenario:
+                       limits: Limits = DEFAULT_LIMITS, documents: list[Any] | None = None) -> Scenario:
     """Load a multi-document YAML scenario into a validated, defaulted Scenario.
 
     Raises ScenarioError (one, the first found in document order) when anything is wrong.
-    Fields accepted but not simulated are listed in `Scenario.warnings`.
+    Fields accepted but not simulated are listed in `Scenario.warnings`. `documents`, when
+    given, receives the decoded YAML documents as written (None for an empty document; nothing
+    expanded, Lesson documents included), so a caller that stores them does not parse the
+    text a second time; the loader never changes them.
     """
     with collector_paused():  # a big cluster's documents are hundreds of thousands of objects
-        return _load_scenario_text(text, source, limits)
+        return _load_scenario_text(text, source, limits, documents)
 
 
-def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
+def _load_scenario_text(text: str, source: str, limits: Limits,
+                        documents: list[Any] | None = None) -> Scenario:
     if len(text) > limits.max_bytes:
         raise _too_large(limits, None, source)
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -78,6 +83,8 @@ def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
     docs, duplicates = decode_yaml(text, source)
     if duplicates:
         raise_duplicate_key(docs, min(duplicates, key=lambda d: d.line), source)
+    if documents is not None:
+        documents.extend(docs)
     docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
     notes = NotSimulated()
     check_workload_documents(docs, source, notes)
