@@ -195,7 +195,7 @@ def test_dynamic_resources_args():
 
 
 def test_registry_complete():
-    expected = set(names.ALL) - {names.GANG_SCHEDULING, names.NODE_DECLARED_FEATURES}
+    expected = set(names.ALL)
     assert set(IN_TREE_REGISTRY.keys()) == expected
     assert get_registry() is IN_TREE_REGISTRY
     for name in expected:
