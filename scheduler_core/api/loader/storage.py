@@ -417,8 +417,9 @@ def parse_volumes(r: FieldReader, obj: Any, path: str) -> list[Volume]:
 def admit_storage(storage: StorageObjects) -> None:
     """DefaultStorageClass admission for claims without a class, and the PV controller's view of
     claims written with spec.volumeName: bound (bind-completed, phase Bound), their PV claimed."""
-    defaults = sorted((c for c in storage.classes if c.is_default),
-                      key=lambda c: (-c.creation_index, c.name))
+    # The newest default class wins; objects created together tie on creationTimestamp, and
+    # upstream then takes the first by name.
+    defaults = sorted((c for c in storage.classes if c.is_default), key=lambda c: c.name)
     pvs = {pv.name: pv for pv in storage.pvs}
     for pvc in storage.pvcs:
         if pvc.storage_class_name is None and defaults and "volume.beta.kubernetes.io/storage-class" \
