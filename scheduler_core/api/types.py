@@ -17,10 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from scheduler_core.api.storage_types import Volume
+from typing import Any
 
 Quantity = Fraction
 
@@ -270,7 +267,7 @@ class Pod:
     start_time: float | None = None
     # spec.volumes (scheduler_core.api.storage_types.Volume); empty for most pods, whose
     # volume plugins then take their Skip paths
-    volumes: list[Volume] = field(default_factory=list)
+    volumes: list[Any] = field(default_factory=list)
 
     @property
     def key(self) -> str:

@@ -13,8 +13,8 @@ from typing import Any
 
 from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader, join_path
+from scheduler_core.api.loader.schema import STORAGE
 from scheduler_core.api.loader.selectors import label_selector, node_selector_term
-from scheduler_core.api.loader.storage_schema import POD_VOLUME_SOURCES, PV_SOURCES
 from scheduler_core.api.storage_types import (
     ACCESS_MODES,
     ANN_BIND_COMPLETED,
@@ -44,6 +44,9 @@ from scheduler_core.api.validation import (
     label_value_error,
     qualified_name_error,
 )
+
+POD_VOLUME_SOURCES = STORAGE["pod_volume_sources"]
+PV_SOURCES = STORAGE["pv_sources"]
 
 __all__ = ["parse_persistent_volume", "parse_persistent_volume_claim", "parse_storage_class",
            "parse_csi_node", "parse_csi_driver", "parse_volumes", "admit_storage",
