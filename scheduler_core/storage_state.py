@@ -48,8 +48,9 @@ class StorageState:
                       key=lambda pv: pv.name)
 
     def default_class(self) -> StorageClass | None:
-        """The newest class annotated as default (upstream GetDefaultClass)."""
+        """The newest class annotated as default (upstream GetDefaultClass); the scenario's
+        classes all exist from the start, so ties go to the first by name."""
         defaults = [c for c in self.classes.values() if c.is_default]
         if not defaults:
             return None
-        return sorted(defaults, key=lambda c: (-c.creation_index, c.name))[0]
+        return min(defaults, key=lambda c: c.name)  # created together: first by name

@@ -191,16 +191,15 @@ NAMESPACED_KINDS = frozenset({"Pod", "Service", "ReplicationController", "PodDis
                               "ReplicaSet", "StatefulSet", "Deployment", "DaemonSet", "Job",
                               "Workload"})
 
-# The storage kinds and a pod's volumes (storage_schema imports the pieces above).
+# The storage kinds and a pod's volumes.
 from scheduler_core.api.loader.storage_schema import (  # noqa: E402
-    PVC_TEMPLATE,
-    STORAGE_KIND_SCHEMAS,
     STORAGE_NAMESPACED_KINDS,
-    VOLUME,
+    storage_schemas,
 )
 
-POD_SPEC["volumes"] = [VOLUME]
-KIND_SCHEMAS.update(STORAGE_KIND_SCHEMAS)
+STORAGE = storage_schemas(SIMULATED, NOT_SIMULATED, OBJECT_META, LABEL_SELECTOR, NODE_SELECTOR_TERM)
+POD_SPEC["volumes"] = [STORAGE["volume"]]
+KIND_SCHEMAS.update(STORAGE["kinds"])
 KIND_SCHEMAS["StatefulSet"]["spec"]["volumeClaimTemplates"] = [
-    {**PVC_TEMPLATE, "apiVersion": SIMULATED, "kind": SIMULATED, "status": NOT_SIMULATED}]
+    {**STORAGE["pvc_template"], "apiVersion": SIMULATED, "kind": SIMULATED, "status": NOT_SIMULATED}]
 NAMESPACED_KINDS = NAMESPACED_KINDS | STORAGE_NAMESPACED_KINDS

@@ -13,8 +13,8 @@ from typing import Any
 
 from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
 from scheduler_core.api.loader.reader import FieldReader, join_path
+from scheduler_core.api.loader.schema import STORAGE
 from scheduler_core.api.loader.selectors import label_selector, node_selector_term
-from scheduler_core.api.loader.storage_schema import POD_VOLUME_SOURCES, PV_SOURCES
 from scheduler_core.api.storage_types import (
     ACCESS_MODES,
     ANN_BIND_COMPLETED,
@@ -44,6 +44,9 @@ from scheduler_core.api.validation import (
     label_value_error,
     qualified_name_error,
 )
+
+POD_VOLUME_SOURCES = STORAGE["pod_volume_sources"]
+PV_SOURCES = STORAGE["pv_sources"]
 
 __all__ = ["parse_persistent_volume", "parse_persistent_volume_claim", "parse_storage_class",
            "parse_csi_node", "parse_csi_driver", "parse_volumes", "admit_storage",
@@ -417,8 +420,9 @@ def parse_volumes(r: FieldReader, obj: Any, path: str) -> list[Volume]:
 def admit_storage(storage: StorageObjects) -> None:
     """DefaultStorageClass admission for claims without a class, and the PV controller's view of
     claims written with spec.volumeName: bound (bind-completed, phase Bound), their PV claimed."""
-    defaults = sorted((c for c in storage.classes if c.is_default),
-                      key=lambda c: (-c.creation_index, c.name))
+    # The newest default class wins; objects created together tie on creationTimestamp, and
+    # upstream then takes the first by name.
+    defaults = sorted((c for c in storage.classes if c.is_default), key=lambda c: c.name)
     pvs = {pv.name: pv for pv in storage.pvs}
     for pvc in storage.pvcs:
         if pvc.storage_class_name is None and defaults and "volume.beta.kubernetes.io/storage-class" \

@@ -36,6 +36,11 @@ def expand_stateful_set(ctx: ExpansionContext, where: Located) -> tuple[list[dic
     pods: list[dict[str, Any]] = []
     for ordinal in range(start, start + want):
         name = f"{where.name}-{ordinal}"
+        claims = volume_claims(ctx, where, ordinal)
+        for claim in claims:  # missing claims are created for existing pods too
+            if claim["metadata"]["name"] not in ctx.names("PersistentVolumeClaim", where.namespace):
+                ctx.register(claim)
+                pods.append(claim)
         if name in taken:
             continue
         pod = pod_from_template(template, name=name, namespace=where.namespace, owner=owner,
@@ -44,12 +49,7 @@ def expand_stateful_set(ctx: ExpansionContext, where: Located) -> tuple[list[dic
         pod["spec"]["hostname"] = name
         if spec.get("serviceName"):
             pod["spec"]["subdomain"] = spec["serviceName"]
-        claims = volume_claims(ctx, where, ordinal)
         _use_claims(pod, claims)
-        for claim in claims:
-            if claim["metadata"]["name"] not in ctx.names("PersistentVolumeClaim", where.namespace):
-                ctx.register(claim)
-                pods.append(claim)
         ctx.register(pod)
         pods.append(pod)
     made = sum(1 for o in pods if o.get("kind") == "Pod")

@@ -183,3 +183,9 @@ def test_storage_round_trips_through_export():
         again = load_scenario_text(dump_scenario(sc), source=sc.source)
         assert again.storage == sc.storage and again.pods == sc.pods
         assert again == sc
+
+
+def test_with_two_default_classes_a_claim_gets_the_first_by_name():
+    other = WFFC.replace("name: local", "name: alpha")
+    sc = load(WFFC, other, pvc("c1"))
+    assert sc.storage.pvcs[0].storage_class_name == "alpha"

@@ -177,3 +177,46 @@ def test_v130_bound_local_pv_narrows_the_nodes_at_prefilter():
     assert "1 node(s) didn't match PersistentVolume's node affinity" in new
     assert "node(s) didn't match PersistentVolume's node affinity" not in old  # n2 never filtered
     assert old.startswith("0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.")
+
+
+def test_prefiltered_candidates_choose_what_find_matching_volume_chooses():
+    """The per-cycle candidates (node-independent checks done once) pick, on every node, the
+    same PV as upstream's FindMatchingVolume loop over all the class's PVs."""
+    import random
+
+    from scheduler_core.api.storage_types import ClaimRef, PersistentVolume, PersistentVolumeClaim
+    from scheduler_core.api.types import (
+        LabelSelector,
+        Node,
+        NodeSelector,
+        NodeSelectorRequirement,
+        NodeSelectorTerm,
+    )
+    from scheduler_core.framework.plugins.volumebinding.binder import (
+        claim_candidates,
+        find_matching_volume,
+        match_on_node,
+    )
+
+    rng = random.Random(5)
+    nodes = [Node(name=f"n{i}", labels={"kubernetes.io/hostname": f"n{i}", "zone": f"z{i % 3}"}) for i in range(6)]
+    for _ in range(300):
+        claim = PersistentVolumeClaim(name="c", uid="u-c", access_modes=tuple(rng.sample(["ReadWriteOnce", "ReadOnlyMany"], 1)),
+                                      storage_class_name="s", request=rng.choice([1, 5, 10]),
+                                      selector=rng.choice([None, LabelSelector(match_labels={"tier": "a"})]))
+        pvs = []
+        for j in range(rng.randint(0, 8)):
+            aff = rng.choice([None, NodeSelector([NodeSelectorTerm([NodeSelectorRequirement(
+                rng.choice(["kubernetes.io/hostname", "zone"]), "In", (rng.choice(["n1", "n2", "z0", "z1"]),))])])])
+            ref = rng.choice([None, None, ClaimRef("default", "c", rng.choice(["", "u-c", "other"])),
+                              ClaimRef("default", "d")])
+            pvs.append(PersistentVolume(name=f"pv{j}", capacity=rng.choice([1, 5, 10, 20]),
+                                        access_modes=tuple(rng.sample(["ReadWriteOnce", "ReadOnlyMany"], rng.randint(1, 2))),
+                                        storage_class_name=rng.choice(["s", "s", "t"]), node_affinity=aff, claim_ref=ref,
+                                        labels=rng.choice([{}, {"tier": "a"}]), phase=rng.choice(["Available", "Bound"]),
+                                        source="csi"))
+        cands = claim_candidates(claim, pvs)
+        for node in nodes:
+            want = find_matching_volume(claim, pvs, node, {}, True)
+            got = match_on_node(claim, cands, node, {})
+            assert (want.name if want else None) == (got.name if got else None)

@@ -44,6 +44,21 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 VOLUME_ATTACHMENT = getattr(EventResource, "VOLUME_ATTACHMENT", "VolumeAttachment")
 
 
+_NEW_POD_STATE_KEY = CSI_NAME + "/newPodVolumes"
+
+
+class _Cached:
+    """A per-cycle value in the CycleState (shared by clones: it never changes in a cycle)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def clone(self) -> _Cached:
+        return self
+
+
 RANDOM_VOLUME_ID_PREFIX = "scheduler-volume"  # stands in for upstream's random 32-letter prefix
 
 
@@ -67,6 +82,10 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         node = node_info.node
         store = self.handle.cluster.storage
         csi_node = store.csi_nodes.get(node.name)
+        if csi_node is None or not csi_node.driver_limits:
+            # No limit to check: only the new pod's claims can fail (a missing claim, one not
+            # the pod's), the same on every node, so that is found once per cycle.
+            return self._new_pod_status(state, pod)
         new_volumes: dict[str, str] = {}
         err = self._filter_attachable_volumes(pod, csi_node, True, new_volumes)
         if err is not None:
@@ -93,6 +112,21 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
+
+    def _new_pod_status(self, state: CycleState, pod: Pod) -> Status | None:
+        """The status of the new pod's own volume lookups on a node without limits."""
+        cached = state.get(_NEW_POD_STATE_KEY)
+        if cached is None:
+            err = self._filter_attachable_volumes(pod, None, True, {})
+            cached = (err,)
+            state.write(_NEW_POD_STATE_KEY, _Cached(cached))
+        else:
+            cached = cached.value
+        err = cached[0]
+        if err is None:
+            return None
+        code, msg = err
+        return Status(code, msg) if code != Code.ERROR else Status.error(msg)
 
     def _filter_attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool,
                                    result: dict[str, str]) -> tuple[Code, str] | None:

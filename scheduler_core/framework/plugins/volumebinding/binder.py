@@ -61,6 +61,9 @@ class PodVolumeClaims:
     unbound_claims_delay_binding: list[PersistentVolumeClaim] = field(default_factory=list)
     unbound_claims_immediate: list[PersistentVolumeClaim] = field(default_factory=list)
     unbound_volumes_delay_binding: dict[str, list[PersistentVolume]] = field(default_factory=dict)
+    # per claim, the PVs that pass find_matching_volume's node-independent checks (built at the
+    # first Filter call of the cycle; the PVs do not change within it)
+    candidates: dict[str, list[PersistentVolume]] = field(default_factory=dict)
 
 
 def is_pvc_fully_bound(pvc: PersistentVolumeClaim) -> bool:
@@ -139,6 +142,54 @@ def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVol
         if node is not None and not set(pvc.access_modes) <= set(pv.access_modes):
             continue
         if smallest is None or (smallest.capacity or 0) > qty:
+            smallest = pv
+    return smallest
+
+
+def claim_candidates(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume]) -> list[PersistentVolume]:
+    """The PVs find_matching_volume could return for `pvc` on some node, in order: those whose
+    node-independent checks (claimRef, size, volume mode, attributes class, deletion; and for a
+    PV not bound to the claim its phase, the claim's selector, the class and the access modes)
+    pass. Dropping the others changes nothing: the loop skips them before any early return."""
+    if pvc.volume_attributes_class_name:
+        raise BinderError("unsupported volumeAttributesClassName is set on claim "
+                          f"{pvc.key} when the feature-gate VolumeAttributesClass is disabled")
+    requested = pvc.request or 0
+    requested_class = claim_class(pvc)
+    modes = set(pvc.access_modes)
+    out = []
+    for pv in volumes:
+        if pv.claim_ref is not None and not is_volume_bound_to_claim(pv, pvc):
+            continue
+        if (pv.capacity or 0) < requested or pvc.volume_mode != pv.volume_mode:
+            continue
+        if pv.volume_attributes_class_name or pv.deleting:
+            continue
+        if not is_volume_bound_to_claim(pv, pvc):
+            if pv.phase != PV_AVAILABLE or volume_class(pv) != requested_class:
+                continue
+            if pvc.selector is not None and not pvc.selector.matches(pv.labels):
+                continue
+            if not modes <= set(pv.access_modes):
+                continue
+        out.append(pv)
+    return out
+
+
+def match_on_node(pvc: PersistentVolumeClaim, candidates: list[PersistentVolume], node: Node,
+                  excluded: dict[str, PersistentVolume]) -> PersistentVolume | None:
+    """find_matching_volume over `claim_candidates` on one node: the rest of its checks."""
+    smallest: PersistentVolume | None = None
+    labels = node.labels
+    for pv in candidates:
+        if pv.name in excluded:
+            continue
+        affinity_ok = check_node_affinity(pv, labels)
+        if pv.claim_ref is not None and is_volume_bound_to_claim(pv, pvc):
+            return pv if affinity_ok else None
+        if not affinity_ok:
+            continue
+        if smallest is None or (smallest.capacity or 0) > (pv.capacity or 0):
             smallest = pv
     return smallest
 
@@ -237,8 +288,7 @@ class VolumeBinder:
                     to_match.append(c)
             if not selected_elsewhere:
                 if to_match:
-                    unbound_ok, static, unmatched = self._find_matching_volumes(
-                        to_match, claims.unbound_volumes_delay_binding, node)
+                    unbound_ok, static, unmatched = self._find_matching_volumes(to_match, claims, node)
                     to_provision += unmatched
                 if to_provision:
                     unbound_ok, sufficient, dynamic = self._check_volume_provisions(to_provision, node)
@@ -264,15 +314,19 @@ class VolumeBinder:
                 return False, True
         return True, True
 
-    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim],
-                               volumes: dict[str, list[PersistentVolume]], node: Node
-                               ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
+    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim], pod_claims: PodVolumeClaims,
+                               node: Node) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
         chosen: dict[str, PersistentVolume] = {}
         found = True
         bindings: list[BindingInfo] = []
         unbound: list[PersistentVolumeClaim] = []
+        volumes = pod_claims.unbound_volumes_delay_binding
         for pvc in sorted(claims, key=lambda c: c.request or 0):
-            pv = find_matching_volume(pvc, volumes.get(claim_class(pvc), []), node, chosen, True)
+            cands = pod_claims.candidates.get(pvc.key)
+            if cands is None:
+                cands = claim_candidates(pvc, volumes.get(claim_class(pvc), []))
+                pod_claims.candidates[pvc.key] = cands
+            pv = match_on_node(pvc, cands, node, chosen) if cands else None
             if pv is None:
                 unbound.append(pvc)
                 found = False
