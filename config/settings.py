@@ -127,6 +127,8 @@ CHANNEL_LAYERS = {
 }
 
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport, made safe to close after Redis went away (config/broker.py says why).
+CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Redis may restart under a running worker: retry the broker forever (not 100 times), notice a
 # dead connection quickly, and keep the worker process alive. A task interrupted by the outage is
@@ -139,7 +141,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 5,
     "retry_on_timeout": True,
     "visibility_timeout": 3600,
+    # Ten priorities, 0 served first (playground/services/runs/dispatch.py: a client's first
+    # waiting action 0, its later ones 1-7, warming an engine 8, a play's next slice 9).
+    "priority_steps": list(range(10)),
+    "queue_order_strategy": "priority",
 }
+CELERY_TASK_DEFAULT_PRIORITY = 0
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

@@ -50,6 +50,13 @@ class RedisServer:
             stop_process_group(self.process)
             self.process = None
 
+    def kill(self) -> None:
+        """SIGKILL: no goodbye to the clients, as when a machine or container dies."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
 
 @pytest.fixture
 def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
@@ -60,14 +67,14 @@ def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
 
 
 def _start_worker(env: dict[str, str], queue: str, name: str, log_dir: Path, redis_url: str,
-                  pool: str = "solo") -> tuple[Any, Path]:
+                  pool: str = "solo", concurrency: int = 1) -> tuple[Any, Path]:
     from celery import Celery
 
     hostname = f"{name}-{os.getpid()}@localhost"
     log_path = log_dir / f"{name}.log"
     argv = celery_worker_argv(pool=pool, hostname=hostname, queues=(queue,))
     if pool == "prefork":
-        argv.append("--concurrency=1")
+        argv.append(f"--concurrency={concurrency}")
     process = spawn(argv, env=env, output=log_path.open("wb"))
     probe = Celery("probe", broker=redis_url)
     try:
@@ -113,21 +120,39 @@ def test_the_worker_survives_a_redis_restart_mid_play(
     transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
     settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Redis stopped (SIGTERM, a long outage) and killed (SIGKILL, restarted at once, twice) under
+    a prefork worker that is executing a play (its message unacknowledged: the case that used to
+    end the worker with "AttributeError: 'NoneType' object has no attribute 'hostname'"). The
+    same worker process (same PID) finishes the play by itself, every event once."""
     queue = f"runs-redis-{os.getpid()}"
-    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_RUN_LOCK_TTL="3")
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="2")
     owner = Actor(session_token="redis-owner")
-    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner)
+    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner, pods=120)
     worker, log_path = _start_worker(env, queue, "redis-restart-worker", live_logs_dir, own_redis.url,
-                                     pool="prefork")
+                                     pool="prefork", concurrency=2)  # as ./dev run starts it on 2 cores
+    pid = worker.pid
+
+    def connections() -> int:
+        return log_path.read_text(errors="replace").count("Connected to ")
+
     try:
         play = svc.run_enqueue(run=run, actor=owner, kind=RunAction.KIND_PLAY)
-        _wait(lambda: RunFrame.objects.filter(run=run).count() >= 8, 30, "the play to get going")
-        own_redis.stop()
-        time.sleep(OUTAGE)  # the worker notices: its connection, the lock, the notifications fail
-        own_redis.start()  # empty: no queue, no lock, nothing remembered
+        frames = 8
+        for outage, kill in ((0.3, True), (OUTAGE, False), (0.3, True)):
+            _wait(lambda f=frames: RunFrame.objects.filter(run=run).count() >= f, 60, "the play to move")
+            assert RunAction.objects.get(pk=play.pk).state == RunAction.STATE_RUNNING, "the play ended too soon"
+            connected = connections()
+            own_redis.kill() if kill else own_redis.stop()
+            time.sleep(outage)  # the worker notices: its connection, the lock, the notifications fail
+            own_redis.start()  # empty: no queue, no lock, nothing remembered
+            # The same worker reconnects (a worker that crashed on the way would shut down instead).
+            _wait(lambda c=connected: connections() > c or "Unrecoverable" in log_path.read_text(), 60,
+                  "the worker to reconnect")
+            assert "Unrecoverable error" not in log_path.read_text(), log_path.read_text()[-3000:]
+            frames = RunFrame.objects.filter(run=run).count() + 8  # it moves on after the restart
         _wait(lambda: RunAction.objects.get(pk=play.pk).state == RunAction.STATE_DONE, 120,
-              "the play to finish after the restart")
-        assert worker.poll() is None, "the worker exited:\n" + log_path.read_text()[-3000:]
+              "the play to finish after the restarts")
+        assert worker.poll() is None and worker.pid == pid, "the worker exited:\n" + log_path.read_text()[-3000:]
         assert "Unrecoverable error" not in log_path.read_text()
     finally:
         stop_process_group(worker)

@@ -43,10 +43,99 @@ def queue_for(run_id: int, yaml_text: str | None = None) -> str | None:
     return queue
 
 
+# Task priorities (Redis: 0 is served first; see CELERY_BROKER_TRANSPORT_OPTIONS). A client's
+# first waiting action gets 0, its second 1, ... so one client's backlog never stands in front
+# of another client's Step; a play's next slice waits behind every action; warming is between.
+INTERACTIVE_PRIORITIES = 8  # 0..7
+WARM_PRIORITY = 8
+CONTINUATION_PRIORITY = 9
+
+
+def _continuation_key(run_id: int) -> str:
+    return f"playground:run-next:{run_id}"
+
+
+def action_priority(run_id: int, index: int) -> int:
+    """The priority of the task queued for action `index` of the run (0: warming the engine):
+    how many actions of the run's owner wait before it (capped)."""
+    if index == 0:
+        return WARM_PRIORITY
+    owner = Run.objects.filter(pk=run_id).values("owner_token", "owner_id").first()
+    if owner is None:
+        return 0
+    waiting = RunAction.objects.filter(state=RunAction.STATE_PENDING)
+    if owner["owner_id"] is not None:
+        waiting = waiting.filter(run__owner_id=owner["owner_id"])
+    elif owner["owner_token"]:
+        waiting = waiting.filter(run__owner_token=owner["owner_token"])
+    else:
+        waiting = waiting.filter(run_id=run_id)
+    ahead = waiting.exclude(run_id=run_id, index__gte=index).count()
+    return min(ahead, INTERACTIVE_PRIORITIES - 1)
+
+
 def schedule(run_id: int, index: int) -> None:
     queue = queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
-    advance_run_task.apply_async((run_id, index), **options)
+    advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index), **options)
+
+
+def schedule_continuation(run_id: int, queue: str | None = None) -> None:
+    """Queue the next slice of the run's play, behind everything waiting. It carries a ticket;
+    only the latest ticket continues the play (an older continuation, or one made stale by a
+    user action's task taking the play over, does nothing), so a play has at most one."""
+    import uuid
+
+    ticket = uuid.uuid4().hex
+    if queue is None:
+        queue = queue_for(run_id)
+    options: dict[str, Any] = {"queue": queue} if queue else {}
+    try:
+        client = _redis()
+        try:
+            client.set(_continuation_key(run_id), ticket, ex=3600)
+        finally:
+            client.close()
+        advance_run_task.apply_async(
+            (run_id, -1), {"ticket": ticket}, priority=CONTINUATION_PRIORITY, **options
+        )
+    except Exception:  # Redis away: the run's recovery queues it again (its play is pending)
+        logger.warning("run %s: could not queue the play's next slice", run_id, exc_info=True)
+
+
+def ticket_is_current(run_id: int, ticket: str) -> bool:
+    """Is `ticket` the play's latest continuation? (Redis lost it: yes, let it continue.)"""
+    client = _redis()
+    try:
+        current = client.get(_continuation_key(run_id))
+    finally:
+        client.close()
+    return current is None or current.decode() == ticket
+
+
+def others_waiting(queue: str | None) -> bool:
+    """Do tasks wait in `queue` (any priority) for a free worker process? A play yields then."""
+    from kombu.transport.redis import Channel
+
+    name = queue or "celery"
+    keys = [name] + [f"{name}{Channel.sep}{p}" for p in range(1, 10)]  # kombu's priority lists
+    try:
+        client = _redis()
+        try:
+            with client.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.llen(key)
+                return any(pipe.execute())
+        finally:
+            client.close()
+    except Exception:
+        return False
+
+
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
 
 
 def warm(run_id: int) -> None:
