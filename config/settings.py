@@ -118,11 +118,29 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # redis-server and sets REDIS_URL unless REDIS_URL is already set.
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+def channel_layer_host(url: str) -> dict[str, object]:
+    """One Redis host of the Channels layer. redis-py 8 defaults socket_timeout to 5 s, which
+    breaks channels-redis's blocking reads: no timeout. After a Redis restart the pooled
+    connections are dead; without a retry the first command on one (a page's websocket joining
+    its group) fails and the handshake answers HTTP 500. A command that finds its connection
+    closed is retried on a new one (group joins and sends are safe to repeat)."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return {
+        "address": url,
+        "socket_timeout": None,
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionError, OSError],
+    }
+
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # redis-py 8 defaults socket_timeout to 5 s, which breaks channels-redis's blocking reads.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+        "CONFIG": {"hosts": [channel_layer_host(REDIS_URL)]},
     },
 }
 

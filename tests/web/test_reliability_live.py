@@ -263,3 +263,90 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
         stop_process_group(ext_worker)
         sender.close()
         silent.close()
+
+
+def _start_web(env: dict[str, str], log_dir: Path, name: str) -> tuple[Any, str]:
+    from playground.launcher import http_ok, web_server_argv
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = spawn(web_server_argv("127.0.0.1", port), env=dict(env, WEB_PROCESSES="1"),
+                    output=(log_dir / f"{name}.log").open("wb"))
+    _wait(lambda: process.poll() is not None or http_ok(url + "/"), 60, "the web server")
+    assert process.poll() is None, (log_dir / f"{name}.log").read_text()
+    return process, url
+
+
+def _socket_messages(url: str, token: str, seconds: float, *, until: str = "") -> list[tuple[float, str]]:
+    """Open the run page's websocket (a real client, as a browser does), say hello, and collect
+    what arrives for `seconds` (or until a message contains `until`): (arrival time, text)."""
+    import asyncio
+
+    import websockets
+
+    async def collect() -> list[tuple[float, str]]:
+        got: list[tuple[float, str]] = []
+        ws_url = url.replace("http://", "ws://") + f"/ws/runs/{token}/"
+        async with websockets.connect(ws_url, origin=url, open_timeout=10, max_size=None) as socket:
+            await socket.send('{"seen": 0, "step": "", "cycle": ""}')
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    text = await asyncio.wait_for(socket.recv(), left)
+                except TimeoutError:
+                    break
+                got.append((time.monotonic(), str(text)))
+                if until and until in str(text):
+                    break
+        return got
+
+    return asyncio.run(collect())
+
+
+def test_a_dead_worker_shows_recovering_and_the_socket_survives_a_redis_restart(
+    transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
+    settings: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run page's view, through a real websocket client against the real web server:
+    the pool process playing a run is SIGKILLed; within 2 s the page is told "recovering" (not
+    "playing"); nobody acts, and the run resumes and finishes on the same worker (its main
+    process is never restarted). Then Redis is killed and restarted: every websocket opened
+    afterwards is accepted (none answers HTTP 500) and gets the run's panels."""
+    import websockets
+
+    queue = f"runs-recover-{os.getpid()}"
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400")
+    owner = Actor(session_token="recover-owner")
+    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner, pods=80)
+    worker, log_path = _start_worker(env, queue, "recover-worker", live_logs_dir, own_redis.url, pool="prefork")
+    web, url = _start_web(env, live_logs_dir, "recover-web")
+    try:
+        play = svc.run_enqueue(run=run, actor=owner, kind=RunAction.KIND_PLAY)
+        _wait(lambda: RunFrame.objects.filter(run=run).count() >= 8, 30, "the play to get going")
+        assert "playing" in _socket_messages(url, run.share_token, 3, until="playing")[-1][1]
+        (child,) = _pool_children(worker.pid)
+        os.kill(child, signal.SIGKILL)
+        killed_at = time.monotonic()
+        assert RunAction.objects.get(pk=play.pk).state == RunAction.STATE_RUNNING
+        seen = _socket_messages(url, run.share_token, 4, until=">recovering<")
+        told = [at for at, text in seen if ">recovering<" in text]
+        assert told, [text[:300] for _, text in seen]
+        assert told[0] - killed_at < 2.0, told[0] - killed_at
+        _wait(lambda: RunAction.objects.get(pk=play.pk).state == RunAction.STATE_DONE, 120,
+              "the play to finish by itself")
+        assert worker.poll() is None
+
+        own_redis.kill()
+        time.sleep(0.5)
+        own_redis.start()
+        for _ in range(5):  # each a new connection; none may be refused
+            try:
+                messages = _socket_messages(url, run.share_token, 5, until="run-status")
+            except websockets.exceptions.InvalidStatus as error:
+                raise AssertionError(f"the websocket was refused after the restart: {error}") from None
+            assert any("run-status" in text for _, text in messages)
+    finally:
+        stop_process_group(web)
+        stop_process_group(worker)
+        sender.close()
+    _assert_complete_and_equal_to_headless(run)
