@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
+    "playground.middleware.QuotaMiddleware",  # after sessions, auth and CSRF: who asks, and a valid post
 ]
 
 # HTTPS (Django's deployment checklist). In production: cookies only over HTTPS, HSTS, and plain
@@ -209,6 +210,14 @@ LOGGING = {
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 20_000)
 PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 5 * 1024 * 1024)
+
+# Per-client quotas (playground/services/quotas.py): per hour, per session; a network address
+# gets PLAYGROUND_QUOTA_ADDRESS_FACTOR times as much (a classroom behind one NAT). 0: no quota.
+PLAYGROUND_SCENARIOS_PER_HOUR = env_int("PLAYGROUND_SCENARIOS_PER_HOUR", 60, minimum=0)
+PLAYGROUND_RUNS_PER_HOUR = env_int("PLAYGROUND_RUNS_PER_HOUR", 120, minimum=0)
+PLAYGROUND_RUNS_PLAYING = env_int("PLAYGROUND_RUNS_PLAYING", 3, minimum=0)
+PLAYGROUND_NODE_STEPS_PER_HOUR = env_int("PLAYGROUND_NODE_STEPS_PER_HOUR", 10_000_000, minimum=0)
+PLAYGROUND_QUOTA_ADDRESS_FACTOR = env_int("PLAYGROUND_QUOTA_ADDRESS_FACTOR", 40)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views report oversized input clearly, naming the setting.

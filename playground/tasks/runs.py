@@ -20,7 +20,11 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
 
     if ticket is not None and not dispatch.ticket_is_current(run_id, ticket):
         return 0  # a newer continuation of this play exists (or a user action's task took it over)
-    queue = (self.request.delivery_info or {}).get("routing_key") or run_service.runs_queue()
+    queue = (
+        (self.request.delivery_info or {}).get("routing_key")
+        or run_service.runs_queue()
+        or self.app.conf.task_default_queue
+    )
     try:
         return run_service.advance_run(run_id, warm=action_index == 0, queue=queue)
     except run_service.LeaseLost:

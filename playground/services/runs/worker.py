@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from playground.models import Run, RunAction
 from playground.selectors.points import point_groups
+from playground.services.quotas import Charger
 from playground.services.runs import dispatch
 from playground.services.runs.cache import ENGINES, EngineCache
 from playground.services.runs.engine import Engine
@@ -55,8 +56,8 @@ def advance_run(
     process's live engines (default: `ENGINES`); the engine stays there for the next action.
     `warm`: with nothing to execute, build the run's engine into the cache anyway (a run just
     started: its first Step then costs a step, not a 5,000-node checkpoint restore).
-    `queue`: the queue this task came from, where a play looks for waiting work (None: the
-    run's queue)."""
+    `queue`: the queue this task came from, where a play looks for waiting work (None: not in
+    a worker's task, e.g. a test executing actions in-process: a play never yields)."""
     cache = ENGINES if cache is None else cache
     lease = RunLease(run_id)
     if not lease.acquire():
@@ -64,6 +65,7 @@ def advance_run(
         raise RunBusy(run_id)
     done = 0
     yielded = False
+    charger = Charger(run_id)  # PLAYGROUND_NODE_STEPS_PER_HOUR: each step is paid for before it runs
     try:
         while True:
             action = (
@@ -78,7 +80,7 @@ def advance_run(
                         cache.get(run)
                 return done
             run = Run.objects.get(pk=run_id)
-            engine = _execute(run, action, _Lazy(cache, run), lease, queue)
+            engine = _execute(run, action, _Lazy(cache, run), lease, queue, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
@@ -156,8 +158,13 @@ def _commit(
         logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
 
 
+def _nodes(engine: Engine) -> int:
+    return len((engine.view or {}).get("nodes") or [])
+
+
 def _execute(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None,
+    charger: Charger,
 ) -> Engine | None:
     kind = action.kind
     settled = run.status == Run.STATUS_SETTLED
@@ -173,6 +180,10 @@ def _execute(
             _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra={"reveal": None})
             return engine
         engine = _engine(run, engine)
+        spent = charger.charge(_nodes(engine))
+        if spent:
+            _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+            return engine
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         reveal = None
         if kind == RunAction.KIND_STEP_POINT:
@@ -197,6 +208,10 @@ def _execute(
         # Up to the next timer and everything due then: the cycles waiting at the current time,
         # the jump, the timer's effects (an eviction, a backoff expiring, a timeline action).
         for _ in range(MAX_PLAY_UNITS):
+            spent = charger.charge(_nodes(engine))
+            if spent:
+                _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+                return engine
             result = engine.execute({"op": "step", "max_time": target}, action.index)
             if result in ("settled", "max-time"):
                 break
@@ -231,13 +246,14 @@ def _execute(
         )
         return engine
     if kind == RunAction.KIND_PLAY:
-        return _play(run, action, engine, lease, queue)
+        return _play(run, action, engine, lease, queue, charger)
     _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
     return engine
 
 
 def _play(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None,
+    charger: Charger,
 ) -> Engine | None:
     """Step until settled (or the clock limit, or a pause), committing in batches. After each
     slice of PLAY_SLICE_SECONDS, if other tasks wait in the queue, stop with the action back
@@ -260,13 +276,15 @@ def _play(
             run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None},
             lease=lease,
         )
-    if queue is None:
-        queue = dispatch.queue_for(run_id, run.scenario_yaml)
     speed = run.speed
     batch_started = slice_started = time.monotonic()
     units = action.last_step - action.first_step + 1 if action.first_step is not None and action.last_step else 0
     result = ""
+    spent = None
     while True:
+        spent = charger.charge(_nodes(engine))
+        if spent:
+            break
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         units += 1
         finished = result in ("settled", "max-time") or units >= MAX_PLAY_UNITS
@@ -281,7 +299,7 @@ def _play(
                 break
             speed = current["speed"]
             if batch_started - slice_started >= PLAY_SLICE_SECONDS:
-                if dispatch.others_waiting(queue):
+                if queue is not None and dispatch.others_waiting(queue):
                     _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
                     return engine
                 slice_started = batch_started
@@ -292,8 +310,8 @@ def _play(
         run_id,
         engine,
         action,
-        state=RunAction.STATE_DONE,
-        result=result,
+        state=RunAction.STATE_FAILED if spent else RunAction.STATE_DONE,
+        result=spent or result,
         extra={"pause_requested": False, "status": status},
         lease=lease,
     )
