@@ -49,7 +49,7 @@ RESYNC_BURST = 5  # re-sync messages a socket may send per RESYNC_WINDOW seconds
 RESYNC_WINDOW = 10.0
 PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)
 RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
-LEASE_CHECK_SECONDS = 0.5  # ...and looks whether a running action's worker is alive this often
+LEASE_CHECK_SECONDS = 0.25  # ...and looks whether a running action's worker is alive this often
 
 
 def _int(value: Any) -> int | None:
@@ -126,8 +126,8 @@ class RunConsumer(AsyncWebsocketConsumer):
                     due = await database_sync_to_async(_recovering)(self.run_id)
                 if due:
                     elapsed = 0.0
+                    await self.push()  # first: the page says "recovering" now
                     await database_sync_to_async(recover_run)(self.run_id)
-                    await self.push()
             except Exception:
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 

@@ -3,7 +3,8 @@
 One Redis key per run (`playground:run-lock:<id>`) holds the holder's random token and expires
 LEASE_TTL seconds after it was last renewed. A heartbeat thread in the holder renews it every
 LEASE_TTL / 5 s, whatever the engine is doing (a long step or a checkpoint does not starve
-it for long: Python hands the GIL to a waiting thread every few milliseconds). So:
+it for long: Python hands the GIL to a waiting thread every few milliseconds; the few calls that
+hold it for seconds, a big checkpoint or restore, run under `extended`). So:
 
 - a live worker never loses its run to another one, even in a step that takes seconds;
 - a worker that dies (SIGKILL, OOM, a machine gone) stops renewing, and within LEASE_TTL the
@@ -19,17 +20,23 @@ The heartbeat thread never touches the database; only the worker thread commits,
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
-LEASE_TTL = float(os.environ.get("PLAYGROUND_RUN_LOCK_TTL", "1.5"))  # seconds without a renewal
+LEASE_TTL = float(os.environ.get("PLAYGROUND_RUN_LOCK_TTL", "1"))  # seconds without a renewal
+# A checkpoint or a restore of a big cluster holds the GIL for seconds at a time (pickling,
+# compression: a 5,000-node checkpoint starved a thread for 2 s on a loaded machine), so the
+# lease is extended to this long around them (`extended`).
+LONG_WORK_TTL = 60.0
 
 # Renew if the key still holds our token; take it again if it is gone (Redis restarted);
 # report 0 if someone else holds it.
@@ -118,6 +125,18 @@ class RunLease:
             logger.warning("run %s: another worker took the run; this one stops", self.run_id)
         elif result == 2:
             logger.info("run %s: lease taken again (Redis had lost it)", self.run_id)
+
+    @contextlib.contextmanager
+    def extended(self, seconds: float = LONG_WORK_TTL) -> Iterator[None]:
+        """Hold the lease for `seconds` during work that may starve the heartbeat thread."""
+        normal = self.ttl_ms
+        self.ttl_ms = max(normal, int(seconds * 1000))
+        self.renew()
+        try:
+            yield
+        finally:
+            self.ttl_ms = normal
+            self.renew()
 
     def _beat(self) -> None:
         interval = self.ttl_ms / 5000

@@ -16,6 +16,7 @@ process, with its engine in memory.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -80,7 +81,7 @@ def advance_run(
                         cache.get(run)
                 return done
             run = Run.objects.get(pk=run_id)
-            engine = _execute(run, action, _Lazy(cache, run), lease, queue, charger)
+            engine = _execute(run, action, _Lazy(cache, run, lease), lease, queue, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
@@ -99,11 +100,14 @@ def advance_run(
 class _Lazy:
     """The run's engine, fetched from the cache (or rebuilt) only by actions that need one."""
 
-    def __init__(self, cache: EngineCache, run: Run) -> None:
-        self.cache, self.run = cache, run
+    def __init__(self, cache: EngineCache, run: Run, lease: RunLease | None = None) -> None:
+        self.cache, self.run, self.lease = cache, run, lease
 
     def get(self) -> Engine:
-        return self.cache.get(self.run)
+        if self.lease is None or self.run.pk in self.cache:
+            return self.cache.get(self.run)
+        with self.lease.extended():  # a rebuild restores a checkpoint: seconds at 5,000 nodes
+            return self.cache.get(self.run)
 
 
 def _engine(run: Run, engine: Engine | _Lazy | None) -> Engine:
@@ -154,8 +158,10 @@ def _commit(
         action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
     latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
     dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
-    if isinstance(engine, Engine) and engine.store_checkpoint(playing=playing):  # after the news: nobody waits
-        logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
+    if isinstance(engine, Engine) and engine.checkpoint_ready(playing=playing):  # after the news: nobody waits
+        with lease.extended() if lease is not None else contextlib.nullcontext():
+            if engine.store_checkpoint(playing=playing):
+                logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
 
 
 def _nodes(engine: Engine) -> int:
