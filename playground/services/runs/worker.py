@@ -50,15 +50,17 @@ def _redis() -> Any:
 
 
 def advance_run(
-    run_id: int, *, cache: EngineCache | None = None, warm: bool = False, queue: str | None = None
+    run_id: int, *, cache: EngineCache | None = None, warm: bool = False, queues: list[str] | None = None,
+    home: str | None = None,
 ) -> int:
     """Execute every pending action of the run, in index order. Returns how many it executed.
     Raises RunBusy when another worker holds the run (the task retries). `cache` holds the
     process's live engines (default: `ENGINES`); the engine stays there for the next action.
     `warm`: with nothing to execute, build the run's engine into the cache anyway (a run just
     started: its first Step then costs a step, not a 5,000-node checkpoint restore).
-    `queue`: the queue this task came from, where a play looks for waiting work (None: not in
-    a worker's task, e.g. a test executing actions in-process: a play never yields)."""
+    `queues`: the queues this worker process serves, where a play looks for waiting work (None:
+    not in a worker's task, e.g. a test executing actions in-process: a play never yields).
+    `home`: this process's own queue; the run's next tasks are sent there (dispatch.home_of)."""
     cache = ENGINES if cache is None else cache
     lease = RunLease(run_id)
     if not lease.acquire():
@@ -67,6 +69,8 @@ def advance_run(
     done = 0
     yielded = False
     charger = Charger(run_id)  # PLAYGROUND_NODE_STEPS_PER_HOUR: each step is paid for before it runs
+    if home is not None:
+        dispatch.set_home(run_id, home)
     try:
         while True:
             action = (
@@ -81,7 +85,7 @@ def advance_run(
                         cache.get(run)
                 return done
             run = Run.objects.get(pk=run_id)
-            engine = _execute(run, action, _Lazy(cache, run, lease), lease, queue, charger)
+            engine = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
@@ -94,7 +98,7 @@ def advance_run(
     finally:
         lease.release()
         if yielded:
-            dispatch.schedule_continuation(run_id, queue)
+            dispatch.schedule_continuation(run_id, home)
 
 
 class _Lazy:
@@ -169,7 +173,7 @@ def _nodes(engine: Engine) -> int:
 
 
 def _execute(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None,
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
     charger: Charger,
 ) -> Engine | None:
     kind = action.kind
@@ -252,13 +256,13 @@ def _execute(
         )
         return engine
     if kind == RunAction.KIND_PLAY:
-        return _play(run, action, engine, lease, queue, charger)
+        return _play(run, action, engine, lease, queues, charger)
     _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
     return engine
 
 
 def _play(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queue: str | None,
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
     charger: Charger,
 ) -> Engine | None:
     """Step until settled (or the clock limit, or a pause), committing in batches. After each
@@ -305,7 +309,7 @@ def _play(
                 break
             speed = current["speed"]
             if batch_started - slice_started >= PLAY_SLICE_SECONDS:
-                if queue is not None and dispatch.others_waiting(queue):
+                if queues and dispatch.others_waiting(queues):
                     _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
                     return engine
                 slice_started = batch_started
