@@ -10,8 +10,8 @@ one web process per core) on free ports with a temporary SQLite database, and:
 
 1. `--students` students (30), each a browser session over HTTP + the run page's websocket:
    fork a gallery scenario, start a run, then for `--duration` seconds alternate Step and Play
-   (a settled run is forked at step 0 and the student goes on). Step latency = the Step post
-   sent -> the student's websocket shows the new step.
+   (once the run has settled both still go through the queue and the worker). Step latency =
+   the Step post sent -> the student's websocket pushes a state with nothing queued.
 2. One more student uploads a `--big` (500x4000) scenario, starts a run and plays it.
 3. A teacher uploads a 40-node x 400-pod scenario, starts a run and steps it every 2 s while
    `--viewers` (100) websocket clients watch it: delivery = the step's action done (database)
@@ -52,6 +52,7 @@ if str(ROOT) not in sys.path:
 
 STEP_RE = re.compile(r'id="run-step">(\d+)<')
 STATE_RE = re.compile(r'id="run-state"[^>]*>([a-z]+)<')
+QUEUED_MARK = 'id="run-queued"'  # the "N actions queued" badge: absent once the run's actions are done
 GALLERY_SLUG = "percentage-of-nodes-to-score"
 STEP_TIMEOUT = 15.0
 
@@ -133,6 +134,7 @@ class Socket:
 
     step: int = -1
     state: str = ""
+    idle_at: float = 0.0  # when a push last showed no action queued or running (time.monotonic())
     changed: threading.Condition = field(default_factory=threading.Condition)
     error: str = ""
     future: Any = None
@@ -158,7 +160,10 @@ async def _follow(socket: Socket, url: str, origin: str, cookies: str) -> None:
             async for message in ws:
                 text = message if isinstance(message, str) else message.decode()
                 step, state = STEP_RE.search(text), STATE_RE.search(text)
+                now = time.monotonic()
                 with socket.changed:
+                    if state and QUEUED_MARK not in text:
+                        socket.idle_at = now
                     if step:
                         socket.step = max(socket.step, int(step.group(1)))
                     if state:
@@ -221,6 +226,9 @@ def _start_run(browser: Browser, scenario_path: str) -> str:
 
 
 def student(index: int, base: str, loop: Loop, until: float) -> Student:
+    """Fork the gallery scenario, start a run, then alternate Step and Play until `until`. An
+    action is done when the run page's websocket pushes a state with nothing queued (a settled
+    run's Step and Play are done at once: they still go through the queue and the worker)."""
     me = Student(index)
     browser = Browser(base)
     socket: Socket | None = None
@@ -236,40 +244,30 @@ def student(index: int, base: str, loop: Loop, until: float) -> Student:
         socket = loop.open(base, run_path, browser)
         socket.wait(lambda s: s.step >= 0, STEP_TIMEOUT)
         while time.monotonic() < until:
-            if socket.state == "settled":  # replay from the start: a fork at step 0
-                status, headers, text = browser.post(run_path, {"action": "fork", "step": "0"}, htmx=True)
-                if status != 200 or "hx-redirect" not in headers:
-                    me.refusals.append(f"fork {status}: {text[:120]}")
-                    break
-                loop.close(socket)
-                run_path = _path(headers["hx-redirect"])
-                browser.get(run_path)
-                me.runs.append(run_path.rstrip("/").rsplit("/", 1)[-1])
-                socket = loop.open(base, run_path, browser)
-                socket.wait(lambda s: s.step >= 0, STEP_TIMEOUT)
-                continue
-            target = socket.step + 1
             sent = time.monotonic()
             status, _, text = browser.post(run_path, {"action": "step"}, htmx=True)
             if status != 200:
                 me.refusals.append(f"step {status}: {text[:120]}")
                 break
-            if socket.wait(lambda s, t=target: s.step >= t or s.state == "settled", STEP_TIMEOUT):
+            if socket.wait(lambda s, t=sent: s.idle_at > t, STEP_TIMEOUT):
                 me.latencies.append(time.monotonic() - sent)
             else:
                 me.timeouts += 1
             if time.monotonic() >= until:
                 break
+            sent = time.monotonic()
             status, _, text = browser.post(run_path, {"action": "play"}, htmx=True)
             if status != 200:
                 me.refusals.append(f"play {status}: {text[:120]}")
                 break
             me.plays += 1
-            socket.wait(lambda s: s.state == "settled", max(0.0, min(20.0, until - time.monotonic())))
+            socket.wait(lambda s, t=sent: s.idle_at > t, max(0.0, min(30.0, until - time.monotonic())))
     except Exception as error:
         me.error = f"{type(error).__name__}: {error}"[:300]
     finally:
         if socket is not None:
+            if socket.error and not me.error:
+                me.error = "websocket: " + socket.error
             loop.close(socket)
     return me
 
@@ -502,7 +500,7 @@ def _markdown(result: dict[str, Any], note: str) -> str:
     if c:
         a, v, b, e = c["all_steps"], c["viewers"], c["big"], c["events"]
         lines += [
-            f"{len(c['students'])} students x {result['args']['duration']} s (Step, Play, fork at 0 when settled), one "
+            f"{len(c['students'])} students x {result['args']['duration']} s (fork a gallery scenario, start a run, alternate Step and Play), one "
             f"{b.get('size')} play, {v['viewers']} viewers of the teacher's run; `./dev run`'s workers (one process per core: 2).\n",
             "| student | steps | plays | runs | step p50 ms | p95 ms | max ms | timeouts | refused |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -44,7 +44,9 @@ def recover_run(run_id: int, *, last_index: int | None = None) -> bool:
     client = lease.client()
     try:
         if client.exists(lease.key(run_id)):
-            return False  # a worker is on it (its lock is renewed while it works)
+            return False  # a worker is on it (its lease is renewed while it works)
+        if dispatch.continuation_waiting(run_id):
+            return False  # a play between two slices, its next one queued at a live worker
         if not client.set(f"playground:run-requeued:{run_id}", 1, nx=True, ex=REQUEUE_DEBOUNCE):
             return False  # re-queued a moment ago: that task is on its way
     finally:

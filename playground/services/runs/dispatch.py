@@ -147,6 +147,23 @@ def schedule_continuation(run_id: int, queue: str | None = None) -> None:
         logger.warning("run %s: could not queue the play's next slice", run_id, exc_info=True)
 
 
+def clear_continuation(run_id: int) -> None:
+    """The play ended: no continuation of it is current any more."""
+    try:
+        _shared_redis().delete(_continuation_key(run_id))
+    except Exception:
+        pass
+
+
+def continuation_waiting(run_id: int) -> bool:
+    """Is the run's play waiting in the queue of a live worker for its next slice (so a run
+    with a pending action and no lease is not abandoned)?"""
+    try:
+        return bool(_shared_redis().exists(_continuation_key(run_id))) and home_of(run_id) is not None
+    except Exception:
+        return False
+
+
 def ticket_is_current(run_id: int, ticket: str) -> bool:
     """Is `ticket` the play's latest continuation? (Redis lost it: yes, let it continue.)"""
     client = _redis()

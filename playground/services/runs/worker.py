@@ -325,4 +325,5 @@ def _play(
         extra={"pause_requested": False, "status": status},
         lease=lease,
     )
+    dispatch.clear_continuation(run_id)
     return engine
