@@ -9,7 +9,8 @@ Everything is on loopback and bounded in count and time. It starts the stack `./
 one web process per core) on free ports with a temporary SQLite database, and:
 
 1. `--students` students (30), each a browser session over HTTP + the run page's websocket:
-   fork a gallery scenario, start a run, then for `--duration` seconds alternate Step and Play
+   arriving over `--arrival` seconds (30), fork a gallery scenario, start a run, then for
+   `--duration` seconds each alternate Step and Play
    (once the run has settled both still go through the queue and the worker). Step latency =
    the Step post sent -> the student's websocket pushes a state with nothing queued.
 2. One more student uploads a `--big` (500x4000) scenario, starts a run and plays it.
@@ -422,8 +423,10 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
             big = pool.submit(big_student, stack.url, loop, args.big, until + 30)
             lesson = pool.submit(teacher_and_viewers, stack.url, args.viewers, time.monotonic() + args.duration)
             time.sleep(5)  # the big upload and the lesson are under way
-            students = [pool.submit(student, i, stack.url, loop, time.monotonic() + args.duration)
-                        for i in range(args.students)]
+            students = []
+            for i in range(args.students):  # a class arrives over half a minute, not in one instant
+                students.append(pool.submit(student, i, stack.url, loop, time.monotonic() + args.duration))
+                time.sleep(args.arrival / max(1, args.students))
             crowd = [s.result() for s in students]
             results["viewers"] = lesson.result()
             results["big"] = big.result()
@@ -539,6 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewers", type=int, default=100)
     parser.add_argument("--duration", type=float, default=120.0, help="seconds of stepping and playing (max 300)")
     parser.add_argument("--big", default="500x4000", help="NODESxPODS of the big play")
+    parser.add_argument("--arrival", type=float, default=30.0, help="seconds over which the students arrive")
     parser.add_argument("--scale-runs", type=int, default=12)
     parser.add_argument("--scale-steps", type=int, default=10)
     parser.add_argument("--skip-classroom", action="store_true")
