@@ -35,7 +35,8 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
         return 0  # another worker took the run over; it continues from the stored log
     except run_service.RunBusy:
         options = {"queue": queue} if queue else {}
-        raise self.retry(countdown=0.2, priority=self.request.delivery_info.get("priority"), **options) from None
+        priority = (self.request.delivery_info or {}).get("priority")
+        raise self.retry(countdown=0.2, priority=priority, **options) from None
 
 
 @celeryd_after_setup.connect
