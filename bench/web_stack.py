@@ -28,10 +28,15 @@ STARTUP_TIMEOUT = 90.0
 class Stack:
     """Start with `start()`; `url` is the web server's base URL, `logs` the servers' log files."""
 
-    def __init__(self, keep: bool = False) -> None:
+    def __init__(self, keep: bool = False, worker_argvs: list[list[str]] | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        """`worker_argvs`: the Celery workers to start (default: one solo worker); `env`: more
+        environment for every process (e.g. quotas)."""
         from playground.launcher import Supervisor
 
         self.keep = keep
+        self.worker_argvs = worker_argvs
+        self.extra_env = dict(env or {})
         self.tmp = Path(tempfile.mkdtemp(prefix="webbench-"))
         self.db_path = self.tmp / "bench.sqlite3"
         self.supervisor = Supervisor()
@@ -72,6 +77,7 @@ class Stack:
             "PYTHONUNBUFFERED": "1",
             "LOG_LEVEL": "WARNING",
             "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+            **self.extra_env,
         }
         os.environ.update(env)
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
@@ -82,9 +88,12 @@ class Stack:
         call_command("migrate", interactive=False, verbosity=0)
         child_env = dict(os.environ)
         hostname = f"webbench-{os.getpid()}@localhost"
-        worker = self.supervisor.start(
-            "celery worker", celery_worker_argv(pool="solo", hostname=hostname), env=child_env, output=self._log("celery")
-        )
+        argvs = self.worker_argvs or [celery_worker_argv(pool="solo", hostname=hostname)]
+        workers = [
+            self.supervisor.start(f"celery worker {i}", argv, env=child_env, output=self._log("celery" if i == 0 else f"celery{i}"))
+            for i, argv in enumerate(argvs)
+        ]
+        worker = workers[0]
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
         web = self.supervisor.start("web", web_server_argv("127.0.0.1", port), env=child_env, output=self._log("web"))

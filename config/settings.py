@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
+    "playground.middleware.QuotaMiddleware",  # after sessions, auth and CSRF: who asks, and a valid post
 ]
 
 # HTTPS (Django's deployment checklist). In production: cookies only over HTTPS, HSTS, and plain
@@ -118,15 +119,35 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # redis-server and sets REDIS_URL unless REDIS_URL is already set.
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+def channel_layer_host(url: str) -> dict[str, object]:
+    """One Redis host of the Channels layer. redis-py 8 defaults socket_timeout to 5 s, which
+    breaks channels-redis's blocking reads: no timeout. After a Redis restart the pooled
+    connections are dead; without a retry the first command on one (a page's websocket joining
+    its group) fails and the handshake answers HTTP 500. A command that finds its connection
+    closed is retried on a new one (group joins and sends are safe to repeat)."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return {
+        "address": url,
+        "socket_timeout": None,
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 4),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionError, OSError],
+    }
+
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # redis-py 8 defaults socket_timeout to 5 s, which breaks channels-redis's blocking reads.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+        "CONFIG": {"hosts": [channel_layer_host(REDIS_URL)]},
     },
 }
 
 CELERY_BROKER_URL = REDIS_URL
+# kombu's Redis transport, made safe to close after Redis went away (config/broker.py says why).
+CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Redis may restart under a running worker: retry the broker forever (not 100 times), notice a
 # dead connection quickly, and keep the worker process alive. A task interrupted by the outage is
@@ -139,7 +160,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 5,
     "retry_on_timeout": True,
     "visibility_timeout": 3600,
+    # Ten priorities, 0 served first (playground/services/runs/dispatch.py: a client's first
+    # waiting action 0, its later ones 1-7, warming an engine 8, a play's next slice 9).
+    "priority_steps": list(range(10)),
+    "queue_order_strategy": "priority",
 }
+CELERY_TASK_DEFAULT_PRIORITY = 0
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
@@ -184,6 +210,14 @@ LOGGING = {
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 20_000)
 PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 5 * 1024 * 1024)
+
+# Per-client quotas (playground/services/quotas.py): per hour, per session; a network address
+# gets PLAYGROUND_QUOTA_ADDRESS_FACTOR times as much (a classroom behind one NAT). 0: no quota.
+PLAYGROUND_SCENARIOS_PER_HOUR = env_int("PLAYGROUND_SCENARIOS_PER_HOUR", 60, minimum=0)
+PLAYGROUND_RUNS_PER_HOUR = env_int("PLAYGROUND_RUNS_PER_HOUR", 120, minimum=0)
+PLAYGROUND_RUNS_PLAYING = env_int("PLAYGROUND_RUNS_PLAYING", 3, minimum=0)
+PLAYGROUND_NODE_STEPS_PER_HOUR = env_int("PLAYGROUND_NODE_STEPS_PER_HOUR", 10_000_000, minimum=0)
+PLAYGROUND_QUOTA_ADDRESS_FACTOR = env_int("PLAYGROUND_QUOTA_ADDRESS_FACTOR", 40)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views report oversized input clearly, naming the setting.

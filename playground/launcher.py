@@ -271,6 +271,24 @@ def celery_worker_argv(
     return argv
 
 
+def worker_processes() -> int:
+    """PLAYGROUND_WORKER_PROCESSES, or one per core."""
+    try:
+        return max(1, int(os.environ.get("PLAYGROUND_WORKER_PROCESSES", "") or 0) or (os.cpu_count() or 1))
+    except ValueError:
+        return os.cpu_count() or 1
+
+
+def runs_worker_argvs(count: int | None = None) -> list[list[str]]:
+    """The run workers `./dev run` starts: `count` (default `worker_processes()`) single-process
+    workers on the "celery" queue, each also on its own queue (playground/tasks/runs.py)."""
+    count = worker_processes() if count is None else count
+    return [
+        celery_worker_argv(pool="solo", queues=("celery",), hostname=f"runs{i + 1}-{os.getpid()}@%h")
+        for i in range(count)
+    ]
+
+
 def web_server_argv(host: str, port: int) -> list[str]:
     """The web server: uvicorn processes, one per core (WEB_PROCESSES), on one listening socket
     (playground.web_processes)."""
@@ -336,7 +354,14 @@ def run(host: str, port: int, *, port_explicit: bool = False) -> int:
         prepare_database()
 
         env = dict(os.environ)
-        worker = supervisor.start("celery worker", celery_worker_argv(queues=("celery",)), env=env)
+        # One single-process worker per core (PLAYGROUND_WORKER_PROCESSES): each keeps the engines
+        # of the runs it executed and gets their next steps on its own queue (engine affinity,
+        # docs/reliability.md); all of them share the "celery" queue.
+        workers = [
+            supervisor.start("celery worker" if i == 0 else f"celery worker {i + 1}", argv, env=env)
+            for i, argv in enumerate(runs_worker_argvs())
+        ]
+        worker = workers[0]
         # Runs that call scheduler extenders have their own queue and worker (a slow extender
         # never delays the other runs).
         extender_queue = os.environ.get("PLAYGROUND_EXTENDER_QUEUE", "extenders")

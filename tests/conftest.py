@@ -119,10 +119,12 @@ def channel_layer(redis_url: str, settings: Any) -> Any:
     """The in-process Channels layer, on the session's Redis (for consumer and push tests)."""
     from channels.layers import get_channel_layer
 
+    from config.settings import channel_layer_host
+
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": redis_url, "socket_timeout": None}]},
+            "CONFIG": {"hosts": [channel_layer_host(redis_url)]},
         }
     }  # channels drops its cached layers when the setting changes
     return get_channel_layer()

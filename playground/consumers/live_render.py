@@ -63,6 +63,7 @@ def run_state(run: Run) -> tuple[Any, ...]:
         run.pause_requested,
         run.actions.count(),
         run.actions.filter(state__in=["pending", "running"]).count(),
+        run_selectors.run_recovering(run=run),
     )
 
 

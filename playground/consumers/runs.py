@@ -49,6 +49,7 @@ RESYNC_BURST = 5  # re-sync messages a socket may send per RESYNC_WINDOW seconds
 RESYNC_WINDOW = 10.0
 PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)
 RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
+LEASE_CHECK_SECONDS = 0.25  # ...and looks whether a running action's worker is alive this often
 
 
 def _int(value: Any) -> int | None:
@@ -56,6 +57,24 @@ def _int(value: Any) -> int | None:
         return int(value) if value not in (None, "") else None
     except (TypeError, ValueError):
         return None
+
+
+_recovering_seen: dict[int, tuple[float, bool]] = {}  # run id -> (when looked, recovering)
+
+
+def _recovering(run_id: int) -> bool:
+    """Is the run's running action without a live worker? Looked up at most once per
+    LEASE_CHECK_SECONDS per process, however many pages watch the run."""
+    now = time.monotonic()
+    seen = _recovering_seen.get(run_id)
+    if seen is not None and now - seen[0] < LEASE_CHECK_SECONDS * 0.8:
+        return seen[1]
+    run = Run.objects.filter(pk=run_id).first()
+    recovering = run is not None and run_selectors.run_recovering(run=run)
+    if len(_recovering_seen) > 1000:
+        _recovering_seen.clear()
+    _recovering_seen[run_id] = (now, recovering)
+    return recovering
 
 
 class RunConsumer(AsyncWebsocketConsumer):
@@ -92,14 +111,23 @@ class RunConsumer(AsyncWebsocketConsumer):
 
     async def _recheck(self) -> None:
         """A worker dying between its commit and its notification, or dying mid-play, must not
-        leave this page on the old state: re-read on a timer, and have a stuck run re-queued."""
+        leave this page on the old state: re-read on a timer, and have a stuck run re-queued.
+        While the run has an action running, its worker's lease is looked at every
+        LEASE_CHECK_SECONDS (one Redis EXISTS), so a dead worker shows "recovering" at once."""
         from playground.services.run_recovery import recover_run
 
+        elapsed = 0.0
         while True:
-            await asyncio.sleep(RECHECK_SECONDS)
+            await asyncio.sleep(LEASE_CHECK_SECONDS)
+            elapsed += LEASE_CHECK_SECONDS
             try:
-                await database_sync_to_async(recover_run)(self.run_id)
-                await self.push()
+                due = elapsed >= RECHECK_SECONDS
+                if not due and self.playing:
+                    due = await database_sync_to_async(_recovering)(self.run_id)
+                if due:
+                    elapsed = 0.0
+                    await self.push()  # first: the page says "recovering" now
+                    await database_sync_to_async(recover_run)(self.run_id)
             except Exception:
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 

@@ -90,11 +90,23 @@ def run_progress(*, run: Run) -> dict[str, Any]:
     return {
         "queued": active.count(),
         "running": running,
+        "recovering": running is not None and run_recovering(run=run),
         "playing": run.status == Run.STATUS_PLAYING or (running is not None and running.kind == RunAction.KIND_PLAY),
         "last_failed": last_failed if last_done is not None and last_failed == last_done else None,
         "last_done": last_done,
         "actions_total": run.actions.count(),
     }
+
+
+def run_recovering(*, run: Run) -> bool:
+    """Has the run an action marked running that no live worker holds (its worker died; the
+    run is being queued again)? A running action's worker renews the run's lease every fraction
+    of a second (services/runs/lease.py); when Redis cannot be asked, it is not claimed."""
+    from playground.services.runs import lease
+
+    if not run.actions.filter(state=RunAction.STATE_RUNNING).exists():
+        return False
+    return lease.held(run.pk) is False
 
 
 def run_profiles(*, run: Run) -> dict[str, Any]:

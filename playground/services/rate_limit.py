@@ -1,13 +1,29 @@
-"""A fixed-window rate limit in Redis, shared by every web process (e.g. diagnostics pings:
-each one costs a Celery task and a broadcast, so an anonymous loop must not be free)."""
+"""A per-minute rate limit in Redis, shared by every web process (e.g. diagnostics pings: each
+one costs a Celery task and a broadcast, so an anonymous loop must not be free). The counting is
+the `limits` library's fixed window (the quotas in services/quotas.py use its sliding window)."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
+
+_limiters: dict[str, Any] = {}
+
+
+def _limiter() -> Any:
+    from limits.storage import RedisStorage
+    from limits.strategies import FixedWindowRateLimiter
+
+    url = settings.REDIS_URL
+    limiter = _limiters.get(url)
+    if limiter is None:
+        storage = RedisStorage(url, key_prefix="playground-rate", socket_timeout=2, socket_connect_timeout=2)
+        limiter = _limiters[url] = FixedWindowRateLimiter(storage)
+    return limiter
 
 
 def allow(key: str, *, limit: int, window_seconds: int = 60) -> bool:
@@ -15,20 +31,13 @@ def allow(key: str, *, limit: int, window_seconds: int = 60) -> bool:
     When Redis cannot be reached the hit is allowed: what it protects (a Celery task through the
     same Redis) cannot happen then anyway, and the page should say that, not "too many"."""
     import redis
+    from limits import RateLimitItemPerSecond
 
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-    name = f"playground:rate:{key}"
     try:
-        with client.pipeline() as pipe:
-            pipe.set(name, 0, ex=window_seconds, nx=True)  # a new window (Redis 6 has no EXPIRE NX)
-            pipe.incr(name)
-            _, count = pipe.execute()
+        return bool(_limiter().hit(RateLimitItemPerSecond(limit, window_seconds), key))
     except (redis.RedisError, OSError):
         logger.warning("rate limit %s: Redis unreachable; not counted", key)
         return True
-    finally:
-        client.close()
-    return int(count) <= limit
 
 
 def client_key(request: object) -> str:

@@ -1,8 +1,8 @@
 """Runs recover by themselves: a run whose worker died (SIGKILL, OOM, a Redis restart that lost
 its queued task) has actions left 'pending' or 'running' while nobody holds its lock.
 
-`recover_run` re-queues such a run once its lock has expired (LOCK_TTL, renewed while a worker
-works, so a live worker is never doubled); the task it queues replays the run from its stored log
+`recover_run` re-queues such a run once its lease has expired (services/runs/lease.py: renewed
+by a heartbeat while a worker works, so a live worker is never doubled); the task it queues replays the run from its stored log
 and continues with the same events (see services/runs/). Duplicate tasks are harmless (they find
 the work done or the lock taken); a short Redis marker keeps sweeps from piling them up.
 
@@ -20,12 +20,12 @@ from django.db import close_old_connections
 from django.db.models import Max
 
 from playground.models import RunAction
-from playground.services.runs import dispatch, worker
+from playground.services.runs import dispatch, lease
 
 logger = logging.getLogger(__name__)
 
-SWEEP_SECONDS = float(os.environ.get("PLAYGROUND_SWEEP_SECONDS", "15"))
-REQUEUE_DEBOUNCE = 30  # seconds between two re-queues of one run by sweeps
+SWEEP_SECONDS = float(os.environ.get("PLAYGROUND_SWEEP_SECONDS", "5"))
+REQUEUE_DEBOUNCE = 10  # seconds between two re-queues of one run by sweeps
 
 
 def _unfinished(run_id: int | None = None) -> dict[int, int]:
@@ -41,10 +41,12 @@ def recover_run(run_id: int, *, last_index: int | None = None) -> bool:
         last_index = _unfinished(run_id).get(run_id)
         if last_index is None:
             return False
-    client = worker._redis()
+    client = lease.client()
     try:
-        if client.exists(f"playground:run-lock:{run_id}"):
-            return False  # a worker is on it (its lock is renewed while it works)
+        if client.exists(lease.key(run_id)):
+            return False  # a worker is on it (its lease is renewed while it works)
+        if dispatch.continuation_waiting(run_id):
+            return False  # a play between two slices, its next one queued at a live worker
         if not client.set(f"playground:run-requeued:{run_id}", 1, nx=True, ex=REQUEUE_DEBOUNCE):
             return False  # re-queued a moment ago: that task is on its way
     finally:

@@ -3,28 +3,64 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import worker_ready
+from celery.signals import celeryd_after_setup, worker_ready
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, name="playground.advance_run", acks_late=True, max_retries=None)
-def advance_run_task(self: Task, run_id: int, action_index: int) -> int:
+def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | None = None) -> int:
     """Execute the run's pending actions (action_index names the one that queued this task; a
     task whose action another task already executed does nothing; 0: a run just started, build
-    its engine ahead of the first action)."""
+    its engine ahead of the first action; -1: the next slice of a play, with its `ticket`)."""
     from playground.services import runs as run_service
+    from playground.services.runs import dispatch
 
+    if ticket is not None and not dispatch.ticket_is_current(run_id, ticket):
+        return 0  # a newer continuation of this play exists (or a user action's task took it over)
+    queue = (
+        (self.request.delivery_info or {}).get("routing_key")
+        or run_service.runs_queue()
+        or self.app.conf.task_default_queue
+    )
+    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    consumed = list(getattr(self.app.amqp.queues, "consume_from", None) or {})
+    served = [q for q in dict.fromkeys([queue, home, *consumed]) if q]  # where a play looks for waiting work
     try:
-        return run_service.advance_run(run_id, warm=action_index == 0)
+        return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home)
+    except run_service.LeaseLost:
+        return 0  # another worker took the run over; it continues from the stored log
     except run_service.RunBusy:
-        options = {}
-        queue = (self.request.delivery_info or {}).get("routing_key") or run_service.runs_queue()
-        if queue:
-            options["queue"] = queue
-        raise self.retry(countdown=0.2, **options) from None
+        options = {"queue": queue} if queue else {}
+        priority = (self.request.delivery_info or {}).get("priority")
+        raise self.retry(countdown=0.2, priority=priority, **options) from None
+
+
+@celeryd_after_setup.connect
+def _consume_home_queue(sender: str, instance: Any, **kwargs: object) -> None:
+    """Every worker also consumes its own queue, where the runs whose engines it holds are sent
+    (dispatch.home_of): a run's next step then finds its engine in memory."""
+    from playground.services.runs import dispatch
+
+    instance.app.amqp.queues.select_add(dispatch.home_queue(sender))
+
+
+def _beat_alive(home: str) -> None:
+    """Say every second that this worker is alive, so runs are sent to its home queue only
+    while it can take them."""
+    import time
+
+    from playground.services.runs import dispatch
+
+    while True:
+        try:
+            dispatch.beat_alive(home)
+        except Exception:  # Redis away for a moment
+            pass
+        time.sleep(1.0)
 
 
 @worker_ready.connect
@@ -40,6 +76,13 @@ def _resume_runs_on_startup(sender: object = None, **kwargs: object) -> None:
         return
     if count:
         logger.info("resumed %d unfinished run(s)", count)
+    import threading
+
     from playground.services.run_recovery import start_sweeper
+    from playground.services.runs import dispatch
 
     start_sweeper()  # in the main process: it outlives a pool process that is killed mid-run
+    hostname = getattr(sender, "hostname", None)
+    if hostname:
+        home = dispatch.home_queue(hostname)
+        threading.Thread(target=_beat_alive, args=(home,), name="alive", daemon=True).start()

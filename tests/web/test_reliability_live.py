@@ -50,6 +50,13 @@ class RedisServer:
             stop_process_group(self.process)
             self.process = None
 
+    def kill(self) -> None:
+        """SIGKILL: no goodbye to the clients, as when a machine or container dies."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
 
 @pytest.fixture
 def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
@@ -60,14 +67,14 @@ def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
 
 
 def _start_worker(env: dict[str, str], queue: str, name: str, log_dir: Path, redis_url: str,
-                  pool: str = "solo") -> tuple[Any, Path]:
+                  pool: str = "solo", concurrency: int = 1) -> tuple[Any, Path]:
     from celery import Celery
 
     hostname = f"{name}-{os.getpid()}@localhost"
     log_path = log_dir / f"{name}.log"
     argv = celery_worker_argv(pool=pool, hostname=hostname, queues=(queue,))
     if pool == "prefork":
-        argv.append("--concurrency=1")
+        argv.append(f"--concurrency={concurrency}")
     process = spawn(argv, env=env, output=log_path.open("wb"))
     probe = Celery("probe", broker=redis_url)
     try:
@@ -113,21 +120,39 @@ def test_the_worker_survives_a_redis_restart_mid_play(
     transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
     settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Redis stopped (SIGTERM, a long outage) and killed (SIGKILL, restarted at once, twice) under
+    a prefork worker that is executing a play (its message unacknowledged: the case that used to
+    end the worker with "AttributeError: 'NoneType' object has no attribute 'hostname'"). The
+    same worker process (same PID) finishes the play by itself, every event once."""
     queue = f"runs-redis-{os.getpid()}"
-    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_RUN_LOCK_TTL="3")
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="2")
     owner = Actor(session_token="redis-owner")
-    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner)
+    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner, pods=120)
     worker, log_path = _start_worker(env, queue, "redis-restart-worker", live_logs_dir, own_redis.url,
-                                     pool="prefork")
+                                     pool="prefork", concurrency=2)  # as ./dev run starts it on 2 cores
+    pid = worker.pid
+
+    def connections() -> int:
+        return log_path.read_text(errors="replace").count("Connected to ")
+
     try:
         play = svc.run_enqueue(run=run, actor=owner, kind=RunAction.KIND_PLAY)
-        _wait(lambda: RunFrame.objects.filter(run=run).count() >= 8, 30, "the play to get going")
-        own_redis.stop()
-        time.sleep(OUTAGE)  # the worker notices: its connection, the lock, the notifications fail
-        own_redis.start()  # empty: no queue, no lock, nothing remembered
+        frames = 8
+        for outage, kill in ((0.3, True), (OUTAGE, False), (0.3, True)):
+            _wait(lambda f=frames: RunFrame.objects.filter(run=run).count() >= f, 60, "the play to move")
+            assert RunAction.objects.get(pk=play.pk).state == RunAction.STATE_RUNNING, "the play ended too soon"
+            connected = connections()
+            own_redis.kill() if kill else own_redis.stop()
+            time.sleep(outage)  # the worker notices: its connection, the lock, the notifications fail
+            own_redis.start()  # empty: no queue, no lock, nothing remembered
+            # The same worker reconnects (a worker that crashed on the way would shut down instead).
+            _wait(lambda c=connected: connections() > c or "Unrecoverable" in log_path.read_text(), 60,
+                  "the worker to reconnect")
+            assert "Unrecoverable error" not in log_path.read_text(), log_path.read_text()[-3000:]
+            frames = RunFrame.objects.filter(run=run).count() + 8  # it moves on after the restart
         _wait(lambda: RunAction.objects.get(pk=play.pk).state == RunAction.STATE_DONE, 120,
-              "the play to finish after the restart")
-        assert worker.poll() is None, "the worker exited:\n" + log_path.read_text()[-3000:]
+              "the play to finish after the restarts")
+        assert worker.poll() is None and worker.pid == pid, "the worker exited:\n" + log_path.read_text()[-3000:]
         assert "Unrecoverable error" not in log_path.read_text()
     finally:
         stop_process_group(worker)
@@ -238,3 +263,91 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
         stop_process_group(ext_worker)
         sender.close()
         silent.close()
+
+
+def _start_web(env: dict[str, str], log_dir: Path, name: str) -> tuple[Any, str]:
+    from playground.launcher import http_ok, web_server_argv
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = spawn(web_server_argv("127.0.0.1", port), env=dict(env, WEB_PROCESSES="1"),
+                    output=(log_dir / f"{name}.log").open("wb"))
+    _wait(lambda: process.poll() is not None or http_ok(url + "/"), 60, "the web server")
+    assert process.poll() is None, (log_dir / f"{name}.log").read_text()
+    return process, url
+
+
+def _socket_messages(url: str, token: str, seconds: float, *, until: str = "") -> list[tuple[float, str]]:
+    """Open the run page's websocket (a real client, as a browser does), say hello, and collect
+    what arrives for `seconds` (or until a message contains `until`): (arrival time, text)."""
+    import asyncio
+
+    import websockets
+
+    async def collect() -> list[tuple[float, str]]:
+        got: list[tuple[float, str]] = []
+        ws_url = url.replace("http://", "ws://") + f"/ws/runs/{token}/"
+        async with websockets.connect(ws_url, origin=url, open_timeout=10, max_size=None) as socket:
+            await socket.send('{"seen": 0, "step": "", "cycle": ""}')
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    text = await asyncio.wait_for(socket.recv(), left)
+                except TimeoutError:
+                    break
+                got.append((time.monotonic(), str(text)))
+                if until and until in str(text):
+                    break
+        return got
+
+    return asyncio.run(collect())
+
+
+def test_a_dead_worker_shows_recovering_and_the_socket_survives_a_redis_restart(
+    transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
+    settings: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run page's view, through a real websocket client against the real web server:
+    the pool process playing a run is SIGKILLed; within 2 s the page is told "recovering" (not
+    "playing"); nobody acts, and the run resumes and finishes on the same worker (its main
+    process is never restarted). Then Redis is killed and restarted: every websocket opened
+    afterwards is accepted (none answers HTTP 500) and gets the run's panels."""
+    import websockets
+
+    queue = f"runs-recover-{os.getpid()}"
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400")
+    owner = Actor(session_token="recover-owner")
+    run, sender = _playing_run(settings, monkeypatch, own_redis.url, queue, owner, pods=80)
+    worker, log_path = _start_worker(env, queue, "recover-worker", live_logs_dir, own_redis.url, pool="prefork")
+    web, url = _start_web(env, live_logs_dir, "recover-web")
+    try:
+        play = svc.run_enqueue(run=run, actor=owner, kind=RunAction.KIND_PLAY)
+        _wait(lambda: RunFrame.objects.filter(run=run).count() >= 8, 30, "the play to get going")
+        assert "playing" in _socket_messages(url, run.share_token, 3, until="playing")[-1][1]
+        (child,) = _pool_children(worker.pid)
+        os.kill(child, signal.SIGKILL)
+        killed_at = time.monotonic()
+        assert RunAction.objects.get(pk=play.pk).state == RunAction.STATE_RUNNING
+        seen = _socket_messages(url, run.share_token, 4, until=">recovering<")
+        told = [at for at, text in seen if ">recovering<" in text]
+        assert told, [text[:300] for _, text in seen]
+        print(f"recovering shown {told[0] - killed_at:.2f} s after the kill")
+        assert told[0] - killed_at < 2.0, told[0] - killed_at
+        _wait(lambda: RunAction.objects.get(pk=play.pk).state == RunAction.STATE_DONE, 120,
+              "the play to finish by itself")
+        assert worker.poll() is None
+
+        own_redis.kill()
+        time.sleep(0.5)
+        own_redis.start()
+        for _ in range(5):  # each a new connection; none may be refused
+            try:
+                messages = _socket_messages(url, run.share_token, 5, until="run-status")
+            except websockets.exceptions.InvalidStatus as error:
+                raise AssertionError(f"the websocket was refused after the restart: {error}") from None
+            assert any("run-status" in text for _, text in messages)
+    finally:
+        stop_process_group(web)
+        stop_process_group(worker)
+        sender.close()
+    _assert_complete_and_equal_to_headless(run)

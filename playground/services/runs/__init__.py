@@ -26,7 +26,7 @@ from playground.services.runs.actions import (
 )
 from playground.services.runs.dispatch import notify, queue_for, resume_unfinished_runs, runs_queue
 from playground.services.runs.engine import Engine, apply_unit, engine_view, load_simulation
-from playground.services.runs.errors import FieldError, RunBusy, RunError
+from playground.services.runs.errors import FieldError, LeaseLost, RunBusy, RunError
 from playground.services.runs.forms import FORMS as CLUSTER_FORMS
 from playground.services.runs.forms import (
     MAX_REPLICAS,
@@ -48,6 +48,7 @@ __all__ = [
     "TAINT_EFFECTS",
     "Engine",
     "FieldError",
+    "LeaseLost",
     "RunBusy",
     "RunError",
     "advance_run",

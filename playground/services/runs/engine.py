@@ -232,6 +232,12 @@ class Engine:
         self.stored_step, self.stored_seq = self.step, self.sim.sink.seq
         self.frames, self.events = [], []
 
+    def checkpoint_ready(self, *, playing: bool = False) -> bool:
+        """Would `store_checkpoint` take one now? (The caller extends its lease first.)"""
+        if not self.checkpoint_due or self.dirty:
+            return False
+        return not (playing and self.step - self.due_since < PLAY_DEFER * self.interval)
+
     def store_checkpoint(self, *, force: bool = False, playing: bool = False) -> bool:
         """Store a checkpoint at the stored head if one is due (or `force`). Any frame may hold a
         checkpoint, so a due one is taken where the engine is when its batch was committed.

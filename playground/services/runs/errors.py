@@ -24,3 +24,8 @@ class FieldError(RunError):
 
 class RunBusy(Exception):
     """Another worker holds the run's lock: try again shortly."""
+
+
+class LeaseLost(Exception):
+    """This worker's lease on the run was taken by another worker (this one looked dead, e.g.
+    while Redis restarted): it stops without writing; the other one continues from the log."""

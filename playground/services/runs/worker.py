@@ -1,14 +1,22 @@
-"""The worker's side of a run: `advance_run` executes the run's pending actions under its lock.
+"""The worker's side of a run: `advance_run` executes the run's pending actions under its lease.
 
-The task takes the run's lock (a Redis lock with a short TTL, renewed while it works), gets the
-engine at the run's last stored frame, then executes every pending action in index order. A
-redelivered or duplicate task finds its action done and does nothing; a task that finds the lock
-taken retries shortly. Frames, events, checkpoints, the run's progress and the action's state are
-written in one transaction, so a worker killed at any point leaves all of a batch or none of it.
+The task takes the run's lease (`lease.RunLease`: a Redis key renewed by a heartbeat thread, so
+a dead worker is noticed within seconds), gets the engine at the run's last stored frame, then
+executes every pending action in index order. A redelivered or duplicate task finds its action
+done and does nothing; a task that finds the lease taken retries shortly. Frames, events,
+checkpoints, the run's progress and the action's state are written in one transaction, so a
+worker killed at any point leaves all of a batch or none of it.
+
+Fairness (docs/reliability.md): a play runs in slices of PLAY_SLICE_SECONDS. After each slice it
+looks at its queue; when other tasks wait there (another client's Step, another play's next
+slice), it commits, puts its action back to "pending", queues its own continuation behind them
+at the lowest priority and frees the worker process. With nobody waiting it plays on in the same
+process, with its engine in memory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -20,17 +28,19 @@ from django.utils import timezone
 
 from playground.models import Run, RunAction
 from playground.selectors.points import point_groups
+from playground.services.quotas import Charger
 from playground.services.runs import dispatch
 from playground.services.runs.cache import ENGINES, EngineCache
 from playground.services.runs.engine import Engine
-from playground.services.runs.errors import RunBusy
+from playground.services.runs.errors import LeaseLost, RunBusy
+from playground.services.runs.lease import RunLease
 
 logger = logging.getLogger(__name__)
 
-LOCK_TTL = float(os.environ.get("PLAYGROUND_RUN_LOCK_TTL", "10"))  # seconds; renewed while working
 BATCH_SECONDS = 0.25  # a play commits (and notifies) at least this often...
 BATCH_UNITS = 25  # ...or after this many units
 MAX_PLAY_UNITS = 20000  # a safety net for one play action
+PLAY_SLICE_SECONDS = float(os.environ.get("PLAYGROUND_PLAY_SLICE_SECONDS", "0.5"))  # then yield if others wait
 
 
 def _redis() -> Any:
@@ -39,18 +49,28 @@ def _redis() -> Any:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
-def advance_run(run_id: int, *, cache: EngineCache | None = None, warm: bool = False) -> int:
+def advance_run(
+    run_id: int, *, cache: EngineCache | None = None, warm: bool = False, queues: list[str] | None = None,
+    home: str | None = None,
+) -> int:
     """Execute every pending action of the run, in index order. Returns how many it executed.
     Raises RunBusy when another worker holds the run (the task retries). `cache` holds the
     process's live engines (default: `ENGINES`); the engine stays there for the next action.
     `warm`: with nothing to execute, build the run's engine into the cache anyway (a run just
-    started: its first Step then costs a step, not a 5,000-node checkpoint restore)."""
+    started: its first Step then costs a step, not a 5,000-node checkpoint restore).
+    `queues`: the queues this worker process serves, where a play looks for waiting work (None:
+    not in a worker's task, e.g. a test executing actions in-process: a play never yields).
+    `home`: this process's own queue; the run's next tasks are sent there (dispatch.home_of)."""
     cache = ENGINES if cache is None else cache
-    client = _redis()
-    lock = client.lock(f"playground:run-lock:{run_id}", timeout=LOCK_TTL)
-    if not lock.acquire(blocking=False):
+    lease = RunLease(run_id)
+    if not lease.acquire():
+        lease.release()
         raise RunBusy(run_id)
     done = 0
+    yielded = False
+    charger = Charger(run_id)  # PLAYGROUND_NODE_STEPS_PER_HOUR: each step is paid for before it runs
+    if home is not None:
+        dispatch.set_home(run_id, home)
     try:
         while True:
             action = (
@@ -65,29 +85,33 @@ def advance_run(run_id: int, *, cache: EngineCache | None = None, warm: bool = F
                         cache.get(run)
                 return done
             run = Run.objects.get(pk=run_id)
-            engine = _execute(run, action, _Lazy(cache, run), lock)
+            engine = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
+            if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
+                yielded = True  # a slice ended and others wait: continue behind them
+                return done
             done += 1
     except BaseException:
         cache.drop(run_id)  # whatever it holds is not known to match the stored log
         raise
     finally:
-        try:
-            lock.release()
-        except Exception:  # expired: another worker may have it now; it will find the work done
-            logger.warning("run %s: lock expired before release", run_id)
-        client.close()
+        lease.release()
+        if yielded:
+            dispatch.schedule_continuation(run_id, home)
 
 
 class _Lazy:
     """The run's engine, fetched from the cache (or rebuilt) only by actions that need one."""
 
-    def __init__(self, cache: EngineCache, run: Run) -> None:
-        self.cache, self.run = cache, run
+    def __init__(self, cache: EngineCache, run: Run, lease: RunLease | None = None) -> None:
+        self.cache, self.run, self.lease = cache, run, lease
 
     def get(self) -> Engine:
-        return self.cache.get(self.run)
+        if self.lease is None or self.run.pk in self.cache:
+            return self.cache.get(self.run)
+        with self.lease.extended():  # a rebuild restores a checkpoint: seconds at 5,000 nodes
+            return self.cache.get(self.run)
 
 
 def _engine(run: Run, engine: Engine | _Lazy | None) -> Engine:
@@ -109,11 +133,14 @@ def _commit(
     state: str,
     result: str = "",
     extra: dict[str, Any] | None = None,
-    lock: Any = None,
+    lease: RunLease | None = None,
     playing: bool = False,
 ) -> None:
     """One transaction: pending frames and events, the run's progress, the action's state.
-    `playing`: a batch in the middle of "play" (a due checkpoint may wait: Engine.store_checkpoint)."""
+    `playing`: a batch in the middle of "play" (a due checkpoint may wait: Engine.store_checkpoint).
+    `lease`: this worker's; if another worker took the run, nothing is written (LeaseLost)."""
+    if lease is not None and lease.lost:
+        raise LeaseLost(run_id)
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         fields: dict[str, Any] = dict(extra or {})
@@ -133,18 +160,22 @@ def _commit(
         if state in (RunAction.STATE_DONE, RunAction.STATE_FAILED):
             action.done_at = timezone.now()
         action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
-    if lock is not None:
-        try:
-            lock.reacquire()
-        except Exception:
-            logger.warning("run %s: could not renew the lock", run_id)
     latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
     dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
-    if isinstance(engine, Engine) and engine.store_checkpoint(playing=playing):  # after the news: nobody waits
-        logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
+    if isinstance(engine, Engine) and engine.checkpoint_ready(playing=playing):  # after the news: nobody waits
+        with lease.extended() if lease is not None else contextlib.nullcontext():
+            if engine.store_checkpoint(playing=playing):
+                logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
 
 
-def _execute(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any) -> Engine | None:
+def _nodes(engine: Engine) -> int:
+    return len((engine.view or {}).get("nodes") or [])
+
+
+def _execute(
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
+    charger: Charger,
+) -> Engine | None:
     kind = action.kind
     settled = run.status == Run.STATUS_SETTLED
     if kind == RunAction.KIND_STEP_POINT:
@@ -159,6 +190,10 @@ def _execute(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: A
             _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra={"reveal": None})
             return engine
         engine = _engine(run, engine)
+        spent = charger.charge(_nodes(engine))
+        if spent:
+            _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+            return engine
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         reveal = None
         if kind == RunAction.KIND_STEP_POINT:
@@ -183,6 +218,10 @@ def _execute(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: A
         # Up to the next timer and everything due then: the cycles waiting at the current time,
         # the jump, the timer's effects (an eviction, a backoff expiring, a timeline action).
         for _ in range(MAX_PLAY_UNITS):
+            spent = charger.charge(_nodes(engine))
+            if spent:
+                _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+                return engine
             result = engine.execute({"op": "step", "max_time": target}, action.index)
             if result in ("settled", "max-time"):
                 break
@@ -217,13 +256,18 @@ def _execute(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: A
         )
         return engine
     if kind == RunAction.KIND_PLAY:
-        return _play(run, action, engine, lock)
+        return _play(run, action, engine, lease, queues, charger)
     _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
     return engine
 
 
-def _play(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any) -> Engine | None:
-    """Step until settled (or the clock limit, or a pause), committing in batches."""
+def _play(
+    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
+    charger: Charger,
+) -> Engine | None:
+    """Step until settled (or the clock limit, or a pause), committing in batches. After each
+    slice of PLAY_SLICE_SECONDS, if other tasks wait in the queue, stop with the action back
+    at "pending" (the caller queues the continuation)."""
     run_id = run.pk
     if run.pause_requested or run.status == Run.STATUS_SETTLED:
         result = "paused" if run.pause_requested else "settled"
@@ -239,26 +283,36 @@ def _play(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any)
     engine = _engine(run, engine)
     if action.state != RunAction.STATE_RUNNING:
         _commit(
-            run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None}
+            run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None},
+            lease=lease,
         )
     speed = run.speed
-    batch_started = time.monotonic()
-    units = 0
+    batch_started = slice_started = time.monotonic()
+    units = action.last_step - action.first_step + 1 if action.first_step is not None and action.last_step else 0
     result = ""
+    spent = None
     while True:
+        spent = charger.charge(_nodes(engine))
+        if spent:
+            break
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         units += 1
         finished = result in ("settled", "max-time") or units >= MAX_PLAY_UNITS
         if finished:
             break
         if speed > 0 or len(engine.frames) >= BATCH_UNITS or time.monotonic() - batch_started >= BATCH_SECONDS:
-            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lock=lock, playing=True)
+            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
             batch_started = time.monotonic()
             current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
             if current["pause_requested"]:
                 result = "paused"
                 break
             speed = current["speed"]
+            if batch_started - slice_started >= PLAY_SLICE_SECONDS:
+                if queues and dispatch.others_waiting(queues):
+                    _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                    return engine
+                slice_started = batch_started
             if speed > 0:
                 time.sleep(1.0 / speed)
     status = Run.STATUS_SETTLED if result == "settled" else Run.STATUS_IDLE
@@ -266,8 +320,10 @@ def _play(run: Run, action: RunAction, engine: Engine | _Lazy | None, lock: Any)
         run_id,
         engine,
         action,
-        state=RunAction.STATE_DONE,
-        result=result,
+        state=RunAction.STATE_FAILED if spent else RunAction.STATE_DONE,
+        result=spent or result,
         extra={"pause_requested": False, "status": status},
+        lease=lease,
     )
+    dispatch.clear_continuation(run_id)
     return engine

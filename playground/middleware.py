@@ -1,0 +1,92 @@
+"""Quotas checked before the view runs (playground/services/quotas.py): every request that
+creates a scenario, starts or forks a run, steps or plays is counted against its client's quota
+first; a spent quota answers HTTP 429 with a message naming the setting, and nothing is done.
+
+Kept out of the views so that every way in is covered in one place (new scenario, upload, fork
+of a scenario, start of a run, fork of a run, the run page's Step / Play / Advance clock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from playground.services import quotas
+
+STEP_ACTIONS = {"step", "step_point", "advance_clock", "play"}
+SMALL_POST_BYTES = 64 * 1024
+
+
+class QuotaMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]) -> HttpResponse | None:
+        match = request.resolver_match
+        if request.method != "POST" or match is None or match.namespace != "playground":
+            return None
+        name = match.url_name
+        if name not in ("scenarios", "run_start", "scenario", "run"):
+            return None
+        if name == "scenario" and self._action(request) != "fork":
+            return None
+        if name == "run" and self._action(request) not in STEP_ACTIONS | {"fork"}:
+            return None
+        client = quotas.client_of(request)
+        if client.exempt:
+            return None
+        try:
+            if name == "scenarios":
+                quotas.check_scenario_create(client)
+            elif name == "run_start":
+                quotas.check_run_start(client)
+            else:
+                action = self._action(request)
+                if name == "scenario" and action == "fork":
+                    quotas.check_scenario_create(client)
+                elif name == "run" and action == "fork":
+                    quotas.check_run_start(client)
+                elif name == "run" and action in STEP_ACTIONS:
+                    self._check_step(request, client, kwargs.get("token", ""), action)
+        except quotas.QuotaExceeded as error:
+            return self._refuse(request, name, error)
+        return None
+
+    @staticmethod
+    def _action(request: HttpRequest) -> str:
+        """The posted action. Only small posts are read here (a fork, a step, a play are a few
+        fields): reading a large one would consume it before the view (an editor upload, or
+        one too large, which the view explains)."""
+        try:
+            if int(request.META.get("CONTENT_LENGTH") or 0) > SMALL_POST_BYTES:
+                return ""
+            return str(request.POST.get("action", ""))
+        except (RequestDataTooBig, ValueError):
+            return ""
+
+    def _check_step(self, request: HttpRequest, client: quotas.Client, token: str, action: str) -> None:
+        from playground.models import Run
+        from playground.ownership import actor_for_request, can_control
+
+        run = Run.objects.filter(share_token=token).first()
+        if run is None or not can_control(run=run, actor=actor_for_request(request)):
+            return  # the view answers (404 / 403)
+        quotas.check_node_steps(client, run.pk)
+        if action == "play":
+            quotas.check_playing(client, run)
+        quotas.remember_client(run.pk, client)
+
+    def _refuse(self, request: HttpRequest, name: str | None, error: quotas.QuotaExceeded) -> HttpResponse:
+        if name == "run" and getattr(request, "htmx", False):  # the run page's status line
+            context = {"text": error.message, "error": True, "field_errors": []}
+            return render(request, "playground/runs/partials/flash.html", context, status=429)
+        if getattr(request, "htmx", False):
+            return HttpResponse(error.message, status=429, content_type="text/plain; charset=utf-8")
+        return render(request, "playground/quota_exceeded.html", {"message": error.message}, status=429)

@@ -1,0 +1,76 @@
+"""Fair workers, with a real Celery worker (one process, so any unfairness shows): one client's
+plays do not hold the worker while another client waits for a Step. A play runs in slices and
+yields when others wait (playground/services/runs/worker.py); a client's first waiting action
+is served before the backlog of another (dispatch.action_priority)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from playground.launcher import stop_process_group
+from playground.models import Run, RunAction, RunFrame
+from playground.ownership import Actor
+from playground.services import runs as svc
+from playground.services import scenarios as scenario_service
+from tests.web.test_reliability_live import RedisServer, _start_worker
+from tests.web.test_runs_live import _many_pods_yaml, _wait
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path, live_logs_dir)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_another_clients_step_is_served_while_plays_run(
+    transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
+    settings: Any,
+) -> None:
+    queue = f"runs-fair-{os.getpid()}"
+    # (With PLAYGROUND_PLAY_SLICE_SECONDS=100000, i.e. plays that never yield, this test fails:
+    # B's steps wait until both plays have ended.)
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400",
+               PLAYGROUND_PLAY_SLICE_SECONDS="0.5")
+    settings.REDIS_URL = own_redis.url
+    settings.PLAYGROUND_RUNS_QUEUE = queue
+    settings.CELERY_BROKER_URL = own_redis.url
+    from config.celery import app
+
+    app.conf.broker_url = own_redis.url
+    a, b = Actor(session_token="fair-client-a"), Actor(session_token="fair-client-b")
+    big = scenario_service.scenario_create(actor=a, name="big", yaml_text=_many_pods_yaml(nodes=40, pods=1500))
+    small = scenario_service.scenario_create(actor=b, name="small", yaml_text=_many_pods_yaml(nodes=3, pods=20))
+    plays_runs = [svc.run_start(scenario=big, actor=a) for _ in range(2)]
+    other = svc.run_start(scenario=small, actor=b)
+    worker, log_path = _start_worker(env, queue, "fair-worker", live_logs_dir, own_redis.url)  # solo: one process
+    try:
+        plays = [svc.run_enqueue(run=r, actor=a, kind=RunAction.KIND_PLAY) for r in plays_runs]
+
+        def frames(run: Run) -> int:
+            return RunFrame.objects.filter(run=run).count()
+
+        # Both of A's plays move (they take turns on the one process), neither finishes soon.
+        _wait(lambda: all(frames(r) > 30 for r in plays_runs), 90, "both plays to move")
+        steps = [svc.run_enqueue(run=other, actor=b, kind=RunAction.KIND_STEP) for _ in range(3)]
+        for step in steps:
+            _wait(lambda s=step: RunAction.objects.get(pk=s.pk).state == RunAction.STATE_DONE, 60, "B's step")
+            states = [RunAction.objects.get(pk=p.pk).state for p in plays]
+            assert RunAction.STATE_DONE not in states, "B's step waited for A's plays to end"
+        assert worker.poll() is None
+        for run in plays_runs:
+            svc.run_pause(run=run, actor=a)
+        _wait(lambda: all(RunAction.objects.get(pk=p.pk).state == RunAction.STATE_DONE for p in plays), 60,
+              "the plays to pause")
+        assert other.frames.count() == 4
+    finally:
+        stop_process_group(worker)
+        app.conf.broker_url = live_env["REDIS_URL"]
