@@ -196,12 +196,14 @@ def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
         return
 
     def queue() -> None:
-        from playground.services.runs.dispatch import runs_queue
+        from playground.services.runs.dispatch import CONTINUATION_PRIORITY, runs_queue
         from playground.tasks.scenarios import prepare_scenario_yaml_task
 
         try:
             queue = runs_queue()
-            prepare_scenario_yaml_task.apply_async((scenario.pk,), **({"queue": queue} if queue else {}))
+            # Background work: behind every waiting Step, like a play's next slice.
+            prepare_scenario_yaml_task.apply_async((scenario.pk,), priority=CONTINUATION_PRIORITY,
+                                                   **({"queue": queue} if queue else {}))
         except Exception:
             logger.warning("scenario %s: could not queue its YAML", scenario.pk, exc_info=True)
 
