@@ -1,0 +1,79 @@
+"""Nothing on the run page contradicts the engine: what each panel counts, names and tells the
+learner matches the events it is drawn from (issue "Teach III", item 1)."""
+
+from __future__ import annotations
+
+from playground.presenters.runs import cycle as cycle_panel
+from playground.presenters.runs import cycle_groups, node_search
+from playground.presenters.runs.cycle import FILTER_LEGEND
+from scheduler_core.api.loader import load_scenario_text
+from tests.web.scale import big_cluster_yaml
+from tests.web.teach_frames import GALLERY, engine_frames, screen_at, step_where
+
+
+def _walk_screen():
+    """200 nodes (every 7th tainted, every 11th cordoned), one pod: the walk stops after 100
+    feasible nodes, so it rejects some nodes, cancels one and never reaches the rest."""
+    frames = engine_frames(big_cluster_yaml(200, 1), max_steps=3)
+    step = step_where(frames, lambda e: e["type"] == "filter_verdicts")
+    return screen_at(frames, step)
+
+
+def test_plugins_that_never_ran_are_not_counted_as_rejecting() -> None:
+    screen = _walk_screen()
+    rejected = node_search.rejected_by(screen)
+    tainted = {f"node-{i:05d}" for i in range(200) if i % 7 == 3 and i % 11 != 5}
+    cordoned = {f"node-{i:05d}" for i in range(200) if i % 11 == 5}
+    evaluated = set(screen.first("filter_verdicts")["nodes"])
+    assert rejected["TaintToleration"] == tainted & evaluated
+    assert rejected["NodeUnschedulable"] == cordoned & evaluated
+    assert set(rejected) == {"TaintToleration", "NodeUnschedulable"}  # not NodeResourcesFit, not "_"
+    filters = node_search.node_filters(screen)
+    assert dict(filters["plugins"]) == {"TaintToleration": len(tainted & evaluated),
+                                        "NodeUnschedulable": len(cordoned & evaluated)}
+
+
+def test_grouped_filter_results_name_only_the_rejecting_plugin_and_no_internal_marker() -> None:
+    screen = _walk_screen()
+    labels = [g["label"] for g in cycle_groups.filter_groups(screen)["groups"]]
+    assert labels[0] == "feasible"
+    assert not any("NotEvaluated" in label or "_ —" in label or label.startswith("_") for label in labels)
+    assert "TaintToleration — node(s) had untolerated taint(s)" in labels
+    assert "NodeUnschedulable — node(s) were unschedulable" in labels
+    assert cycle_groups.CANCELLED_LABEL in labels
+
+
+def test_every_matrix_symbol_a_lesson_names_is_in_the_matrix_at_that_stop() -> None:
+    """A caption that says "look for the –" must stop at a cycle whose filter matrix shows one."""
+    symbols = {sym for _, sym, _ in FILTER_LEGEND}
+    checked = 0
+    for path in sorted(GALLERY.glob("*.yaml")):
+        text = path.read_text()
+        lessons = load_scenario_text(text, source=path.name).lessons
+        frames = None
+        for lesson in lessons:
+            for stop in lesson.steps:
+                named = {s for s in symbols if s in stop.caption}
+                if not named or stop.cycle is None:
+                    continue
+                frames = frames or engine_frames(text)
+                step = step_where(frames, lambda e, c=stop.cycle: e["type"] == "cycle_started" and e["cycle"] == c)
+                matrix = cycle_panel.filter_matrix(screen_at(frames, step))
+                shown = {cell["symbol"] for row in matrix["rows"] for cell in row["cells"]}
+                assert named <= shown, (path.name, stop.cycle, named - shown)
+                checked += 1
+    assert checked
+
+
+def test_resource_fit_lesson_explains_the_symbols_after_the_rejection() -> None:
+    """After NodeResourcesFit's ✗ on small, the later plugins of that pod are skipped by PreFilter
+    (·), which the caption must say, not "never ran" (–)."""
+    text = (GALLERY / "resource-fit.yaml").read_text()
+    stop = next(s for s in load_scenario_text(text, source="r").lessons[0].steps if s.cycle == 7)
+    frames = engine_frames(text)
+    step = step_where(frames, lambda e: e["type"] == "cycle_started" and e["cycle"] == 7)
+    matrix = cycle_panel.filter_matrix(screen_at(frames, step))
+    row = next(r for r in matrix["rows"] if r["node"] == "small")
+    after = [c["symbol"] for c in row["cells"][[c["symbol"] for c in row["cells"]].index("✗") + 1:]]
+    assert set(after) == {"·"}
+    assert "·" in stop.caption and "skipped" in stop.caption
