@@ -354,6 +354,10 @@ class Simulation:
                 "message": rec.message if rec.status == "Pending" else None,
                 "owner": rec.owner,
             })
+            if cur is not None and rec.status == "Pending" and cur.scheduler_name not in s.profiles:
+                # No profile answers to this name: the informer never hands the pod to this
+                # scheduler (another scheduler would), so no cycle and no event explain it.
+                pods[-1]["schedulerName"] = cur.scheduler_name
         queues = s.queue.pending_pods(queue_limit)
         for entry in queues["unschedulable"]:
             # What could move the pod: the cluster events its rejecting plugins registered.

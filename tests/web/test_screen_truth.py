@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from playground.presenters.runs import cycle as cycle_panel
 from playground.presenters.runs import cycle_groups, node_search
+from playground.presenters.runs import pods as pods_panel
 from playground.presenters.runs.cycle import FILTER_LEGEND
 from scheduler_core.api.loader import load_scenario_text
 from tests.web.scale import big_cluster_yaml
@@ -77,3 +78,33 @@ def test_resource_fit_lesson_explains_the_symbols_after_the_rejection() -> None:
     after = [c["symbol"] for c in row["cells"][[c["symbol"] for c in row["cells"]].index("✗") + 1:]]
     assert set(after) == {"·"}
     assert "·" in stop.caption and "skipped" in stop.caption
+
+
+def test_a_pod_no_profile_answers_for_says_why_it_stays_pending() -> None:
+    text = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: custom}
+spec:
+  schedulerName: my-scheduler
+  containers: [{name: c}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec:
+  containers: [{name: c}]
+"""
+    frames = engine_frames(text)
+    table = pods_panel.pod_table(screen_at(frames, len(frames) - 1))
+    by_key = {r["pod"]["key"]: r["pod"] for r in table["rows"]}
+    assert by_key["default/plain"]["status"] == "Bound" and not by_key["default/plain"].get("message")
+    custom = by_key["default/custom"]
+    assert custom["status"] == "Pending"
+    assert custom["message"].startswith('No scheduler profile is named "my-scheduler"')
+    assert '"default-scheduler"' in custom["message"]
