@@ -6,6 +6,7 @@ from __future__ import annotations
 from playground.presenters.runs import cycle as cycle_panel
 from playground.presenters.runs import cycle_groups, node_search
 from playground.presenters.runs import pods as pods_panel
+from playground.presenters.runs import preemption as preemption_panel
 from playground.presenters.runs.cycle import FILTER_LEGEND
 from scheduler_core.api.loader import load_scenario_text
 from tests.web.scale import big_cluster_yaml
@@ -108,3 +109,19 @@ spec:
     assert custom["status"] == "Pending"
     assert custom["message"].startswith('No scheduler profile is named "my-scheduler"')
     assert '"default-scheduler"' in custom["message"]
+
+
+def _preemption_panel(slug: str, text: str | None = None) -> dict:
+    text = text or (GALLERY / f"{slug}.yaml").read_text()
+    frames = engine_frames(text)
+    return preemption_panel.preemption(screen_at(frames, step_where(frames, lambda e: e["type"] == "preemption")))
+
+
+def test_start_time_why_line_says_when_no_victim_had_a_start_time() -> None:
+    panel = _preemption_panel("priority-preemption")
+    assert panel["why"] == "latest start time of highest-priority victims"
+    assert "No victim here has a start time" in panel["why_note"]
+    assert "order of evaluation decided" in panel["why_note"]
+    timed = _preemption_panel("preemption-start-time")
+    assert timed["why"] == panel["why"] and timed["why_note"] == ""
+    assert _preemption_panel("preemption-pdb")["why_note"] == ""

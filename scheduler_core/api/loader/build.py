@@ -19,6 +19,7 @@ from scheduler_core.api.loader.objects import (
 )
 from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
+from scheduler_core.api.loader.start_time import read_start_times
 from scheduler_core.api.loader.strict import NotSimulated
 from scheduler_core.api.loader.timeline import parse_timeline
 from scheduler_core.api.scenario import Scenario
@@ -141,6 +142,8 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
         if pod.node_name and pod.node_name not in node_names:
             raise r.err("spec.nodeName", f'pod is bound to node "{pod.node_name}", which is not '
                                          "defined in the scenario")
+    read_start_times([(r, pod, e.obj) for (r, pod), e in zip(pod_raws, (e for e in entries if e.kind == "Pod"),
+                                                          strict=True)])
 
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
