@@ -371,7 +371,9 @@ class Simulation:
             "nodes": nodes,
             "pods": pods,
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
-                           "taints": [t.to_string() for t in w.taints]} for w in s.taint_manager.pending()],
+                           "taints": [t.to_string() for t in w.taints],
+                           **_admitted_tolerations(cs.pods.get(w.pod), w.taints)}
+                          for w in s.taint_manager.pending()],
             "waitingPods": [{"pod": k, "node": wp.node, "plugins": dict(wp.pending)}
                             for k, wp in sorted(s.waiting_pods.items())],
             "nextWakeup": self.next_wakeup(),
@@ -471,3 +473,13 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, Taint):
         return v.to_string()
     return repr(v)
+
+
+def _admitted_tolerations(pod: Any, taints: Any) -> dict[str, Any]:
+    """The tolerations an admission plugin added that time this eviction ({} when none):
+    the UI says "added by admission" next to them."""
+    if pod is None:
+        return {}
+    added = [f"{t.key}:{t.effect} for {t.toleration_seconds}s ({t.added_by})" for t in pod.tolerations
+             if t.added_by and t.toleration_seconds is not None and any(t.tolerates_taint(x) for x in taints)]
+    return {"admittedTolerations": added} if added else {}

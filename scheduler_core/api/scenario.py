@@ -35,6 +35,8 @@ class Scenario:
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)  # document order; bound ones have node_name
     priority_classes: list[PriorityClass] = field(default_factory=list)
+    # kube-apiserver admission plugins this scenario turns off (APIServer document)
+    disabled_admission_plugins: list[str] = field(default_factory=list)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     workloads: list[WorkloadSelector] = field(default_factory=list)

@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader.admission import SYSTEM_PRIORITY_CLASSES, PriorityAdmission
+from scheduler_core.api.loader.apiserver import read_api_server
 from scheduler_core.api.loader.documents import Entry
 from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
 from scheduler_core.api.loader.nodes import parse_node
@@ -92,7 +93,9 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             default_doc = (pc.name, e.doc)
         classes.append(pc)
     sc.priority_classes = classes
-    admission = PriorityAdmission(classes)
+    sc.disabled_admission_plugins = read_api_server(
+        [(reader(e), e.obj) for e in entries if e.kind == "APIServer"])
+    admission = PriorityAdmission(classes, sc.disabled_admission_plugins)
 
     configs = 0
     timeline_entry: Entry | None = None

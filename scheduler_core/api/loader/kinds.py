@@ -19,4 +19,5 @@ KINDS: dict[str, tuple[str, ...]] = {
     "StatefulSet": ("apps/v1",),
     "KubeSchedulerConfiguration": (CONFIG_API_VERSION,),
     "Timeline": (TIMELINE_API_VERSION,),
+    "APIServer": (TIMELINE_API_VERSION,),
 }

@@ -179,6 +179,9 @@ KIND_SCHEMAS: dict[str, dict[str, Any]] = {
     # Actions are checked by the timeline parser, each against the fields of its action.
     "Timeline": {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": SIMULATED,
                  "actions": SIMULATED},
+    # The playground's stand-in for kube-apiserver's flags (scheduler_core/api/loader/apiserver.py).
+    "APIServer": {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": SIMULATED,
+                  "disableAdmissionPlugins": SIMULATED},
     "List": {"apiVersion": SIMULATED, "kind": SIMULATED, "items": SIMULATED,
              "metadata": NOT_SIMULATED},
 }
