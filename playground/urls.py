@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from playground.views import compare, diagnostics, docs, home, run_export, run_panels, runs, scenarios
+from playground.views import compare, diagnostics, docs, home, run_export, run_panels, runs, scenarios, then_and_now
 
 app_name = "playground"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("diagnostics/", diagnostics.diagnostics, name="diagnostics"),
     path("docs/", docs.docs_index, name="docs"),
+    path("docs/then-and-now/", then_and_now.then_and_now_page, name="then_and_now"),
     path("docs/<slug:slug>/", docs.docs_page, name="docs_page"),
     # Scenarios. A scenario page's address is its share link.
     path("scenarios/", scenarios.scenario_list, name="scenarios"),
