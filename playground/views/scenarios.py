@@ -43,6 +43,7 @@ from playground.selectors.scenarios import (
     scenario_yaml,
     scenarios_owned_by,
 )
+from playground.selectors.workload_pods import workload_pods
 from playground.services import scenarios as scenario_service
 from playground.services.cluster_import import scenario_import_any
 from playground.services.scenarios import ScenarioInvalid
@@ -160,7 +161,8 @@ def _editor_context(request: HttpRequest, scenario: Any, actor: Any, **overrides
         "can_edit": editable,
         "sections": sections,
         "other": listings["other"],
-        "counts": scenario_counts(scenario=scenario),
+        "counts": (counts := scenario_counts(scenario=scenario)),
+        "workload_pods": workload_pods(scenario=scenario, counts=counts),
         "config_object": config_object,
         "config_form": bound.get("config")
         or SchedulerConfigForm(

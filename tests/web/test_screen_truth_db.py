@@ -84,3 +84,21 @@ def test_home_names_the_start_button_as_it_is_labelled(client: Client, settings:
     button = re.search(r"id=\"start-run\">([^<]+)</button>", page).group(1)
     named = re.findall(r"<strong>(Start[^<]*)</strong>", home)
     assert named and set(named) == {button}
+
+
+def test_a_scenario_of_workloads_counts_and_lists_the_pods_they_will_create(client: Client) -> None:
+    from scheduler_core.api.loader import load_scenario_text
+    from tests.web.teach_frames import GALLERY
+
+    text = (GALLERY / "deployments-daemonsets.yaml").read_text()
+    expected = len(load_scenario_text(text, source="d").pods)
+    scenario = scenario_create(actor=OWNER, name="workloads", yaml_text=text)
+    assert not scenario.kube_objects.filter(kind="Pod").exists()
+    html = client.get(reverse("playground:scenario", args=[scenario.share_token])).content.decode()
+    text_only = _text(html)
+    assert f"{expected} pods ({expected} created by workloads when a run starts)" in text_only
+    assert "0 pods" not in text_only
+    pods_section = _text(html[html.index('id="pod-section"'):html.index("</section>", html.index('id="pod-section"'))])
+    assert "None." not in pods_section
+    assert re.search(r"DaemonSet node-agent · 3 pods: kube-system/node-agent-\S+", pods_section), pods_section
+    assert re.search(r"Deployment web via ReplicaSet web-\S+ · \d+ pods", pods_section), pods_section
