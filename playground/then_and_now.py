@@ -67,8 +67,8 @@ ENTRIES = [
           "A pod that stayed unschedulable for 5 minutes is moved back, checked every 30 seconds.",
           "Was 60 seconds in these versions; the period stayed 30 s.",
           gallery="resource-fit",
-          look="After too-big goes to the unschedulable pods, press Advance clock until 300 s: it moves at the "
-               "next 30 s flush."),
+          look="When too-big is in the unschedulable pods, let the clock run 330 s: the first 30-s flush more "
+               "than 5 minutes after its attempt moves it back, and it fails again."),
     Entry("notes", "Scheduling queue", "Backoff and the 1-second flush",
           "Backoff doubles from 1 s to at most 10 s; backoffQ is flushed every second.",
           "New in v1.33+ (on in v1.35): when activeQ is empty the scheduler pops from backoffQ without "
