@@ -130,7 +130,7 @@ ENTRIES = [
           "Fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, "
           "latest start time, then the first.",
           "Unchanged; the playground names the criterion that decided.",
-          gallery="preemption-pdb", look="The why line names the criterion."),
+          gallery="preemption-criteria", look="Three preemptions, decided by three different criteria."),
     Entry("preemption", "Picking the node", "Latest start time of the highest-priority victims",
           "Compares status.startTime; without one a victim counts as \"now\".",
           "", gallery="preemption-start-time", look="Start times decide: the report, started last, goes."),

@@ -57,3 +57,16 @@ def test_in_the_gallery_scenario_real_start_times_decide() -> None:
     assert {e["why"] for e in with_times + without} == {"latest start time of highest-priority victims"}
     assert {e["chosen"] for e in with_times} == {"node-a"}
     assert {e["chosen"] for e in without} == {"node-a", "node-b"}
+
+
+def test_each_preemption_criterion_decides_in_some_gallery_scenario() -> None:
+    """Fewest PDB violations, lowest highest-priority victim, smallest priority sum, fewest victims
+    and latest start time each pick the node at least once in the gallery."""
+    from scheduler_core.framework.preemption.preemption import DEFAULT_CRITERIA
+
+    decided = set()
+    for path in sorted(GALLERY.glob("*.yaml")):
+        sim = Simulation(load_scenario_text(path.read_text(), source=path.name), seed=0, record_events=True)
+        sim.run(3600.0)
+        decided |= {e["why"] for e in sim.sink.events if e["type"] == "preemption" and e.get("chosen")}
+    assert set(DEFAULT_CRITERIA) <= decided, set(DEFAULT_CRITERIA) - decided
