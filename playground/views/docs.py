@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES: dict[str, tuple[str, str, str]] = {
     "readme": ("README.md", "Overview", "what the playground is, how to run it, its settings and layout"),
     "lessons": ("docs/lessons.md", "Lesson documents", "write a guided tour (predict, then reveal) for a scenario"),
+    "challenges": ("docs/challenges.md", "Challenge documents", "goals a run must meet: build, run, pass or fail"),
     "timeline": ("docs/timeline.md", "Timeline documents", "change the cluster while a run plays"),
     "admission": ("docs/admission.md", "Admission", "what the API server adds to a pod before the scheduler sees it"),
     "versions": ("docs/versions.md", "Kubernetes versions", "which versions a run can model and what differs"),

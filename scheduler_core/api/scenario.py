@@ -50,5 +50,6 @@ class Scenario:
     load_summary: Any = field(default=None, compare=False, repr=False)
     # Lesson documents (scheduler_core.api.lesson): captions for the web app, unused by the engine.
     lessons: list[Any] = field(default_factory=list, compare=False, repr=False)
+    challenges: list[Any] = field(default_factory=list, compare=False, repr=False)  # api/challenge.py
     # The kube-scheduler release a run models unless the run says otherwise (features.gates_for).
     kubernetes_version: str = "v1.35"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scheduler_core.api.challenge import split_challenges
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import split_lessons
 from scheduler_core.api.loader.build import build_scenario
@@ -77,6 +78,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
     if duplicates:
         raise_duplicate_key(docs, min(duplicates, key=lambda d: d.line), source)
     docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
+    docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
     notes = NotSimulated()
     check_workload_documents(docs, source, notes)
     try:
@@ -93,4 +95,5 @@ def _load_scenario_text(text: str, source: str, limits: Limits) -> Scenario:
     scenario.warnings = notes.warnings()
     scenario.load_summary = summary
     scenario.lessons = lessons
+    scenario.challenges = challenges
     return scenario
