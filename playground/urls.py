@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from django.urls import path
 
-from playground.views import compare, diagnostics, docs, home, run_export, run_panels, runs, scenarios, then_and_now
+from playground.views import (
+    challenges,
+    compare,
+    diagnostics,
+    docs,
+    home,
+    run_export,
+    run_panels,
+    runs,
+    scenarios,
+    then_and_now,
+)
 
 app_name = "playground"
 
@@ -19,6 +30,7 @@ urlpatterns = [
     path("scenarios/<str:token>/", scenarios.scenario_detail, name="scenario"),
     path("scenarios/<str:token>/export.yaml", scenarios.scenario_export, name="scenario_export"),
     path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
+    path("scenarios/<str:token>/challenge/", challenges.challenge_builder, name="challenge_builder"),
     path("gallery/<slug:slug>/", scenarios.gallery_detail, name="gallery"),
     # Runs: start one from a scenario; the run page is also its share link (?cycle=N | ?step=S).
     path("scenarios/<str:token>/runs/", runs.run_start, name="run_start"),

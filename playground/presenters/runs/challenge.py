@@ -37,4 +37,6 @@ def challenge(screen: Screen) -> dict[str, Any] | None:
     results = check(found, screen.view.get("pods", []), events)
     final = screen.frame.result in FINAL
     passed = all(r.passed for r in results)
-    return {"challenge": found, "results": results, "final": final, "passed": passed, "solved": passed and final}
+    failing = sum(1 for r in results if not r.passed)
+    return {"challenge": found, "results": results, "final": final, "passed": passed, "solved": passed and final,
+            "failing": failing}
