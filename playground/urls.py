@@ -4,13 +4,27 @@ from __future__ import annotations
 
 from django.urls import path
 
-from playground.views import compare, diagnostics, home, run_panels, runs, scenarios
+from playground.views import (
+    challenges,
+    compare,
+    diagnostics,
+    docs,
+    home,
+    run_export,
+    run_panels,
+    runs,
+    scenarios,
+    then_and_now,
+)
 
 app_name = "playground"
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("diagnostics/", diagnostics.diagnostics, name="diagnostics"),
+    path("docs/", docs.docs_index, name="docs"),
+    path("docs/then-and-now/", then_and_now.then_and_now_page, name="then_and_now"),
+    path("docs/<slug:slug>/", docs.docs_page, name="docs_page"),
     # Scenarios. A scenario page's address is its share link.
     path("scenarios/", scenarios.scenario_list, name="scenarios"),
     path("scenarios/<str:token>/", scenarios.scenario_detail, name="scenario"),
@@ -18,11 +32,16 @@ urlpatterns = [
     path("scenarios/<str:token>/yaml/", scenarios.scenario_yaml_view, name="scenario_yaml"),
     path("scenarios/<str:token>/objects/<slug:section>/", scenarios.scenario_objects, name="scenario_objects"),
     path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
+    path("scenarios/<str:token>/challenge/", challenges.challenge_builder, name="challenge_builder"),
+    path("scenarios/<str:token>/challenge/results/", challenges.challenge_results_page, name="challenge_results"),
     path("gallery/<slug:slug>/", scenarios.gallery_detail, name="gallery"),
     # Runs: start one from a scenario; the run page is also its share link (?cycle=N | ?step=S).
     path("scenarios/<str:token>/runs/", runs.run_start, name="run_start"),
     path("runs/<str:token>/", runs.run_detail, name="run"),
     # The run page's searchable, paged parts (htmx GETs).
+    path("runs/<str:token>/results.json", run_export.run_export_json, name="run_export_json"),
+    path("runs/<str:token>/pods.csv", run_export.run_export_csv, {"what": "pods"}, name="run_export_pods"),
+    path("runs/<str:token>/events.csv", run_export.run_export_csv, {"what": "events"}, name="run_export_events"),
     path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
     path("runs/<str:token>/devices/", run_panels.run_devices, name="run_devices"),
     path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),

@@ -63,10 +63,12 @@ def server_argv(fd: int) -> list[str]:
     """One server process on the inherited socket `fd`. Django's ASGI handler has no lifespan
     support, so the lifespan protocol is off; access logs are left to a proxy in front. Idle
     keep-alive connections stay open KEEP_ALIVE_S (uvicorn's 5 s default closes connections
-    a client is about to reuse, and the request on it fails)."""
+    a client is about to reuse, and the request on it fails). Websockets use uvicorn's sans-I/O
+    implementation of the `websockets` library: its older one printed a DeprecationWarning at
+    every start (uvicorn's `--ws websockets` will point at this one in a future release)."""
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application", "--fd", str(fd),
-        "--http", "httptools", "--loop", "uvloop", "--ws", "websockets", "--ws-max-size", str(WS_MAX_BYTES),
+        "--http", "httptools", "--loop", "uvloop", "--ws", "websockets-sansio", "--ws-max-size", str(WS_MAX_BYTES),
         "--lifespan", "off", "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", str(KEEP_ALIVE_S),
     ]
 

@@ -420,6 +420,10 @@ class Simulation:
                 "message": rec.message if rec.status == "Pending" else None,
                 "owner": rec.owner,
             })
+            if cur is not None and rec.status == "Pending" and cur.scheduler_name not in s.profiles:
+                # No profile answers to this name: the informer never hands the pod to this
+                # scheduler (another scheduler would), so no cycle and no event explain it.
+                pods[-1]["schedulerName"] = cur.scheduler_name
         queues = s.queue.pending_pods(queue_limit)
         for entry in queues["unschedulable"]:
             # What could move the pod: the cluster events its rejecting plugins registered.
@@ -433,7 +437,9 @@ class Simulation:
             "nodes": nodes,
             "pods": pods,
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
-                           "taints": [t.to_string() for t in w.taints]} for w in s.taint_manager.pending()],
+                           "taints": [t.to_string() for t in w.taints],
+                           **_admitted_tolerations(cs.pods.get(w.pod), w.taints)}
+                          for w in s.taint_manager.pending()],
             "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),
@@ -538,3 +544,13 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, Taint):
         return v.to_string()
     return repr(v)
+
+
+def _admitted_tolerations(pod: Any, taints: Any) -> dict[str, Any]:
+    """The tolerations an admission plugin added that time this eviction ({} when none):
+    the UI says "added by admission" next to them."""
+    if pod is None:
+        return {}
+    added = [f"{t.key}:{t.effect} for {t.toleration_seconds}s ({t.added_by})" for t in pod.tolerations
+             if t.added_by and t.toleration_seconds is not None and any(t.tolerates_taint(x) for x in taints)]
+    return {"admittedTolerations": added} if added else {}

@@ -3,11 +3,13 @@
 Migrations name `playground.models.new_share_token`, so it stays importable from here.
 """
 
+from playground.models.challenges import ChallengeLearner
 from playground.models.diagnostics import DiagnosticPing
 from playground.models.runs import Run, RunAction, RunCheckpoint, RunEvent, RunFrame
 from playground.models.scenarios import PreparedStart, Scenario, ScenarioObject, new_share_token
 
 __all__ = [
+    "ChallengeLearner",
     "DiagnosticPing",
     "PreparedStart",
     "Run",

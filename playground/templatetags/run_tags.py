@@ -27,6 +27,19 @@ def pod_name(key: Any) -> str:
     return text.split("/", 1)[1] if text.startswith("default/") else text
 
 
+@register.filter
+def object_namespace(key: Any) -> str:
+    """An event's involved object "namespace/name": its namespace (kubectl's NAMESPACE column)."""
+    text = str(key or "")
+    return text.split("/", 1)[0] if "/" in text else ""
+
+
+@register.filter
+def object_name(key: Any) -> str:
+    """An event's involved object "namespace/name": its name (kubectl's OBJECT reads pod/<name>)."""
+    return str(key or "").rsplit("/", 1)[-1]
+
+
 def _reasons(event: dict[str, Any]) -> str:
     reasons = event.get("reasons") or []
     return ("; ".join(str(r) for r in reasons)) if reasons else ""

@@ -15,12 +15,32 @@ def _d(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def human_bytes(value: Any) -> str:
+    """A memory quantity as a reader says it: `15164240Ki` -> `14.5Gi`. Exact binary multiples
+    keep their short form (`16Gi`); what cannot be parsed is shown as written."""
+    from scheduler_core.api.quantity import parse_quantity
+
+    try:
+        amount = float(parse_quantity(value))
+    except Exception:  # noqa: BLE001 - a summary shows what it cannot read as it is
+        return str(value)
+    for unit, size in (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024)):
+        if amount >= size:
+            return f"{amount / size:.3g}{unit}"
+    return f"{amount:g}"
+
+
+def _memory(value: Any) -> str:
+    shown = human_bytes(value)
+    return f"memory {shown}" if shown == str(value) else f"memory {shown} ({value})"
+
+
 def _node(manifest: dict[str, Any]) -> list[str]:
     status = _d(manifest.get("status"))
     resources = {**_d(status.get("capacity")), **_d(status.get("allocatable"))}
     spec = _d(manifest.get("spec"))
     labels = _d(_d(manifest.get("metadata")).get("labels"))
-    parts = [f"cpu {resources.get('cpu', '-')}", f"memory {resources.get('memory', '-')}"]
+    parts = [f"cpu {resources.get('cpu', '-')}", _memory(resources["memory"]) if "memory" in resources else "memory -"]
     parts.append(f"pods {resources.get('pods', 110)}")
     if labels.get(ZONE_LABEL):
         parts.append(f"zone {labels[ZONE_LABEL]}")
@@ -46,7 +66,7 @@ def _pod(manifest: dict[str, Any]) -> list[str]:
     if cpu:
         parts.append(f"cpu {cpu}")
     if memory:
-        parts.append(f"memory {memory}")
+        parts.append(_memory(memory))
     if len(containers) > 1:
         parts.append(f"{len(containers)} containers")
     if spec.get("priorityClassName"):

@@ -236,6 +236,10 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
         if action in SIMPLE_ACTIONS:
             queued = run_service.run_enqueue(run=run, actor=actor, kind=SIMPLE_ACTIONS[action])
             return _flash(request, run, f"Queued: {queued.get_kind_display()} (#{queued.index})")
+        if action == "run_clock":
+            params = {"seconds": request.POST.get("seconds", "")}
+            queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_ADVANCE_CLOCK, params=params)
+            return _flash(request, run, f"Queued: let the clock run {queued.params['seconds']:g} s (#{queued.index})")
         if action == "pause":
             paused = run_service.run_pause(run=run, actor=actor)
             return _flash(request, run, "Pausing after the current step…" if paused else "Nothing is playing.")

@@ -36,6 +36,8 @@ class Scenario:
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)  # document order; bound ones have node_name
     priority_classes: list[PriorityClass] = field(default_factory=list)
+    # kube-apiserver admission plugins this scenario turns off (APIServer document)
+    disabled_admission_plugins: list[str] = field(default_factory=list)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     workloads: list[WorkloadSelector] = field(default_factory=list)
@@ -57,6 +59,7 @@ class Scenario:
     load_summary: Any = field(default=None, compare=False, repr=False)
     # Lesson documents (scheduler_core.api.lesson): captions for the web app, unused by the engine.
     lessons: list[Any] = field(default_factory=list, compare=False, repr=False)
+    challenges: list[Any] = field(default_factory=list, compare=False, repr=False)  # api/challenge.py
     # The kube-scheduler release a run models unless the run says otherwise (features.gates_for).
     kubernetes_version: str = "v1.35"
     # PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and CSIDrivers

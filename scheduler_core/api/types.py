@@ -82,6 +82,8 @@ class Toleration:
     value: str = ""
     effect: str = ""  # empty matches every effect
     toleration_seconds: int | None = None
+    # Which admission plugin added it ("" when the pod's manifest has it): for the UI only.
+    added_by: str = field(default="", compare=False, repr=False)
 
     def tolerates_taint(self, taint: Taint) -> bool:
         """upstream v1.Toleration.ToleratesTaint with comparison operators off (the default)."""

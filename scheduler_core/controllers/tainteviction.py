@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler_core.api.default_toleration_seconds import with_default_tolerations
 from scheduler_core.api.types import Node, Pod, Taint, Toleration
 
 TAINT_EFFECT_NO_EXECUTE = "NoExecute"
@@ -145,22 +146,7 @@ def add_default_toleration_seconds(
     what the scheduler's TaintToleration filter sees); the controller's ``default_toleration_seconds``
     flag applies it on the fly for callers that did not.
     """
-    has_not_ready = False
-    has_unreachable = False
-    for tol in tolerations:
-        effect_ok = tol.effect in ("", TAINT_EFFECT_NO_EXECUTE)
-        if effect_ok and tol.key in ("", TAINT_NODE_NOT_READY):
-            has_not_ready = True
-        if effect_ok and tol.key in ("", TAINT_NODE_UNREACHABLE):
-            has_unreachable = True
-    out = list(tolerations)
-    if not has_not_ready:
-        out.append(Toleration(key=TAINT_NODE_NOT_READY, operator="Exists", effect=TAINT_EFFECT_NO_EXECUTE,
-                              toleration_seconds=not_ready_seconds))
-    if not has_unreachable:
-        out.append(Toleration(key=TAINT_NODE_UNREACHABLE, operator="Exists", effect=TAINT_EFFECT_NO_EXECUTE,
-                              toleration_seconds=unreachable_seconds))
-    return out
+    return with_default_tolerations(tolerations, not_ready_seconds, unreachable_seconds, added_by="")
 
 
 @dataclass(slots=True)

@@ -5,6 +5,16 @@ document.addEventListener("keyup", function (event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   var target = event.target;
   if (target && target.closest && target.closest("input,textarea,select")) return;
+  if (event.key === "?") return showShortcuts();
   if (!/^[a-z]$/.test(event.key)) return;
   if (window.htmx) window.htmx.trigger(document.body, "run-key-" + event.key);
+});
+
+// "?" (or the header's ? button) opens the list of shortcuts; Esc or Close shuts it.
+function showShortcuts() {
+  var dialog = document.getElementById("shortcuts");
+  if (dialog && !dialog.open) dialog.showModal();
+}
+document.addEventListener("click", function (event) {
+  if (event.target && event.target.closest && event.target.closest("[data-open-shortcuts]")) showShortcuts();
 });

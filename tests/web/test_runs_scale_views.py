@@ -60,7 +60,7 @@ def test_search_filters_and_pages_of_nodes(client: Client, big_run: Run) -> None
     assert sorted(tainted) == [f"node-{i:05d}" for i in range(3, NODES, 7)]
     second = get(client, big_run, "run_cluster", q="zone-1", page="2")
     assert len(cards(second)) == 40 - 24 and set(cards(second)).isdisjoint(zone)
-    assert 'id="cluster-page" value="2" hx-swap-oob="true"' in second  # the form remembers the page
+    assert 'id="cluster-page" form="cluster-query" value="2"' in second  # the form remembers the page
     rejected = get(client, big_run, "run_cluster", filter="rejected", plugin="TaintToleration")
     # (a cordoned node carries the node.kubernetes.io/unschedulable taint too)
     numbers = [int(n[-5:]) for n in cards(rejected)]

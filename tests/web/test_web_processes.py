@@ -77,3 +77,23 @@ def test_an_address_in_use_fails_loudly() -> None:
             cwd=ROOT, capture_output=True, text=True, timeout=30,
         )
         assert out.returncode == 1 and "cannot listen" in out.stderr
+
+
+@pytest.mark.live
+def test_a_server_starts_without_deprecation_warnings_and_serves_websockets(live_env: dict[str, str]) -> None:
+    """`./dev run` shows the servers' start-up output: no DeprecationWarning that no note explains,
+    and a websocket through the same server still connects and receives its first message."""
+    from websockets.sync.client import connect
+
+    port = free_port()
+    server = subprocess.Popen(web_argv("127.0.0.1", port, processes=1), cwd=ROOT, env=live_env,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: status(port))
+        with connect(f"ws://127.0.0.1:{port}/ws/diagnostics/", open_timeout=10,
+                     origin=f"http://127.0.0.1:{port}") as ws:
+            assert ws.recv(timeout=10)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        _, err = server.communicate(timeout=15)
+    assert "DeprecationWarning" not in err, err

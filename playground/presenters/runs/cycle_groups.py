@@ -20,7 +20,9 @@ SMALL_CYCLE = 50  # nodes (evaluated or not) up to which the whole matrix is sho
 TOP_SCORES = 10
 GROUP_PAGE = 100
 SCORE_PAGE = 100
-PASSED = ("Success", "Skip")
+PASSED = ("Success", "Skip", "NotEvaluated")  # NotEvaluated: never ran (an earlier plugin rejected)
+CANCELLED_PLUGIN = "_"  # the engine's row for the node that passed after the search had enough
+CANCELLED_LABEL = "passed, but not counted: the search had already found enough feasible nodes"
 
 
 def is_large(screen: Screen) -> bool:
@@ -33,6 +35,10 @@ def is_large(screen: Screen) -> bool:
 
 
 def _outcome(verdicts: dict[str, Any]) -> str:
+    """The group label of a verdict row: "" (feasible), the rejecting plugin(s) with reasons, or
+    the cancelled walk's own sentence. Plugins that never ran are not named."""
+    if CANCELLED_PLUGIN in verdicts:
+        return CANCELLED_LABEL
     failing = [(p, v) for p, v in verdicts.items() if (v or {}).get("code") not in PASSED]
     if not failing:
         return ""
@@ -65,7 +71,7 @@ def _groups(event: dict[str, Any]) -> list[tuple[str, list[str]]]:
     by_label: dict[str, list[str]] = {}
     for node, verdicts in iter_verdicts(event):
         by_label.setdefault(_outcome(verdicts or {}), []).append(node)
-    return sorted(by_label.items(), key=lambda item: (item[0] != "", -len(item[1]), item[0]))
+    return sorted(by_label.items(), key=lambda item: (item[0] != "", item[0] == CANCELLED_LABEL, -len(item[1]), item[0]))
 
 
 def group_nodes(screen: Screen, index: int, page: int) -> tuple[dict[str, Any] | None, Page | None]:

@@ -16,24 +16,32 @@ EVENTS_TABLE_LIMIT = 50  # rows per page
 
 
 def k8s_events(*, run: Run, upto_seq: int) -> list[dict[str, Any]]:
-    """The newest Kubernetes events up to `upto_seq`, newest first. A Preempted event names its
-    preemptor by UID, as upstream's does; `preemptor` adds its name (from victim_deleted)."""
+    """The newest Kubernetes events up to `upto_seq`, newest first, with preemptor names."""
     events = list(
         RunEvent.objects.filter(run=run, type="k8s_event", seq__lte=upto_seq)
         .order_by("-seq")
         .values_list("data", flat=True)[:EVENTS_TABLE_LIMIT]
     )
-    victims = {e["object"] for e in events if e.get("reason") == "Preempted"}
-    if victims:
-        by = {
-            d["pod"]: d.get("preemptor")
-            for d in RunEvent.objects.filter(run=run, type="victim_deleted", seq__lte=upto_seq).values_list(
-                "data", flat=True
-            )
-            if d.get("pod") in victims
-        }
-        events = [{**e, "preemptor": by.get(e["object"])} if e.get("reason") == "Preempted" else e for e in events]
-    return events
+    return with_preemptors(run=run, events=events)
+
+
+def with_preemptors(*, run: Run, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Preempted event names its preemptor by UID, as upstream's does (the victim's event
+    message is upstream's text); `preemptor` adds the name, from the `victim_deleted` event that
+    follows it in the same cycle (the first one for that pod after the Preempted event)."""
+    victims = {e.get("object") for e in events if e.get("reason") == "Preempted"}
+    if not victims:
+        return events
+    deletions: dict[str, list[tuple[int, str]]] = {}
+    for d in RunEvent.objects.filter(run=run, type="victim_deleted").order_by("seq").values_list("data", flat=True):
+        if d.get("pod") in victims and d.get("preemptor"):
+            deletions.setdefault(d["pod"], []).append((int(d.get("seq") or 0), d["preemptor"]))
+
+    def preemptor(event: dict[str, Any]) -> str | None:
+        seq = int(event.get("seq") or 0)
+        return next((name for s, name in deletions.get(event.get("object"), []) if s > seq), None)
+
+    return [{**e, "preemptor": preemptor(e)} if e.get("reason") == "Preempted" else e for e in events]
 
 
 def search_events(
@@ -58,4 +66,5 @@ def search_events(
     pages = max(1, -(-total // size))
     number = min(max(1, int_param(params, "page")), pages)
     data = list(rows.order_by("-seq").values_list("data", flat=True)[(number - 1) * size : number * size])
+    data = with_preemptors(run=run, events=data)
     return Page(items=data, number=number, pages=pages, total=total, size=size), query

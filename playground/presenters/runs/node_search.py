@@ -25,16 +25,19 @@ FILTERS = {
     "evicting": "pending eviction",
     "rejected": "rejected this cycle by…",
 }
-PASSED = ("Success", "Skip")
+# Verdicts that are no rejection: passed, skipped by PreFilter, never run (an earlier plugin had
+# already rejected the node), or cancelled (the node passed after the search had enough).
+NOT_REJECTING = ("Success", "Skip", "NotEvaluated", "Cancelled")
 
 
 def rejected_by(screen: Screen) -> dict[str, set[str]]:
-    """plugin -> the nodes it rejected in this step's scheduling cycle."""
+    """plugin -> the nodes it rejected in this step's scheduling cycle. A plugin that never ran
+    on a node (NotEvaluated) did not reject it, whatever rejected it first."""
     event = screen.first("filter_verdicts")
     result: dict[str, set[str]] = {}
     for node, verdicts in (iter_verdicts(event) if event else ()):
         for plugin, verdict in verdicts.items():
-            if (verdict or {}).get("code") not in PASSED:
+            if (verdict or {}).get("code") not in NOT_REJECTING:
                 result.setdefault(plugin, set()).add(node)
     return result
 

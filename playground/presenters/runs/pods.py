@@ -22,6 +22,18 @@ def pods(screen: Screen) -> list[dict[str, Any]]:
     return screen.view.get("pods", [])
 
 
+def no_profile_message(pod: dict[str, Any], profiles: Any) -> str:
+    """Why a pending pod that names no profile of this scheduler never gets a cycle."""
+    names = ", ".join(f'"{p}"' for p in sorted(profiles or ())) or "none"
+    return (f'No scheduler profile is named "{pod["schedulerName"]}" (this scheduler\'s profiles: {names}): '
+            "kube-scheduler leaves the pod to the scheduler of that name, which this cluster does not run, "
+            "so it stays Pending with no event.")
+
+
+def _explained(screen: Screen, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**p, "message": no_profile_message(p, screen.profiles)} if p.get("schedulerName") else p for p in items]
+
+
 def pending_pods(screen: Screen) -> list[dict[str, Any]]:
     return [p for p in pods(screen) if p.get("status") == "Pending"]
 
@@ -45,7 +57,7 @@ def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[s
             "page": page,
             "total": len(everything),
             "groups": list(groups.values()),
-            "rows": _rows(page.items, groups, view),
+            "rows": _rows(_explained(screen, page.items), groups, view),
         }
     text, status = param(params, "q").lower(), param(params, "status")
     chosen = everything
@@ -69,7 +81,7 @@ def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[s
         "statuses": [(s, counts.get(s, 0)) for s in STATUSES],
         "page": (page := paginate(chosen, int_param(params, "page"), POD_PAGE)),
         "groups": list(groups.values()),
-        "rows": _rows(page.items, groups, view),
+        "rows": _rows(_explained(screen, page.items), groups, view),
     }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from playground.models import Run, RunFrame
 from playground.ownership import Actor, can_control
+from playground.presenters.runs import challenge as challenge_panel
 from playground.presenters.runs import cluster as cluster_panel
 from playground.presenters.runs import cycle as cycle_panel
 from playground.presenters.runs import cycle_groups
@@ -154,6 +155,7 @@ class Screen:
     binding = cached_property(cycle_panel.binding)
     framework = cached_property(framework_panel.framework)
     lesson = cached_property(lesson_panel.lesson)
+    challenge = cached_property(challenge_panel.challenge)
     timeline = cached_property(timeline_panel.timeline)
     outcome = cached_property(story_panel.outcome)
     pop = cached_property(story_panel.pop)

@@ -23,6 +23,7 @@ from playground.presenters.scenarios.listing import SECTIONS, listing
 from playground.presenters.scenarios.yaml_view import yaml_panel
 from playground.selectors.runs import runs_of_scenario
 from playground.selectors.scenarios import FORM_KINDS, scenario_config_object, scenario_counts
+from playground.selectors.workload_pods import workload_pods
 from scheduler_core.features import SUPPORTED_VERSIONS
 
 _T = "playground/scenarios/partials/"
@@ -69,6 +70,8 @@ def editor_context(
         "can_edit": editable,
         "page_url": page_url(scenario),
         "counts": counts,
+        # The pods its workloads will create when a run starts (an imported cluster is not "0 pods").
+        "workload_pods": workload_pods(scenario=scenario, counts=counts),
         "other_counts": sorted((k, n) for k, n in counts.items() if k not in ("Node", "Pod")),
         "other_total": sum(n for k, n in counts.items() if k not in FORM_KINDS),
     }

@@ -142,6 +142,8 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
     if kind == RunAction.KIND_CLUSTER:
         params = _cluster_action(params)
         preflight.check_cluster_action(run, params)  # refused here, not "Queued" then failed
+    elif kind == RunAction.KIND_ADVANCE_CLOCK and params:
+        params = {"seconds": clock_seconds(params.get("seconds"))}
     elif kind not in {
         RunAction.KIND_STEP,
         RunAction.KIND_STEP_POINT,
@@ -235,3 +237,17 @@ def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
             [RunCheckpoint(run=fork, step=c.step, blob=c.blob) for c in run.checkpoints.filter(step__lte=step)]
         )
     return fork
+
+
+MAX_CLOCK_SECONDS = 3600
+
+
+def clock_seconds(value: Any) -> float:
+    """The seconds of "let the clock run": a number from 1 to MAX_CLOCK_SECONDS, else RunError."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise RunError(f"seconds: {value!r} is not a number of seconds") from None
+    if not 1 <= seconds <= MAX_CLOCK_SECONDS:
+        raise RunError(f"seconds: {value!r} is out of range: from 1 to {MAX_CLOCK_SECONDS}")
+    return seconds

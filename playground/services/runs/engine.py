@@ -60,6 +60,9 @@ def apply_unit(sim: Any, unit: dict[str, Any], limits: Any = None) -> str:
     if op == "action":
         sim.apply_manifest_action(unit["action"], index=unit["index"], limits=limits)
         return "action"
+    if op == "clock":  # the clock runs to `to` with nothing due before it (see worker: run_clock_for)
+        sim.advance_clock(float(unit["to"]))
+        return "clock"
     raise ValueError(f"unknown unit {unit!r}")
 
 

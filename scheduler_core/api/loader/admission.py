@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scheduler_core.api.default_toleration_seconds import PLUGIN_NAME as DEFAULT_TOLERATION_SECONDS
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.types import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
 
@@ -35,7 +36,9 @@ class PodRaw:
 class PriorityAdmission:
     """The Priority admission plugin over the scenario's PriorityClasses."""
 
-    def __init__(self, classes: Iterable[PriorityClass]) -> None:
+    def __init__(self, classes: Iterable[PriorityClass], disabled: Iterable[str] = ()) -> None:
+        # The other admission plugins a pod goes through (see api/loader/apiserver.py).
+        self.default_toleration_seconds = DEFAULT_TOLERATION_SECONDS not in set(disabled)
         self.classes: dict[str, PriorityClass] = dict(SYSTEM_PRIORITY_CLASSES)
         for pc in classes:
             self.classes[pc.name] = pc

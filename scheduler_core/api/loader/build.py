@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader.admission import SYSTEM_PRIORITY_CLASSES, PriorityAdmission
+from scheduler_core.api.loader.apiserver import read_api_server
 from scheduler_core.api.loader.bounds import timeline_additions
 from scheduler_core.api.loader.documents import Entry
 from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
@@ -22,6 +23,7 @@ from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
 from scheduler_core.api.loader.resource_build import add_resource_object, check_resource_references
 from scheduler_core.api.loader.resource_schema import RESOURCE_KINDS
+from scheduler_core.api.loader.start_time import read_start_times
 from scheduler_core.api.loader.storage import STORAGE_KINDS, admit_storage
 from scheduler_core.api.loader.storage_build import add_storage_object
 from scheduler_core.api.loader.strict import NotSimulated
@@ -88,7 +90,9 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
             default_doc = (pc.name, e.doc)
         classes.append(pc)
     sc.priority_classes = classes
-    admission = PriorityAdmission(classes)
+    sc.disabled_admission_plugins = read_api_server(
+        [(reader(e), e.obj) for e in entries if e.kind == "APIServer"])
+    admission = PriorityAdmission(classes, sc.disabled_admission_plugins)
 
     configs = 0
     timeline_entry: Entry | None = None
@@ -148,6 +152,8 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
         if pod.node_name and pod.node_name not in node_names:
             raise r.err("spec.nodeName", f'pod is bound to node "{pod.node_name}", which is not '
                                          "defined in the scenario")
+    read_start_times([(r, pod, e.obj) for (r, pod), e in zip(pod_raws, (e for e in entries if e.kind == "Pod"),
+                                                          strict=True)])
 
     admit_storage(sc.storage)
     check_resource_references(sc, pod_raws, resource_raws)

@@ -27,6 +27,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "CSIDriver": ("storage.k8s.io/v1",),
     "KubeSchedulerConfiguration": (CONFIG_API_VERSION,),
     "Timeline": (TIMELINE_API_VERSION,),
+    "APIServer": (TIMELINE_API_VERSION,),
 }
 # resource.k8s.io/v1: DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate.
 KINDS.update(RESOURCE_KINDS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from scheduler_core.api.challenge import split_challenges
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import split_lessons
 from scheduler_core.api.loader.bounds import limit_check
@@ -86,6 +87,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     if documents is not None:
         documents.extend(docs)
     docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
+    docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
     notes = NotSimulated()
     check_workload_documents(docs, source, notes)
     try:
@@ -102,4 +104,5 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     scenario.warnings = notes.warnings()
     scenario.load_summary = summary
     scenario.lessons = lessons
+    scenario.challenges = challenges
     return scenario

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.default_toleration_seconds import with_default_tolerations
 from scheduler_core.api.loader.admission import PodRaw, PriorityAdmission
 from scheduler_core.api.loader.affinity import parse_affinity, parse_spread_constraints
 from scheduler_core.api.loader.containers import parse_container, parse_tolerations
@@ -152,5 +153,7 @@ def parse_pod(r: FieldReader, obj: dict[str, Any], index: int, admission: Priori
     """A v1 Pod as the apiserver would store it (defaults, strategy, validation, admission)."""
     pod, raw = _parse_pod_spec(r, obj, index, uid_salt)
     admission.admit(r, pod, raw)
+    if admission.default_toleration_seconds:
+        pod.tolerations = with_default_tolerations(pod.tolerations)
     return pod
 

@@ -110,7 +110,15 @@ POD_SPEC = {
 }
 _TOP = {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": OBJECT_META}
 _STATUS = _ignored("status")
-POD_SCHEMA = {**_TOP, "spec": POD_SPEC, **_STATUS}
+# PodStatus: startTime is read (scheduler_core/api/loader/start_time.py), the rest is the
+# kubelet's report, which the playground does not model.
+POD_STATUS = {"startTime": SIMULATED,
+              **_ignored("observedGeneration", "phase", "conditions", "message", "reason",
+                         "nominatedNodeName", "hostIP", "hostIPs", "podIP", "podIPs",
+                         "initContainerStatuses", "containerStatuses", "qosClass",
+                         "ephemeralContainerStatuses", "resize", "resourceClaimStatuses",
+                         "extendedResourceClaimStatus", "allocatedResources", "resources")}
+POD_SCHEMA = {**_TOP, "spec": POD_SPEC, "status": POD_STATUS}
 POD_TEMPLATE = {"metadata": OBJECT_META, "spec": POD_SPEC}
 NODE_SCHEMA = {
     **_TOP,
@@ -179,6 +187,9 @@ KIND_SCHEMAS: dict[str, dict[str, Any]] = {
     # Actions are checked by the timeline parser, each against the fields of its action.
     "Timeline": {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": SIMULATED,
                  "actions": SIMULATED},
+    # The playground's stand-in for kube-apiserver's flags (scheduler_core/api/loader/apiserver.py).
+    "APIServer": {"apiVersion": SIMULATED, "kind": SIMULATED, "metadata": SIMULATED,
+                  "disableAdmissionPlugins": SIMULATED},
     "List": {"apiVersion": SIMULATED, "kind": SIMULATED, "items": SIMULATED,
              "metadata": NOT_SIMULATED},
 }

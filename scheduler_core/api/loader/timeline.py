@@ -187,7 +187,7 @@ def parse_action(obj: dict[str, Any], scenario: Scenario, at: float = 0.0, index
     r = FieldReader(Location(source, 1, "Timeline"))
     if not isinstance(obj, dict):
         raise r.err(None, f"expected an action (a mapping), got {type_name(obj)}")
-    admission = PriorityAdmission(scenario.priority_classes)
+    admission = PriorityAdmission(scenario.priority_classes, scenario.disabled_admission_plugins)
     base = len(scenario.nodes) + len(scenario.pods) + len(scenario.timeline) + index
     acts = parse_timeline(r, {"actions": [{**obj, "at": at}]}, admission, Scenario(), base, check=False)
     act = acts[0]

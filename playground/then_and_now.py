@@ -1,0 +1,264 @@
+"""Then and now: the mechanisms the well-known kube-scheduler articles explain (written against
+v1.16 to v1.23), what each is in v1.35, what changed, and where the playground shows it.
+
+The text is the project's own: nothing is quoted from the articles beyond their names and the
+names of upstream's code. Every entry links to a gallery scenario (`gallery`: the slug; `look`:
+what to do there) or to a part of the app (`page`: a URL name and its arguments); the test
+tests/web/test_then_and_now.py checks that each target exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Article:
+    key: str
+    title: str
+    version: str
+    about: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    article: str  # Article.key
+    section: str  # the article's chapter or section, by its subject
+    mechanism: str
+    now: str  # what it is in v1.35
+    changed: str  # what changed since the article's version ("" when nothing did)
+    gallery: str = ""  # the gallery scenario that shows it
+    look: str = ""  # what to do or watch there
+    page: tuple[str, ...] = field(default=())  # or a URL name (and args) of the app
+
+
+ARTICLES = [
+    Article("notes", "kubernetes-design (source notes, Chinese)", "v1.22–v1.23",
+            "scheduler start-up, queue, preemption, framework, cache, events; the taint manager; admission"),
+    Article("preemption", "Priority and preemption, from the source (Chinese)", "v1.19",
+            "PostFilter, candidates, victims, the pick criteria, nomination"),
+    Article("predicates", "Predicates and priorities, from the source (Chinese)", "v1.16",
+            "the filter and score functions before the framework, feasible-node search"),
+    Article("scheduleone", "pkg/scheduler's run loop and scheduleOne (Chinese)", "~v1.20",
+            "the scheduling cycle and binding cycle step by step"),
+    Article("extender", "The scheduler extender (English)", "v1.18",
+            "filter, prioritize, preempt and bind over HTTP"),
+]
+
+ENTRIES = [
+    # ---- the source notes (v1.22–1.23) ------------------------------------------------------------
+    Entry("notes", "Initialization", "Profiles and the default plugin set",
+          "One multiPoint list of 19 default plugins per profile; a profile's config enables, disables or "
+          "re-weights them.",
+          "Since v1.23 defaults are written once under multiPoint instead of per extension point; "
+          "DynamicResources joined the defaults (DRA is GA).",
+          gallery="resource-fit", look="Open a run: the framework strip lists each extension point's plugins."),
+    Entry("notes", "Start", "The scheduling loop (scheduleOne until the context ends)",
+          "Unchanged in shape: pop a pod, run the scheduling cycle, hand the bind to its own cycle.",
+          "Opportunistic batching (v1.35) may reuse the previous pod's Filter and Score for a pod with the "
+          "same signature.",
+          gallery="resource-fit", look="Press Step: one step is one scheduleOne."),
+    Entry("notes", "Scheduling queue", "activeQ, backoffQ and the unschedulable pods",
+          "The same three places; moves are gated by each plugin's queueing hints.",
+          "unschedulableQ became a plain map (unschedulablePods); QueueingHints decide which cluster event "
+          "requeues which pod.",
+          gallery="priority-preemption", look="Watch the Queues panel and the reason of each move."),
+    Entry("notes", "Scheduling queue", "Leftover unschedulable pods",
+          "A pod that stayed unschedulable for 5 minutes is moved back, checked every 30 seconds.",
+          "Was 60 seconds in these versions; the period stayed 30 s.",
+          gallery="resource-fit",
+          look="When too-big is in the unschedulable pods, let the clock run 330 s: the first 30-s flush more "
+               "than 5 minutes after its attempt moves it back, and it fails again."),
+    Entry("notes", "Scheduling queue", "Backoff and the 1-second flush",
+          "Backoff doubles from 1 s to at most 10 s; backoffQ is flushed every second.",
+          "New in v1.33+ (on in v1.35): when activeQ is empty the scheduler pops from backoffQ without "
+          "waiting for the backoff to end (SchedulerPopFromBackoffQ).",
+          gallery="priority-preemption", look="Cycle 3: payments is popped from backoffQ early."),
+    Entry("notes", "Priority and preemption", "DefaultPreemption as a PostFilter plugin",
+          "The same: PostFilter runs only after Filter left no feasible node.",
+          "DynamicResources' PostFilter now runs before it, so every default FailedScheduling message ends "
+          "with its fragment (\"no new claims to deallocate\").",
+          gallery="priority-preemption", look="Read the FailedScheduling message in the Events panel."),
+    Entry("notes", "Framework", "Extension points",
+          "PreEnqueue, QueueSort, PreFilter, Filter, PostFilter, PreScore, Score, NormalizeScore, Reserve, "
+          "Permit, PreBind, Bind, PostBind.",
+          "PreEnqueue (scheduling gates) and PreBindPreFlight are new; PreFilter and PreScore may answer Skip.",
+          gallery="resource-fit", look="Use Step extension point (e) to reveal a cycle point by point."),
+    Entry("notes", "Framework", "Scores and normalisation",
+          "Each Score plugin gives 0–100 per node, then its weight multiplies it.",
+          "Scores were 0–10 (MaxPriority) before the framework; see the weights table below.",
+          gallery="resource-fit", look="Cycle 1's Score table: raw → normalized → weighted."),
+    Entry("notes", "Cache", "Assumed pods and their TTL",
+          "A pod is assumed into the cache when its node is chosen, before the bind; an assumed pod never "
+          "expires on its own (TTL 0) once its binding finished.",
+          "In the articles' versions an assumed pod expired after a fixed time (15 minutes); today the "
+          "TTL is 0: only a failed bind forgets it.",
+          gallery="resource-fit", look="The pod chip is marked assumed while its bind is in flight."),
+    Entry("notes", "Cache", "The snapshot each cycle reads",
+          "Each cycle updates a snapshot from the cache, copying only the nodes whose generation changed.",
+          "", gallery="percentage-of-nodes-to-score", look="300 nodes: the cycle reads one snapshot."),
+    Entry("notes", "Event", "Events recorded by the scheduler",
+          "Scheduled, FailedScheduling and Preempted events, with upstream's messages.",
+          "events.k8s.io/v1 events; the message texts changed with the plugins.",
+          gallery="priority-preemption", look="The Events panel lists them like kubectl get events."),
+    Entry("notes", "Taint manager", "NoExecute taints evict running pods",
+          "The taint eviction controller deletes pods that do not tolerate a NoExecute taint, after their "
+          "tolerationSeconds.",
+          "Split out of the node lifecycle controller as its own controller (v1.29).",
+          gallery="noexecute-eviction", look="Watch the Evictions panel's countdowns."),
+    Entry("notes", "Admission controller", "DefaultTolerationSeconds",
+          "Every pod gets 300 s not-ready and unreachable NoExecute tolerations unless it has its own.",
+          "", page=("docs_page", "admission")),
+    Entry("notes", "Admission controller", "Priority admission",
+          "priorityClassName becomes priority and preemptionPolicy at admission.",
+          "", gallery="priority-preemption", look="The pods table shows each pod's resolved priority."),
+    # ---- priority and preemption (v1.19) ----------------------------------------------------------
+    Entry("preemption", "Who may preempt", "podEligibleToPreemptOthers",
+          "A pod with preemptionPolicy Never, or whose nominated node still has a terminating victim, does "
+          "not preempt.",
+          "", gallery="priority-preemption", look="reports (Never) stays Pending: \"not eligible\"."),
+    Entry("preemption", "Finding candidates", "Dry-run on each node (selectVictimsOnNode)",
+          "Remove all lower-priority pods, then reprieve them in importance order while the preemptor "
+          "still fits.",
+          "The search starts at a random node and stops after enough candidates (10 % of the nodes, at "
+          "least 100).",
+          gallery="priority-preemption", look="The Preemption panel lists each candidate's victims."),
+    Entry("preemption", "PDBs", "Victims that would violate a PodDisruptionBudget",
+          "They are reprieved first; a candidate with fewer violations wins.",
+          "", gallery="preemption-pdb", look="The chosen node's victims violate no PDB."),
+    Entry("preemption", "Picking the node", "pickOneNodeForPreemption's criteria",
+          "Fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, "
+          "latest start time, then the first.",
+          "Unchanged; the playground names the criterion that decided.",
+          gallery="preemption-criteria", look="Three preemptions, decided by three different criteria."),
+    Entry("preemption", "Picking the node", "Latest start time of the highest-priority victims",
+          "Compares status.startTime; without one a victim counts as \"now\".",
+          "", gallery="preemption-start-time", look="Start times decide: the report, started last, goes."),
+    Entry("preemption", "After the choice", "Nomination and deleting the victims",
+          "The preemptor gets nominatedNodeName; the victims are deleted; the preemptor retries from backoffQ.",
+          "Victim deletion moved to a goroutine (async preemption, on by default since v1.33).",
+          gallery="priority-preemption", look="Cycle 1: victims leave, the nominated chip appears."),
+    # ---- predicates and priorities (v1.16) --------------------------------------------------------
+    Entry("predicates", "Predicates", "Every predicate and the plugin that replaced it",
+          "Filter plugins; see the mapping table below.", "Predicates and priorities were removed in v1.18–v1.23.",
+          page=("then_and_now_section", "predicates")),
+    Entry("predicates", "Priorities", "Every priority function, its plugin and weight",
+          "Score plugins; see the weights table below.", "Score range 0–10 became 0–100.",
+          page=("then_and_now_section", "priorities")),
+    Entry("predicates", "Resource fit", "PodFitsResources and LeastRequestedPriority",
+          "NodeResourcesFit filters on requests and scores LeastAllocated by default.", "",
+          gallery="resource-fit", look="Cycle 7: small is rejected for memory."),
+    Entry("predicates", "Taints", "PodToleratesNodeTaints and TaintTolerationPriority",
+          "TaintToleration: filters NoSchedule/NoExecute taints, scores PreferNoSchedule ones.", "",
+          gallery="taints-tolerations", look="The ✗ on gpu-1 names the untolerated taint."),
+    Entry("predicates", "Node selection", "PodMatchNodeSelector and NodeAffinityPriority",
+          "NodeAffinity (required: Filter, preferred: Score).", "", gallery="node-affinity"),
+    Entry("predicates", "Inter-pod affinity", "MatchInterPodAffinity and InterPodAffinityPriority",
+          "InterPodAffinity.", "", gallery="pod-anti-affinity"),
+    Entry("predicates", "Spreading", "EvenPodsSpread and SelectorSpreadPriority",
+          "PodTopologySpread, with system default constraints that replace SelectorSpread.",
+          "SelectorSpread was removed; default spreading is PodTopologySpread's.",
+          gallery="deployments-daemonsets", look="Two web pods per worker come from default spreading."),
+    Entry("predicates", "Feasible-node search", "numFeasibleNodesToFind and percentageOfNodesToScore",
+          "Stop after enough feasible nodes (adaptive percentage, at least 100), starting where the last "
+          "search stopped.", "", gallery="percentage-of-nodes-to-score",
+          look="The Filter groups count the nodes never evaluated."),
+    Entry("predicates", "Removed", "NodePreferAvoidPodsPriority (weight 10000)",
+          "Gone: the NodePreferAvoidPods plugin was removed in v1.24.", "Removed.",
+          page=("then_and_now_section", "priorities")),
+    # ---- scheduleOne (~v1.20) ---------------------------------------------------------------------
+    Entry("scheduleone", "NextPod", "Popping the next pod",
+          "activeQ's head by PrioritySort (priority, then queue time); backoffQ when activeQ is empty.",
+          "Pop from backoffQ is new (v1.33+).", gallery="priority-preemption"),
+    Entry("scheduleone", "frameworkForPod", "Profiles chosen by schedulerName",
+          "A pod whose schedulerName matches no profile is left to another scheduler; the pods panel says so.",
+          "", gallery="resource-fit"),
+    Entry("scheduleone", "schedulePod", "findNodesThatFitPod, prioritizeNodes, selectHost",
+          "The same three steps; selectHost breaks ties at random (reservoir sampling) from the run's seed.",
+          "", gallery="resource-fit", look="Cycle 3: a tie between large and medium."),
+    Entry("scheduleone", "Failure handling", "FailedScheduling and the error function",
+          "handleSchedulingFailure records the message and puts the pod back in a queue.",
+          "MakeDefaultErrorFunc became the scheduler's FailureHandler.",
+          gallery="resource-fit", look="too-big's message lists each node's reason."),
+    Entry("scheduleone", "assume, Reserve, Permit", "The end of the scheduling cycle",
+          "Assume into the cache, Reserve, Permit (may wait), then the binding cycle.", "",
+          gallery="resource-fit", look="Step extension point through Reserve and Permit."),
+    Entry("scheduleone", "Binding cycle", "PreBind, Bind, PostBind",
+          "In its own goroutine; DefaultBinder writes the Binding.",
+          "PreBindPreFlight (v1.34) lets PreBind be skipped.", gallery="resource-fit"),
+    # ---- the extender (v1.18) ---------------------------------------------------------------------
+    Entry("extender", "Configuration", "urlPrefix, verbs, weight, nodeCacheCapable, managedResources, ignorable",
+          "Same fields in KubeSchedulerConfiguration's extenders.", "The Policy file is gone (v1.23).",
+          gallery="extender-gpu"),
+    Entry("extender", "Filter", "The filter verb after the Filter plugins",
+          "Only nodes the plugins kept are sent.", "", gallery="extender-gpu",
+          look="The filter matrix's extender column."),
+    Entry("extender", "Prioritize", "Extender scores and their scale",
+          "An extender scores 0–10 (MaxExtenderPriority); the scheduler multiplies by its weight and scales "
+          "to 0–100.", "Plugins moved to 0–100; extenders stayed 0–10, so they are scaled.",
+          gallery="extender-gpu", look="The Score table's extender column."),
+    Entry("extender", "Bind", "The bind verb", "An extender with bindVerb binds instead of DefaultBinder.",
+          "", gallery="extender-gpu"),
+    Entry("extender", "Preempt", "The preempt verb",
+          "Called with the candidates; may remove victims or nodes.", "", gallery="extender-gpu"),
+]
+
+# Every v1.16 predicate name -> the v1.35 plugin (or what became of it).
+PREDICATES = [
+    ("CheckNodeCondition", "— (removed in v1.17: node conditions became taints, checked by TaintToleration)"),
+    ("CheckNodeUnschedulable", "NodeUnschedulable"),
+    ("GeneralPredicates", "NodeResourcesFit, NodeName, NodePorts, NodeAffinity (its parts)"),
+    ("HostName (PodFitsHost)", "NodeName"),
+    ("PodFitsHostPorts", "NodePorts"),
+    ("MatchNodeSelector (PodMatchNodeSelector)", "NodeAffinity"),
+    ("PodFitsResources", "NodeResourcesFit"),
+    ("NoDiskConflict", "VolumeRestrictions"),
+    ("PodToleratesNodeTaints", "TaintToleration"),
+    ("PodToleratesNodeNoExecuteTaints", "— (removed; TaintToleration covers NoExecute)"),
+    ("CheckNodeLabelPresence", "— (removed with the NodeLabel plugin; use NodeAffinity)"),
+    ("CheckServiceAffinity", "— (removed with the ServiceAffinity plugin; use pod affinity)"),
+    ("MaxEBSVolumeCount", "NodeVolumeLimits (in-tree volumes through CSI migration)"),
+    ("MaxGCEPDVolumeCount", "NodeVolumeLimits (in-tree volumes through CSI migration)"),
+    ("MaxAzureDiskVolumeCount", "NodeVolumeLimits (in-tree volumes through CSI migration)"),
+    ("MaxCinderVolumeCount", "NodeVolumeLimits (in-tree volumes through CSI migration)"),
+    ("MaxCSIVolumeCountPred", "NodeVolumeLimits"),
+    ("CheckVolumeBinding", "VolumeBinding"),
+    ("NoVolumeZoneConflict", "VolumeZone"),
+    ("CheckNodeMemoryPressure", "— (removed: a node.kubernetes.io/memory-pressure taint; TaintToleration)"),
+    ("CheckNodeDiskPressure", "— (removed: a node.kubernetes.io/disk-pressure taint; TaintToleration)"),
+    ("CheckNodePIDPressure", "— (removed: a node.kubernetes.io/pid-pressure taint; TaintToleration)"),
+    ("MatchInterPodAffinity", "InterPodAffinity"),
+    ("EvenPodsSpread", "PodTopologySpread"),
+]
+
+# Every v1.16 priority function -> the v1.35 score plugin and its default weight.
+PRIORITIES = [
+    ("SelectorSpreadPriority", 1, "— (SelectorSpread removed: PodTopologySpread's default constraints)", 2),
+    ("ServiceSpreadingPriority", 1, "— (removed)", None),
+    ("InterPodAffinityPriority", 1, "InterPodAffinity", 2),
+    ("LeastRequestedPriority", 1, "NodeResourcesFit (LeastAllocated, the default strategy)", 1),
+    ("MostRequestedPriority", 1, "NodeResourcesFit (MostAllocated strategy)", 1),
+    ("RequestedToCapacityRatioPriority", 1, "NodeResourcesFit (RequestedToCapacityRatio strategy)", 1),
+    ("BalancedResourceAllocation", 1, "NodeResourcesBalancedAllocation", 1),
+    ("NodePreferAvoidPodsPriority", 10000, "— (NodePreferAvoidPods removed in v1.24)", None),
+    ("NodeAffinityPriority", 1, "NodeAffinity", 2),
+    ("TaintTolerationPriority", 1, "TaintToleration", 3),
+    ("ImageLocalityPriority", 1, "ImageLocality", 1),
+    ("EvenPodsSpreadPriority", 1, "PodTopologySpread", 2),
+    ("ResourceLimitsPriority", 1, "— (removed)", None),
+    ("EqualPriority", 1, "— (removed)", None),
+]
+
+SECTIONS = ("predicates", "priorities")
+
+
+def grouped() -> list[dict[str, object]]:
+    """The articles in order, each with its entries grouped by section (article order)."""
+    out = []
+    for article in ARTICLES:
+        sections: dict[str, list[Entry]] = {}
+        for entry in ENTRIES:
+            if entry.article == article.key:
+                sections.setdefault(entry.section, []).append(entry)
+        out.append({"article": article, "sections": list(sections.items())})
+    return out
