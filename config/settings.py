@@ -184,6 +184,9 @@ LOGGING = {
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 20_000)
 PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 5 * 1024 * 1024)
+# Claims made from templates (StatefulSet volumeClaimTemplates, ephemeral volumes,
+# ResourceClaimTemplates): pods x templates, counted before any is built.
+PLAYGROUND_MAX_CLAIMS = env_int("PLAYGROUND_MAX_CLAIMS", 20_000)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views report oversized input clearly, naming the setting.
