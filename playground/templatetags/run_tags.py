@@ -105,3 +105,12 @@ def heatmap_cells(cells: Any) -> str:
         cls = f" {escape(c['cls'])}" if c["cls"] else ""
         append(f'<i class="u{int(c["u"])}{cls}" title="{escape(c["name"])}"></i>')
     return mark_safe("".join(parts))  # noqa: S308 - every value above is escaped or an int
+
+
+@register.filter
+def reason_notes(message: Any) -> list[dict[str, str]]:
+    """Plain-language notes for the volume and device reasons in a pod's why-pending message
+    (or a list of reasons)."""
+    from playground.presenters.runs.reason_notes import notes_for
+
+    return notes_for(message if isinstance(message, (str, list)) else None)

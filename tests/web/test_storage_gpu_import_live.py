@@ -64,5 +64,6 @@ def test_storage_and_gpu_dump_imports_runs_and_shows(page: Page, celery_worker: 
     pending = page.locator('#pod-table tr.status-Pending[data-pod^="ml/trainer-"]')
     expect(pending).to_have_count(1)
     expect(pending.locator(".why")).to_contain_text("cannot allocate all claims")
+    expect(pending.locator(".why .why-notes")).to_contain_text("DynamicResources: the allocator found no free devices")
     expect(page.locator('#pod-table tr.status-Bound[data-pod^="ml/trainer-"]')).to_have_count(2)
     expect(page.locator('#pod-table tr.status-Bound[data-pod^="shop/db-"]')).to_have_count(3)
