@@ -116,3 +116,39 @@ def test_two_million_claims_are_refused_within_100_mb_of_address_space(tmp_path)
             "StatefulSet would create 2,000,000 PersistentVolumeClaims (100,000 pods x 20 "
             "volumeClaimTemplates); the limit is 100,000 (raise it with --max-claims)") in result.stderr
     assert "MemoryError" not in result.stderr
+
+
+GPU_OBJECTS = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: ml}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+"""
+
+
+def test_scaling_a_deployment_at_run_time_counts_its_template_claims_first():
+    from scheduler_core.simulation import ActionError, Simulation
+
+    sim = Simulation(load_scenario_text(f"{NODE}\n---\n{GPU_OBJECTS}---\n{gpu_deployment(2, 2)}", limits=LIMITS),
+                     seed=0)
+    sim.run()
+    claims = len(sim.scheduler.cluster.resource_claims)
+    assert claims == 4
+    scale = {"action": "scaleDeployment", "name": "trainer", "namespace": "ml"}
+    with pytest.raises(ActionError) as info:
+        sim.apply_manifest_action({**scale, "replicas": 26}, index=0, limits=LIMITS)
+    assert str(info.value) == ("replicas: too many claims (52: 48 made from the pod template's claim templates); "
+                               "the limit is 50 (raise it with the PLAYGROUND_MAX_CLAIMS setting)")
+    assert len(sim.scheduler.cluster.pods) == 2 and len(sim.scheduler.cluster.resource_claims) == claims
+    sim.apply_manifest_action({**scale, "replicas": 25}, index=1, limits=LIMITS)
+    sim.run()
+    assert len(sim.scheduler.cluster.resource_claims) == 50
