@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 
+from playground.presenters.runs.reason_notes import notes_for
 from playground.templatetags.text_tags import plural
 from scheduler_core.events_compact import feasible_nodes, num_not_evaluated, score_totals
 
@@ -111,6 +112,4 @@ def heatmap_cells(cells: Any) -> str:
 def reason_notes(message: Any) -> list[dict[str, str]]:
     """Plain-language notes for the volume and device reasons in a pod's why-pending message
     (or a list of reasons)."""
-    from playground.presenters.runs.reason_notes import notes_for
-
     return notes_for(message if isinstance(message, (str, list)) else None)
