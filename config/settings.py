@@ -210,6 +210,9 @@ LOGGING = {
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 20_000)
 PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 5 * 1024 * 1024)
+# Claims made from templates (StatefulSet volumeClaimTemplates, ephemeral volumes,
+# ResourceClaimTemplates): pods x templates, counted before any is built.
+PLAYGROUND_MAX_CLAIMS = env_int("PLAYGROUND_MAX_CLAIMS", 20_000)
 
 # Per-client quotas (playground/services/quotas.py): per hour, per session; a network address
 # gets PLAYGROUND_QUOTA_ADDRESS_FACTOR times as much (a classroom behind one NAT). 0: no quota.

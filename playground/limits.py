@@ -2,7 +2,7 @@
 
 Every load the web makes (validating a change, an upload, an import, starting a run) passes
 these, so one setting governs them all and a refusal names the setting that raises it
-(PLAYGROUND_MAX_NODES, PLAYGROUND_MAX_PODS, PLAYGROUND_MAX_BYTES).
+(PLAYGROUND_MAX_NODES, PLAYGROUND_MAX_PODS, PLAYGROUND_MAX_BYTES, PLAYGROUND_MAX_CLAIMS).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ def web_limits() -> Limits:
         max_nodes=getattr(settings, "PLAYGROUND_MAX_NODES", DEFAULT_LIMITS.max_nodes),
         max_pods=getattr(settings, "PLAYGROUND_MAX_PODS", DEFAULT_LIMITS.max_pods),
         max_bytes=getattr(settings, "PLAYGROUND_MAX_BYTES", DEFAULT_LIMITS.max_bytes),
+        max_claims=getattr(settings, "PLAYGROUND_MAX_CLAIMS", DEFAULT_LIMITS.max_claims),
         hints=SETTINGS_HINTS,
     )
 

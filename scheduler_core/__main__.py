@@ -1,8 +1,8 @@
 """Command line: `python -m scheduler_core simulate|trace FILE [--seed N] [--max-time S]
 [--kubernetes-version v1.35|v1.30] [--feature-gates A=true,B=false]`.
 
-Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`) whose defaults admit
-15,000 nodes and 100,000 pods. Fields the playground accepts but does not simulate are listed on
+Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`, `--max-claims`) whose
+defaults admit 15,000 nodes, 100,000 pods and 100,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
 stderr as `warning: ...` lines; they never change the exit status.
 
 `simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);
@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
                        help=f"refuse scenarios with more nodes (default {CLI_LIMITS.max_nodes:,})")
         p.add_argument("--max-pods", type=int, default=CLI_LIMITS.max_pods, metavar="N",
                        help=f"refuse scenarios with more pods (default {CLI_LIMITS.max_pods:,})")
+        p.add_argument("--max-claims", type=int, default=CLI_LIMITS.max_claims, metavar="N",
+                       help="refuse scenarios whose controllers would make more claims from templates "
+                            f"(PVCs of volumeClaimTemplates and ephemeral volumes, ResourceClaims; "
+                            f"default {CLI_LIMITS.max_claims:,})")
         p.add_argument("--max-bytes", type=int, default=CLI_LIMITS.max_bytes, metavar="N",
                        help=f"refuse larger files (default {CLI_LIMITS.max_bytes:,})")
         p.add_argument("--extender-allow", action="append", default=[], metavar="URL_PREFIX",
@@ -83,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
-                        max_bytes=args.max_bytes, hints=CLI_HINTS)
+                        max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)
         scenario = load_scenario_file(args.file, limits=limits)
         for warning in scenario.warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -11,6 +11,7 @@ from scheduler_core.api.errors import ActionError, ScenarioError
 from scheduler_core.api.loader import parse_action
 from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import TimelineAction
+from scheduler_core.controllers.workloads.plan import pod_claim_templates
 from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
 
 
@@ -61,6 +62,14 @@ def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int,
     if limits is not None and len(cluster.pods) + replicas - len(current) > limits.max_pods:
         total = len(cluster.pods) + replicas - len(current)
         raise ActionError(f"replicas: {limits.refusal('max_pods', f'too many pods ({total:,})')}")
+    if limits is not None and replicas > len(current):
+        # The new pods' template claims (ResourceClaims, ephemeral volumes' PVCs) are made by
+        # controllers as the pods appear: counted here, with the claims the run holds now.
+        made = (replicas - len(current)) * sum(pod_claim_templates(target.template.get("spec")))
+        have = len(cluster.resource_claims) + len(cluster.storage.pvcs)
+        if made and have + made > limits.max_claims:
+            what = f"too many claims ({have + made:,}: {made:,} made from the pod template's claim templates)"
+            raise ActionError(f"replicas: {limits.refusal('max_claims', what)}")
     created: list[str] = []
     deleted: list[str] = []
     if sim.sink.enabled:

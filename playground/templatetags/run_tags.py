@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 
+from playground.presenters.runs.reason_notes import notes_for
 from playground.templatetags.text_tags import plural
 from scheduler_core.events_compact import feasible_nodes, num_not_evaluated, score_totals
 
@@ -118,3 +119,10 @@ def heatmap_cells(cells: Any) -> str:
         cls = f" {escape(c['cls'])}" if c["cls"] else ""
         append(f'<i class="u{int(c["u"])}{cls}" title="{escape(c["name"])}"></i>')
     return mark_safe("".join(parts))  # noqa: S308 - every value above is escaped or an int
+
+
+@register.filter
+def reason_notes(message: Any) -> list[dict[str, str]]:
+    """Plain-language notes for the volume and device reasons in a pod's why-pending message
+    (or a list of reasons)."""
+    return notes_for(message if isinstance(message, (str, list)) else None)

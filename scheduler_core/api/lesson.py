@@ -18,7 +18,7 @@ LESSON_API_VERSION = "playground.kube-scheduler.dev/v1"
 # The panels of the run page a step may highlight.
 WATCH_PANELS = (
     "queues", "cluster", "filter", "scores", "preemption", "evictions", "waiting", "pods", "events", "framework", "story",
-    "devices",
+    "devices", "storage",
 )
 # What a learner may be asked to predict about the step's frame.
 QUESTIONS = {

@@ -163,3 +163,20 @@ def test_a_stop_with_a_point_waits_for_that_point_when_stepping_extension_points
     assert stop["right"] and stop["right"] != "none" and stop["correct"] is False
     whole = screen_at(frames, index, text=entry.text, answers={"1": stop["right"]})
     assert whole.lesson["current"]["correct"]
+
+
+@pytest.mark.parametrize(("slug", "answers", "watched"), [
+    ("zone-bound-volume", ["VolumeZone", "b2", "unschedulable"], "#run-storage"),
+    ("read-write-once-pod", ["default/compactor", "n1", "unschedulable"], "#run-storage"),
+])
+def test_the_storage_lessons_answers_are_what_their_captions_teach(slug: str, answers: list[str], watched: str) -> None:
+    entry = next(e for e in ENTRIES if e.slug == slug)
+    (lesson,) = load_scenario_text(entry.text).lessons
+    frames = engine_frames(entry.text, seed=0)
+    rights = []
+    for step in [s for s in lesson.steps if s.predict is not None]:
+        index = next(i for i, f in enumerate(frames) for e in f["events"]
+                     if e["type"] == "cycle_started" and e["cycle"] == step.cycle)
+        rights.append(answer_key(step, screen_at(frames, index, text=entry.text))[0])
+    assert [r.split(" ")[0].split(":")[0] for r in rights] == answers, rights
+    assert watched in screen_at(frames, 0, text=entry.text).lesson["watch"]

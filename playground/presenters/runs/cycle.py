@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from playground.presenters.runs import reason_notes
 from playground.selectors.points import POINT_LABELS
 from scheduler_core.events_compact import feasible_nodes, filter_plugins, iter_verdicts, prefilter_results, score_table
 
@@ -137,6 +138,10 @@ def filter_matrix(screen: Screen) -> dict[str, Any] | None:
         "nominated_only": event.get("nominated_only", False),
         "nominated_tried": screen.first("nominated_node_tried"),
         "legend": [{"kind": k, "symbol": sym, "text": text} for k, sym, text in FILTER_LEGEND],
+        # What the volume and device reasons in this matrix mean (only those that occur).
+        "notes": reason_notes.notes_for([r for row in rows for c in row["cells"] for r in c["reasons"]]
+                                        + [r for p in screen.all("prefilter") for x in p.get("results") or []
+                                           for r in x.get("reasons") or []]),
     }
 
 
@@ -208,12 +213,29 @@ def postfilters(screen: Screen) -> list[dict[str, Any]]:
 
 
 def binding(screen: Screen) -> list[dict[str, Any]]:
-    return [
-        e
-        for e in screen.frame_events
+    """The binding cycle's steps; Reserve and PreBind carry a note on what they did with volumes
+    and devices (from this frame's storage changes and claim allocations), and the storage
+    changes themselves (PreBind's, then the provisioner's and PV controller's) are listed."""
+    events = screen.frame_events
+    pod = (cycle_started(screen) or {}).get("pod")
+    storage = [e for e in events if e["type"] == "storage_change"
+               and str(e.get("by", "")).startswith("VolumeBinding") and str(e.get("change", "")).endswith(f"pod {pod}")]
+    claims = [e for e in events if e["type"] == "resource_claim" and e.get("by") == "DynamicResources"
+              and e.get("pod") == pod]
+    rows = []
+    for e in events:
         # resource_claim: what DynamicResources' PreBind (or Unreserve) wrote to a claim
-        if e["type"] in ("assumed", "extension_point", "bound", "permit_wait", "forgotten", "resource_claim")
-    ]
+        if e["type"] not in ("assumed", "extension_point", "bound", "permit_wait", "forgotten", "resource_claim",
+                             "storage_change"):
+            continue
+        note = ""
+        if e["type"] == "extension_point" and e.get("code") == "Success" and e.get("pod") == pod:
+            if e.get("point") == "Reserve":
+                note = reason_notes.reserve_note(storage, claims)
+            elif e.get("point") == "PreBind":
+                note = reason_notes.prebind_note(storage, claims)
+        rows.append({**e, "note": note} if note else e)
+    return rows
 
 
 def failed_message(screen: Screen) -> str:

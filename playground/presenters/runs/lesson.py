@@ -32,6 +32,7 @@ WATCH_SELECTORS = {
     "framework": "#run-framework",
     "story": "#run-story",
     "devices": "#run-devices",
+    "storage": "#run-storage",
 }
 NO_NODE = "no node: it stays Pending"
 PASSES = "none: the node passes"

@@ -9,6 +9,12 @@ again on the built objects (`build.check_limits`), which costs nothing more.
 
 When several workloads together pass the limit, the one creating the most pods is named (the
 first such in document order): lowering it is what helps most.
+
+Claims made from templates are bounded the same way (`max_claims`): a StatefulSet's
+volumeClaimTemplates and a pod template's ephemeral volumes (PersistentVolumeClaims) and
+ResourceClaimTemplate references (ResourceClaims, made by the resourceclaim controller during the
+run) multiply by the pods, so `replicas: 20000` with 50 templates is a million claims within the
+pod limit. They are counted from the manifests (pods x templates) once the pods passed.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader.limits import Limits
-from scheduler_core.controllers.workloads.plan import WorkloadPlan
+from scheduler_core.controllers.workloads.plan import PlannedClaims, WorkloadPlan, plan_claims, pod_claim_templates
 
 __all__ = ["timeline_additions", "limit_check"]
 
@@ -74,13 +80,62 @@ def _largest_scale(timelines: list[tuple[int, str, dict[str, Any]]]) -> tuple[in
     return best
 
 
+def _given_claims(documents: list[Any], timelines: list[tuple[int, str, dict[str, Any]]]) -> int:
+    """Claims the controllers will make for the Pod objects given and the timeline's addPods."""
+    pods: list[Any] = []
+    for d in documents:
+        if isinstance(d, dict) and d.get("kind") == "Pod":
+            pods.append(d)
+        elif isinstance(d, dict) and isinstance(d.get("items"), list):
+            pods += [it for it in d["items"] if isinstance(it, dict) and it.get("kind") == "Pod"]
+    for _, _, timeline in timelines:
+        actions = timeline.get("actions")
+        pods += [a.get("pod") for a in (actions if isinstance(actions, list) else [])
+                 if isinstance(a, dict) and a.get("action") == "addPod" and isinstance(a.get("pod"), dict)]
+    total = 0
+    for p in pods:
+        status = p.get("status") if isinstance(p.get("status"), dict) else {}
+        total += sum(pod_claim_templates(p.get("spec"), status.get("resourceClaimStatuses")))
+    return total
+
+
+def _check_claims(plan: WorkloadPlan, given: int, source: str, limits: Limits) -> None:
+    """Refuse when the claims made from templates would pass `max_claims`, naming the largest."""
+    if given > limits.max_claims:
+        raise ScenarioError(limits.refusal("max_claims", f"too many claims ({given:,} made from the pods' "
+                                                         "templates)"), file=source)
+    planned: list[PlannedClaims] = [c for p in plan.plans for c in plan_claims(p)]
+    total = given + sum(c.claims for c in planned)
+    if total <= limits.max_claims:
+        return
+    if not plan.exact:  # DaemonSets counted one pod per node: match them, then count again
+        plan.refine()
+        planned = [c for p in plan.plans for c in plan_claims(p)]
+        total = given + sum(c.claims for c in planned)
+        if total <= limits.max_claims:
+            return
+    worst = max(planned, key=lambda c: c.claims)
+    o = worst.where
+    assert o is not None
+    what = (f"too many claims: this {o.kind} would create {worst.claims:,} {worst.noun} ({worst.why})"
+            + ("" if total == worst.claims else f", {total:,} claims in the scenario"))
+    raise ScenarioError(limits.refusal("max_claims", what), file=source, document=o.doc, kind=o.kind,
+                        name=o.key if o.name else None, field=worst.path)
+
+
 def limit_check(documents: list[Any], source: str, limits: Limits) -> Callable[[WorkloadPlan], None]:
     """The check `expand_workloads` runs on its plan: raises ScenarioError when the nodes or the
-    pods (given, created by controllers, added by the timeline) would pass `limits`."""
+    pods (given, created by controllers, added by the timeline) would pass `limits`, then when
+    the claims made from templates for those pods would."""
     timelines = _timelines(documents)
     added_nodes, added_pods = timeline_additions(t for _, _, t in timelines)
+    given_claims = _given_claims(documents, timelines)
 
     def check(plan: WorkloadPlan) -> None:
+        check_pods(plan)
+        _check_claims(plan, given_claims, source, limits)
+
+    def check_pods(plan: WorkloadPlan) -> None:
         nodes = plan.given_nodes + added_nodes
         if nodes > limits.max_nodes:
             raise ScenarioError(limits.refusal("max_nodes", f"too many nodes ({nodes:,})"),

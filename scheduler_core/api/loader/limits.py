@@ -14,20 +14,25 @@ __all__ = ["Limits", "DEFAULT_LIMITS", "CLI_LIMITS", "CLI_HINTS", "SETTINGS_HINT
 
 MIB = 1024 * 1024
 
-CLI_HINTS = {"max_nodes": "--max-nodes", "max_pods": "--max-pods", "max_bytes": "--max-bytes"}
+CLI_HINTS = {"max_nodes": "--max-nodes", "max_pods": "--max-pods", "max_bytes": "--max-bytes",
+             "max_claims": "--max-claims"}
 SETTINGS_HINTS = {"max_nodes": "the PLAYGROUND_MAX_NODES setting",
                   "max_pods": "the PLAYGROUND_MAX_PODS setting",
-                  "max_bytes": "the PLAYGROUND_MAX_BYTES setting"}
+                  "max_bytes": "the PLAYGROUND_MAX_BYTES setting",
+                  "max_claims": "the PLAYGROUND_MAX_CLAIMS setting"}
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Upper bounds for one scenario: nodes and pods (documents plus timeline additions) and
-    the input's size in bytes (UTF-8)."""
+    """Upper bounds for one scenario: nodes and pods (documents plus timeline additions), the
+    input's size in bytes (UTF-8), and the claims controllers create from templates (a
+    StatefulSet's volumeClaimTemplates, ephemeral volumes, ResourceClaimTemplates: pods x
+    templates, so a pod limit alone does not bound them)."""
 
     max_nodes: int = 5000
     max_pods: int = 20000
     max_bytes: int = 5 * MIB
+    max_claims: int = 20000
     # limit name -> how the user raises it, e.g. {"max_nodes": "--max-nodes"}.
     hints: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -40,4 +45,5 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-CLI_LIMITS = Limits(max_nodes=15_000, max_pods=100_000, max_bytes=64 * MIB, hints=CLI_HINTS)
+CLI_LIMITS = Limits(max_nodes=15_000, max_pods=100_000, max_bytes=64 * MIB, max_claims=100_000,
+                    hints=CLI_HINTS)

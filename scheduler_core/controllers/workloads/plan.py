@@ -182,3 +182,65 @@ def plan_workloads(ctx: ExpansionContext, controllers: list[Located]) -> list[Pl
         except (AttributeError, TypeError, KeyError, ValueError, IndexError):
             out.append(Planned(o, "spec", 0, ""))
     return out
+
+
+@dataclass
+class PlannedClaims:
+    """Claims one source will have created: `claims` of `noun` (PersistentVolumeClaims or
+    ResourceClaims), from the manifest's `field`, with `why` saying how they multiply."""
+
+    where: Located | None  # None: the Pod objects and timeline pods given, taken together
+    field: str
+    claims: int
+    noun: str
+    why: str
+
+    @property
+    def path(self) -> str:
+        return ".".join(p for p in ((self.where.path if self.where else ""), self.field) if p)
+
+
+def pod_claim_templates(pod_spec: Any, made: Any = None) -> tuple[int, int]:
+    """(ResourceClaims, PersistentVolumeClaims) one pod's templates will have created: its
+    `spec.resourceClaims` naming a ResourceClaimTemplate (the resourceclaim controller, unless the
+    pod's status already names the claim, `made`), its ephemeral volumes' volumeClaimTemplate (the
+    ephemeral volume controller). Malformed entries count 0: the loader refuses them located."""
+    if not isinstance(pod_spec, dict):
+        return 0, 0
+    done = set()
+    for s in made if isinstance(made, list) else []:
+        if isinstance(s, dict) and s.get("resourceClaimName"):
+            done.add(s.get("name"))
+    claims = pod_spec.get("resourceClaims")
+    rc = sum(1 for c in claims if isinstance(c, dict) and c.get("resourceClaimTemplateName")
+             and c.get("name") not in done) if isinstance(claims, list) else 0
+    volumes = pod_spec.get("volumes")
+    pvc = sum(1 for v in volumes if isinstance(v, dict) and isinstance(v.get("ephemeral"), dict)
+              and v["ephemeral"].get("volumeClaimTemplate")) if isinstance(volumes, list) else 0
+    return rc, pvc
+
+
+def plan_claims(plan: Planned) -> list[PlannedClaims]:
+    """The claims a planned workload's pods bring: per pod, each volumeClaimTemplate of a
+    StatefulSet and each template claim of the pod template (counted, never built)."""
+    if plan.pods <= 0:
+        return []
+    spec = _spec(plan.where)
+    template = spec.get("template")
+    pod_spec = template.get("spec") if isinstance(template, dict) else None
+    rc, eph = pod_claim_templates(pod_spec)
+    out: list[PlannedClaims] = []
+    n = plan.pods
+    if plan.where.kind == "StatefulSet":
+        vct = spec.get("volumeClaimTemplates")
+        t = len(vct) if isinstance(vct, list) else 0
+        if t:
+            out.append(PlannedClaims(plan.where, "spec.volumeClaimTemplates", n * t, "PersistentVolumeClaims",
+                                     f"{n:,} pods x {t:,} volumeClaimTemplates"))
+    if rc:
+        out.append(PlannedClaims(plan.where, "spec.template.spec.resourceClaims", n * rc, "ResourceClaims",
+                                 f"{n:,} pods x {rc:,} claims from a ResourceClaimTemplate"))
+    if eph:
+        out.append(PlannedClaims(plan.where, "spec.template.spec.volumes", n * eph, "PersistentVolumeClaims",
+                                 f"{n:,} pods x {eph:,} ephemeral volumes"))
+    return out
