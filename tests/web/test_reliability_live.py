@@ -300,7 +300,12 @@ def _socket_messages(url: str, token: str, seconds: float, *, until: str = "") -
                     break
         return got
 
-    return asyncio.run(collect())
+    # In a thread of its own: a browser test earlier in the session may leave an event loop
+    # running in this one (Playwright's sync API), and asyncio.run refuses to nest.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, collect()).result()
 
 
 def test_a_dead_worker_shows_recovering_and_the_socket_survives_a_redis_restart(

@@ -59,6 +59,11 @@ GATE_LABELS: dict[str, tuple[str, str]] = {
         "among nodes with the same top score v1.30 picks at random (the run's seeded RNG); "
         "v1.35 takes the first pop of the score heap",
     ),
+    "volume_binding_eligible_nodes": (
+        "bound local PV narrowing",
+        "v1.30's VolumeBinding PreFilter narrows the nodes to the hostname a bound local PV's node "
+        "affinity names (a PreFilterResult); v1.35 filters each node instead",
+    ),
 }
 
 DRA_FRAGMENT = "no new claims to deallocate"
