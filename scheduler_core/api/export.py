@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from scheduler_core.api.export_meta import object_meta
 from scheduler_core.api.export_resource import (
     pod_resource_claim_statuses,
     pod_resource_claims,
@@ -203,17 +204,6 @@ def _container(c: Container, host_network: bool) -> dict[str, Any]:
     return d
 
 
-def _meta(name: str, namespace: str | None, labels: dict[str, str] | None = None,
-          annotations: dict[str, str] | None = None) -> dict[str, Any]:
-    m: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        m["namespace"] = namespace
-    if labels:
-        m["labels"] = dict(labels)
-    if annotations:
-        m["annotations"] = dict(annotations)
-    return m
-
 
 def pod_manifest(p: Pod) -> dict[str, Any]:
     """A v1 Pod manifest for `p` that loads back to an equal Pod."""
@@ -250,7 +240,7 @@ def pod_manifest(p: Pod) -> dict[str, Any]:
         spec["resourceClaims"] = pod_resource_claims(p)
     if p.volumes:
         spec["volumes"] = [volume_manifest(v) for v in p.volumes]
-    meta = _meta(p.name, p.namespace, p.labels, p.annotations)
+    meta = object_meta(p.name, p.namespace, p.labels, p.annotations)
     if p.owner_references:
         meta["ownerReferences"] = [
             {"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
@@ -273,7 +263,7 @@ def _taint(t: Taint) -> dict[str, Any]:
 def node_manifest(n: Node) -> dict[str, Any]:
     """A v1 Node manifest for `n` that loads back to an equal Node."""
     d: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
-                         "metadata": _meta(n.name, None, n.labels, n.annotations)}
+                         "metadata": object_meta(n.name, None, n.labels, n.annotations)}
     spec: dict[str, Any] = {}
     if n.unschedulable:
         spec["unschedulable"] = True
@@ -311,13 +301,13 @@ def _pdb(p: PodDisruptionBudget) -> dict[str, Any]:
     if p.max_unavailable is not None:
         spec["maxUnavailable"] = p.max_unavailable
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": _meta(p.name, p.namespace), "spec": spec}
+            "metadata": object_meta(p.name, p.namespace), "spec": spec}
 
 
 def _namespace(ns: Namespace) -> dict[str, Any]:
     labels = {k: v for k, v in ns.labels.items()
               if not (k == "kubernetes.io/metadata.name" and v == ns.name)}
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(ns.name, None, labels)}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": object_meta(ns.name, None, labels)}
 
 
 def _workload(w: WorkloadSelector) -> dict[str, Any]:
@@ -328,7 +318,7 @@ def _workload(w: WorkloadSelector) -> dict[str, Any]:
             spec["selector"] = dict(w.selector.match_labels)
         else:
             spec["selector"] = _selector(w.selector)
-    return {"apiVersion": api, "kind": w.kind, "metadata": _meta(w.name, w.namespace),
+    return {"apiVersion": api, "kind": w.kind, "metadata": object_meta(w.name, w.namespace),
             "spec": spec}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.export_meta import object_meta
 from scheduler_core.api.resource_types import (
     ALLOCATION_MODE_ALL,
     AllocationResult,
@@ -41,17 +42,6 @@ def _req(key: str, op: str, values: tuple[str, ...]) -> dict[str, Any]:
         d["values"] = list(values)
     return d
 
-
-def _meta(name: str, namespace: str | None = None, labels: dict[str, str] | None = None,
-          annotations: dict[str, str] | None = None) -> dict[str, Any]:
-    m: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        m["namespace"] = namespace
-    if labels:
-        m["labels"] = dict(labels)
-    if annotations:
-        m["annotations"] = dict(annotations)
-    return m
 
 
 def _selectors(sels: list) -> list[dict[str, Any]]:
@@ -110,7 +100,7 @@ def device_class_manifest(c: DeviceClass) -> dict[str, Any]:
         spec["selectors"] = _selectors(c.selectors)
     if c.config:
         spec["config"] = [dict(x) for x in c.config]
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name),
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": object_meta(c.name),
             "spec": spec}
 
 
@@ -132,12 +122,12 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
             dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v)} for k, v in d.capacity.items()}
         devices.append(dd)
     spec["devices"] = devices
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name),
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": object_meta(s.name),
             "spec": spec}
 
 
 def resource_claim_manifest(c: ResourceClaim) -> dict[str, Any]:
-    meta = _meta(c.name, c.namespace, c.labels, c.annotations)
+    meta = object_meta(c.name, c.namespace, c.labels, c.annotations)
     if c.owner_references:
         meta["ownerReferences"] = [
             {"apiVersion": o.api_version, "kind": o.kind, "name": o.name,
@@ -159,7 +149,7 @@ def resource_claim_manifest(c: ResourceClaim) -> dict[str, Any]:
 
 def resource_claim_template_manifest(t: ResourceClaimTemplate) -> dict[str, Any]:
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate",
-            "metadata": _meta(t.name, t.namespace, t.labels, t.annotations),
+            "metadata": object_meta(t.name, t.namespace, t.labels, t.annotations),
             "spec": {"spec": _claim_spec(t.spec)}}
 
 

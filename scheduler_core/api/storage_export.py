@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from scheduler_core.api.export_meta import object_meta
 from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.storage_types import (
     CSIDriver,
@@ -24,17 +25,6 @@ __all__ = ["volume_manifest", "storage_manifests"]
 def volume_manifest(v: Volume) -> dict[str, Any]:
     return {"name": v.name, v.source: copy.deepcopy(v.raw)}
 
-
-def _meta(name: str, namespace: str | None = None, labels: dict[str, str] | None = None,
-          annotations: dict[str, str] | None = None) -> dict[str, Any]:
-    m: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        m["namespace"] = namespace
-    if labels:
-        m["labels"] = dict(labels)
-    if annotations:
-        m["annotations"] = dict(annotations)
-    return m
 
 
 def _selector(sel: LabelSelector) -> dict[str, Any]:
@@ -75,7 +65,7 @@ def _pv(pv: PersistentVolume) -> dict[str, Any]:
         spec["claimRef"] = {"namespace": pv.claim_ref.namespace, "name": pv.claim_ref.name,
                             **({"uid": pv.claim_ref.uid} if pv.claim_ref.uid else {})}
     return {"apiVersion": "v1", "kind": "PersistentVolume",
-            "metadata": _meta(pv.name, None, pv.labels, pv.annotations), "spec": spec,
+            "metadata": object_meta(pv.name, None, pv.labels, pv.annotations), "spec": spec,
             "status": {"phase": pv.phase}}
 
 
@@ -92,7 +82,7 @@ def _pvc(c: PersistentVolumeClaim) -> dict[str, Any]:
         spec["volumeMode"] = c.volume_mode
     if c.volume_attributes_class_name:
         spec["volumeAttributesClassName"] = c.volume_attributes_class_name
-    meta = _meta(c.name, c.namespace, c.labels, c.annotations)
+    meta = object_meta(c.name, c.namespace, c.labels, c.annotations)
     meta["uid"] = c.uid
     if c.owner_references:
         meta["ownerReferences"] = [
@@ -105,7 +95,7 @@ def _pvc(c: PersistentVolumeClaim) -> dict[str, Any]:
 
 def _class(c: StorageClass) -> dict[str, Any]:
     d: dict[str, Any] = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-                         "metadata": _meta(c.name, None, c.labels, c.annotations),
+                         "metadata": object_meta(c.name, None, c.labels, c.annotations),
                          "provisioner": c.provisioner, "volumeBindingMode": c.volume_binding_mode,
                          "reclaimPolicy": c.reclaim_policy}
     if c.parameters:
@@ -127,11 +117,11 @@ def _csi_node(c: CSINode) -> dict[str, Any]:
             m["allocatable"] = {"count": d.allocatable_count}
         drivers.append(m)
     return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-            "metadata": _meta(c.name, None, None, c.annotations), "spec": {"drivers": drivers}}
+            "metadata": object_meta(c.name, None, None, c.annotations), "spec": {"drivers": drivers}}
 
 
 def _csi_driver(d: CSIDriver) -> dict[str, Any]:
-    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": _meta(d.name, None, d.labels),
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": object_meta(d.name, None, d.labels),
             "spec": {"attachRequired": d.attach_required, "storageCapacity": d.storage_capacity}}
 
 
