@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.api.loader.reader import FieldReader
+from scheduler_core.api.types import OwnerReference
 from scheduler_core.api.validation import dns1123_label_error, dns1123_subdomain_error
 
 __all__ = ["parse_metadata", "stable_uid"]
@@ -45,3 +46,21 @@ def parse_metadata(r: FieldReader, obj: dict[str, Any], *, namespaced: bool,
     annotations = r.string_map(meta.get("annotations"), "metadata.annotations")
     return name, namespace, labels, annotations
 
+
+
+def parse_owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
+    """metadata.ownerReferences: which object controls this one (a pod's ReplicaSet/StatefulSet/RC,
+    whose selector the system-default topology spreading follows; a ResourceClaim's pod)."""
+    out = []
+    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
+        p = f"metadata.ownerReferences[{i}]"
+        m = r.mapping(ref, p, required=True)
+        kind = r.string(m.get("kind"), f"{p}.kind")
+        name = r.string(m.get("name"), f"{p}.name")
+        if not kind or not name:
+            raise r.err(p, "Required value: kind and name")
+        out.append(OwnerReference(
+            kind=kind, name=name, api_version=r.string(m.get("apiVersion"), f"{p}.apiVersion") or "v1",
+            uid=r.string(m.get("uid"), f"{p}.uid"),
+            controller=r.boolean(m.get("controller"), f"{p}.controller")))
+    return out

@@ -8,7 +8,7 @@ from scheduler_core.api.default_toleration_seconds import with_default_toleratio
 from scheduler_core.api.loader.admission import PodRaw, PriorityAdmission
 from scheduler_core.api.loader.affinity import parse_affinity, parse_spread_constraints
 from scheduler_core.api.loader.containers import parse_container, parse_tolerations
-from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
+from scheduler_core.api.loader.metadata import parse_metadata, parse_owner_references, stable_uid
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
@@ -20,7 +20,6 @@ from scheduler_core.api.types import (
     DEFAULT_SCHEDULER_NAME,
     PREEMPT_LOWER_PRIORITY,
     PREEMPT_NEVER,
-    OwnerReference,
     Pod,
 )
 from scheduler_core.api.validation import dns1123_subdomain_error, qualified_name_error
@@ -123,28 +122,11 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         affinity=affinity, tolerations=tolerations, topology_spread_constraints=tscs,
         scheduling_gates=gates, host_network=host_network,
         termination_grace_period_seconds=grace,
-        owner_references=_owner_references(r, obj.get("metadata") or {}),
+        owner_references=parse_owner_references(r, obj.get("metadata") or {}),
         **extra,
     )
     return pod, PodRaw(priority, policy)
 
-
-def _owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
-    """metadata.ownerReferences: which ReplicaSet/StatefulSet/RC controls the pod (the
-    system-default topology spreading follows the controller's selector)."""
-    out = []
-    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
-        p = f"metadata.ownerReferences[{i}]"
-        m = r.mapping(ref, p, required=True)
-        kind = r.string(m.get("kind"), f"{p}.kind")
-        name = r.string(m.get("name"), f"{p}.name")
-        if not kind or not name:
-            raise r.err(p, "Required value: kind and name")
-        out.append(OwnerReference(
-            kind=kind, name=name, api_version=r.string(m.get("apiVersion"), f"{p}.apiVersion") or "v1",
-            uid=r.string(m.get("uid"), f"{p}.uid"),
-            controller=r.boolean(m.get("controller"), f"{p}.controller")))
-    return out
 
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.api.loader.metadata import parse_metadata, stable_uid
+from scheduler_core.api.loader.metadata import parse_metadata, parse_owner_references, stable_uid
 from scheduler_core.api.loader.reader import FieldReader, join_path
 from scheduler_core.api.loader.selectors import node_selector_term
 from scheduler_core.api.quantity import format_quantity
@@ -37,7 +37,7 @@ from scheduler_core.api.resource_types import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from scheduler_core.api.types import NodeSelector, OwnerReference
+from scheduler_core.api.types import NodeSelector
 from scheduler_core.api.validation import (
     dns1123_label_error,
     dns1123_subdomain_error,
@@ -447,21 +447,6 @@ def _allocation(r: FieldReader, obj: Any, path: str, spec: DeviceClaimSpec) -> A
                             config=config)
 
 
-def _owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
-    out = []
-    for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
-        p = f"metadata.ownerReferences[{i}]"
-        m = r.mapping(ref, p, required=True)
-        kind = r.string(m.get("kind"), f"{p}.kind")
-        name = r.string(m.get("name"), f"{p}.name")
-        if not kind or not name:
-            raise r.err(p, "Required value: kind and name")
-        out.append(OwnerReference(kind=kind, name=name,
-                                  api_version=r.string(m.get("apiVersion"), f"{p}.apiVersion") or "v1",
-                                  uid=r.string(m.get("uid"), f"{p}.uid"),
-                                  controller=r.boolean(m.get("controller"), f"{p}.controller")))
-    return out
-
 
 def parse_resource_claim(r: FieldReader, obj: dict[str, Any]) -> ResourceClaim:
     name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
@@ -488,7 +473,7 @@ def parse_resource_claim(r: FieldReader, obj: dict[str, Any]) -> ResourceClaim:
     return ResourceClaim(name=name, namespace=namespace,
                          uid=stable_uid("ResourceClaim", namespace, name), spec=spec,
                          allocation=allocation, reserved_for=reserved,
-                         owner_references=_owner_references(r, obj.get("metadata") or {}),
+                         owner_references=parse_owner_references(r, obj.get("metadata") or {}),
                          labels=labels, annotations=annotations)
 
 
