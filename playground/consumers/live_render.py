@@ -6,6 +6,13 @@ that are the same for every live viewer of the same audience (owner or read-only
 once per run state and kept in this process's memory; each consumer sends those bytes plus its
 own small part (its `seen` marker, the log rows after its `seen`, its lesson answers).
 
+Two parts, two keys: the status line (step, state, "N actions queued", the last action's
+outcome) depends on the run's actions; the panels depend only on what the run has done (its
+head step, last event, status, reveal). A Step or Play pressed on a settled run, and the
+"queued" moment before every action runs, change the actions but not the panels: then only the
+status line is rendered again (the cached Screen serves it), and a viewer that already has the
+panels for that run state is sent the status line alone.
+
 Freshness: a consumer asks with the time it learned that the run changed (`since`); a cached
 entry built after that moment already reflects the change and is reused without touching the
 database; an older one is re-checked against the run's state (a few indexed queries) and
@@ -30,7 +37,8 @@ from playground.presenters.runs import run_screen
 from playground.presenters.runs.screen import Screen
 from playground.selectors import runs as run_selectors
 
-SHARED_TEMPLATE = "playground/runs/partials/live_shared.html"
+STATUS_TEMPLATE = "playground/runs/partials/live_status.html"
+PANELS_TEMPLATE = "playground/runs/partials/live_panels.html"
 VIEWER_TEMPLATE = "playground/runs/partials/live_viewer.html"
 MAX_ENTRIES = 32  # (run, audience) pairs kept (each holds its Screen: a large cluster is MBs); LRU
 
@@ -39,20 +47,31 @@ MAX_ENTRIES = 32  # (run, audience) pairs kept (each holds its Screen: a large c
 class SharedUpdate:
     """One rendering of a run's live panels for one audience."""
 
-    state: tuple[Any, ...]
-    html: str
+    state: tuple[Any, ...]  # panels_state + the run's actions
+    panels_state: tuple[Any, ...]
+    status_html: str
+    panels_html: str
     screen: Screen
     built_at: float
     has_lesson: bool
     log_memo: dict[tuple[int, int], str] = field(default_factory=dict)  # (after, upto) -> rows HTML
+
+    @property
+    def html(self) -> str:
+        return self.status_html + self.panels_html
 
 
 _table: OrderedDict[tuple[int, bool], SharedUpdate] = OrderedDict()
 _lock = threading.Lock()
 
 
-def run_state(run: Run) -> tuple[Any, ...]:
-    """What a live viewer's panels depend on: when it changes, they are rendered again."""
+def panels_state(run: Run, running: int | None = None) -> tuple[Any, ...]:
+    """What a live viewer's panels depend on: when it changes, they are rendered again.
+    `running`: the run's running actions, when the caller counted them already."""
+    if running is None:
+        recovering = run_selectors.run_recovering(run=run)
+    else:
+        recovering = bool(running) and run_selectors.lease_lost(run=run)
     return (
         run.share_token,  # a row id can be reused (a test's rolled-back run): never a stale entry
         run.head_step,
@@ -61,10 +80,15 @@ def run_state(run: Run) -> tuple[Any, ...]:
         run.status,
         run.speed,
         run.pause_requested,
-        run.actions.count(),
-        run.actions.filter(state__in=["pending", "running"]).count(),
-        run_selectors.run_recovering(run=run),
+        recovering,
     )
+
+
+def run_state(run: Run) -> tuple[Any, ...]:
+    """What the whole live update depends on: the panels' state and the run's actions (the
+    status line's "queued" badge and last outcome)."""
+    total, active, running = run_selectors.action_counts(run=run)
+    return (*panels_state(run, running), total, active)
 
 
 def audience_of(run: Run, actor: Actor) -> bool:
@@ -88,6 +112,7 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
     if audience is None:
         audience = audience_of(run, actor)
     state = run_state(run)
+    panels = state[:-2]
     key = (run_id, audience)
     with _lock:
         cached = _table.get(key)
@@ -95,14 +120,23 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
             cached.built_at = max(cached.built_at, checked_at)
             _table.move_to_end(key)
             return cached
-    screen = run_screen(run=run, actor=actor)
     progress = run_selectors.run_progress(run=run)
-    html = render_to_string(
-        SHARED_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
+    if cached is not None and cached.panels_state == panels:
+        screen = cached.screen  # only the actions moved: the panels (and the Screen) still hold
+        panels_html = cached.panels_html
+    else:
+        screen = run_screen(run=run, actor=actor)
+        panels_html = render_to_string(
+            PANELS_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
+        )
+    status_html = render_to_string(
+        STATUS_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
     )
     update = SharedUpdate(
         state=state,
-        html=html,
+        panels_state=panels,
+        status_html=status_html,
+        panels_html=panels_html,
         screen=screen,
         built_at=checked_at,
         has_lesson=lesson_panel.lesson_of_run(screen) is not None,
@@ -115,10 +149,13 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
     return update
 
 
-def viewer_part(update: SharedUpdate, *, seen: int, answers: dict[str, str] | None, hello: bool) -> tuple[str, int]:
+def viewer_part(
+    update: SharedUpdate, *, seen: int, answers: dict[str, str] | None, hello: bool, panels: bool = True
+) -> tuple[str, int]:
     """This viewer's own part of an update: its `seen` marker, the log rows after `seen` (the
-    same rows for every viewer at the same `seen`: rendered once) and its lesson panel. Returns
-    the HTML and the viewer's new `seen`."""
+    same rows for every viewer at the same `seen`: rendered once) and its lesson panel, with the
+    shared status line and (`panels`: the viewer does not have them yet) the shared panels.
+    Returns the HTML and the viewer's new `seen`."""
     screen = update.screen
     upto = screen.shown_seq
     key = (seen, upto)
@@ -141,7 +178,8 @@ def viewer_part(update: SharedUpdate, *, seen: int, answers: dict[str, str] | No
         VIEWER_TEMPLATE,
         {"run": screen.run, "screen": lesson_screen, "seen": new_seen, "hello": hello, "oob": True},
     )
-    return own + update.html + rows_html, new_seen
+    shared = update.html if panels else update.status_html
+    return own + shared + rows_html, new_seen
 
 
 def forget(run_id: int | None = None) -> None:

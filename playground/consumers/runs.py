@@ -50,6 +50,8 @@ RESYNC_WINDOW = 10.0
 PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)
 RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
 LEASE_CHECK_SECONDS = 0.25  # ...and looks whether a running action's worker is alive this often
+RECHECK_FRESH = 1.0  # s: a timer's re-check reuses a rendering checked this recently
+RECOVERY_EVERY = 2.0  # s: the timers of one process ask for a run's recovery at most this often
 
 
 def _int(value: Any) -> int | None:
@@ -77,6 +79,20 @@ def _recovering(run_id: int) -> bool:
     return recovering
 
 
+_recovery_asked: dict[int, float] = {}  # run id -> when a timer of this process last asked
+
+
+def _recovery_due(run_id: int) -> bool:
+    """Should this timer ask for the run's recovery? Once per RECOVERY_EVERY per process."""
+    now = time.monotonic()
+    if now - _recovery_asked.get(run_id, -RECOVERY_EVERY) < RECOVERY_EVERY:
+        return False
+    if len(_recovery_asked) > 1000:
+        _recovery_asked.clear()
+    _recovery_asked[run_id] = now
+    return True
+
+
 class RunConsumer(AsyncWebsocketConsumer):
     run_id: int | None = None
     group_name: str = ""
@@ -85,6 +101,7 @@ class RunConsumer(AsyncWebsocketConsumer):
     audience: bool | None = None  # owner (True) or read-only (False); known after the first render
     playing: bool = False  # the run was playing at this viewer's last live render
     last_push: float = 0.0  # time.monotonic() of the last push
+    rendered_panels: tuple[Any, ...] | None = None  # the panels' run state this viewer was last sent
 
     async def connect(self) -> None:
         token = self.scope["url_route"]["kwargs"]["token"]
@@ -122,12 +139,17 @@ class RunConsumer(AsyncWebsocketConsumer):
             elapsed += LEASE_CHECK_SECONDS
             try:
                 due = elapsed >= RECHECK_SECONDS
+                stalled = False
                 if not due and self.playing:
-                    due = await database_sync_to_async(_recovering)(self.run_id)
+                    stalled = due = await database_sync_to_async(_recovering)(self.run_id)
                 if due:
                     elapsed = 0.0
-                    await self.push()  # first: the page says "recovering" now
-                    await database_sync_to_async(recover_run)(self.run_id)
+                    # First: the page says "recovering" now. On the plain timer, a rendering this
+                    # process checked against the database within RECHECK_FRESH seconds is fresh
+                    # enough (a hundred viewers of one run re-check it once, not a hundred times).
+                    await self.push(since=None if stalled else time.monotonic() - RECHECK_FRESH)
+                    if _recovery_due(self.run_id):
+                        await database_sync_to_async(recover_run)(self.run_id)
             except Exception:
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 
@@ -286,7 +308,10 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.last_push = time.monotonic()
         if update.state == self.rendered and not hello:
             return ""  # nothing changed since this viewer's last update
-        self.rendered = update.state
+        panels = hello or update.panels_state != self.rendered_panels
+        self.rendered, self.rendered_panels = update.state, update.panels_state
         answers = self.lesson_answers(update.screen.run.share_token) if update.has_lesson else None
-        html, self.seen = live_render.viewer_part(update, seen=self.seen, answers=answers, hello=hello)
+        html, self.seen = live_render.viewer_part(
+            update, seen=self.seen, answers=answers, hello=hello, panels=panels
+        )
         return html

@@ -4,6 +4,10 @@ Views are cached per process (least recently used out first), keyed by the run's
 (unique for ever, unlike a primary key in a test database) and step: every
 viewer of a run's head asks for the same step, and the step after it is one delta away. Cached
 views are shared: callers must not modify them (the presenters copy what they decorate).
+
+The cache is bounded by weight, not by count: a view weighs its nodes plus its pods. A class of
+thirty small runs fits (each page's next view is one delta from the cached one, instead of a
+keyframe and its deltas decoded again), while a few 5,000-node views still fill it.
 """
 
 from __future__ import annotations
@@ -15,18 +19,30 @@ from typing import Any
 from playground import frame_views
 from playground.models import Run, RunFrame
 
-CACHE_SIZE = 8
+CACHE_SIZE = 256  # views at most...
+CACHE_WEIGHT = 60_000  # ...and at most this many nodes + pods over all of them (at least one view is kept)
 
 _cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+_weights: dict[tuple[str, int], int] = {}
 _lock = threading.Lock()
+_total = 0
+
+
+def _weight(view: dict[str, Any]) -> int:
+    return 1 + len(view.get("nodes") or ()) + len(view.get("pods") or ())
 
 
 def _remember(key: tuple[str, int], view: dict[str, Any]) -> dict[str, Any]:
+    global _total
     with _lock:
+        _total -= _weights.pop(key, 0)
         _cache[key] = view
         _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+        _weights[key] = weight = _weight(view)
+        _total += weight
+        while len(_cache) > 1 and (len(_cache) > CACHE_SIZE or _total > CACHE_WEIGHT):
+            old, _ = _cache.popitem(last=False)
+            _total -= _weights.pop(old, 0)
     return view
 
 
@@ -39,8 +55,11 @@ def _cached(key: tuple[str, int]) -> dict[str, Any] | None:
 
 
 def clear_cache() -> None:
+    global _total
     with _lock:
         _cache.clear()
+        _weights.clear()
+        _total = 0
 
 
 def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dict[str, Any]:

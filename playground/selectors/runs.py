@@ -79,22 +79,40 @@ def log_range(*, run: Run, after_seq: int, upto_seq: int, limit: int = LOG_LIMIT
     return data, rest
 
 
+def action_counts(*, run: Run) -> tuple[int, int, int]:
+    """(all actions, pending or running, running) of the run, in one query: a live page asks on
+    every notification."""
+    from django.db.models import Count, Q
+
+    active = [RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
+    counts = RunAction.objects.filter(run=run).aggregate(
+        total=Count("pk"),
+        active=Count("pk", filter=Q(state__in=active)),
+        running=Count("pk", filter=Q(state=RunAction.STATE_RUNNING)),
+    )
+    return counts["total"], counts["active"], counts["running"]
+
+
 def run_progress(*, run: Run) -> dict[str, Any]:
     """What the progress indicator shows: read from the DB, never from the worker's memory."""
-    active = run.actions.filter(state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]).order_by("index")
-    running = active.filter(state=RunAction.STATE_RUNNING).first()
-    last_failed = run.actions.filter(state=RunAction.STATE_FAILED).order_by("-index").first()
+    total, queued, running_count = action_counts(run=run)
+    running = (
+        run.actions.filter(state=RunAction.STATE_RUNNING).order_by("index").first() if running_count else None
+    )
     last_done = (
         run.actions.exclude(state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]).order_by("-index").first()
+        if total > queued
+        else None
     )
     return {
-        "queued": active.count(),
+        "queued": queued,
         "running": running,
-        "recovering": running is not None and run_recovering(run=run),
+        "recovering": running is not None and lease_lost(run=run),
         "playing": run.status == Run.STATUS_PLAYING or (running is not None and running.kind == RunAction.KIND_PLAY),
-        "last_failed": last_failed if last_done is not None and last_failed == last_done else None,
+        # The latest finished action, when it failed (an older failure is history, not news).
+        "last_failed": last_done if last_done is not None and last_done.state == RunAction.STATE_FAILED else None,
         "last_done": last_done,
-        "actions_total": run.actions.count(),
+        "actions_total": total,
     }
 
 
@@ -102,10 +120,16 @@ def run_recovering(*, run: Run) -> bool:
     """Has the run an action marked running that no live worker holds (its worker died; the
     run is being queued again)? A running action's worker renews the run's lease every fraction
     of a second (services/runs/lease.py); when Redis cannot be asked, it is not claimed."""
-    from playground.services.runs import lease
-
     if not run.actions.filter(state=RunAction.STATE_RUNNING).exists():
         return False
+    return lease_lost(run=run)
+
+
+def lease_lost(*, run: Run) -> bool:
+    """Is nobody holding the lease of a run that has an action running? (Redis cannot be asked:
+    not claimed.)"""
+    from playground.services.runs import lease
+
     return lease.held(run.pk) is False
 
 

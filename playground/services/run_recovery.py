@@ -41,16 +41,13 @@ def recover_run(run_id: int, *, last_index: int | None = None) -> bool:
         last_index = _unfinished(run_id).get(run_id)
         if last_index is None:
             return False
-    client = lease.client()
-    try:
-        if client.exists(lease.key(run_id)):
-            return False  # a worker is on it (its lease is renewed while it works)
-        if dispatch.continuation_waiting(run_id):
-            return False  # a play between two slices, its next one queued at a live worker
-        if not client.set(f"playground:run-requeued:{run_id}", 1, nx=True, ex=REQUEUE_DEBOUNCE):
-            return False  # re-queued a moment ago: that task is on its way
-    finally:
-        client.close()
+    client = lease.shared_client()
+    if client.exists(lease.key(run_id)):
+        return False  # a worker is on it (its lease is renewed while it works)
+    if dispatch.continuation_waiting(run_id):
+        return False  # a play between two slices, its next one queued at a live worker
+    if not client.set(f"playground:run-requeued:{run_id}", 1, nx=True, ex=REQUEUE_DEBOUNCE):
+        return False  # re-queued a moment ago: that task is on its way
     logger.warning("run %s: unfinished actions and no worker on it; queueing it again", run_id)
     dispatch.schedule(run_id, last_index)
     return True

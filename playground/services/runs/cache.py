@@ -1,6 +1,8 @@
 """The live engines a worker process keeps between actions, so a step costs the step's work.
 
-Bounded (least recently used out first) and per run. The stored log stays the truth: an engine is
+Bounded (least recently used out first) and per run, by count and by weight (nodes + pods):
+thirty students' small runs stay warm in one worker, while a couple of 5,000-node engines fill it
+(the most recent engine is always kept, whatever it weighs). The stored log stays the truth: an engine is
 handed out only while it is exactly at the run's stored head (`head_step` and `last_seq`), so an
 engine another worker has overtaken is dropped and rebuilt from the log. The run's lock makes
 sure only one worker at a time moves a run on; the cache never decides anything by itself.
@@ -15,7 +17,8 @@ from collections import OrderedDict
 from playground.models import Run
 from playground.services.runs.engine import Engine
 
-DEFAULT_SIZE = int(os.environ.get("PLAYGROUND_ENGINE_CACHE", "4"))
+DEFAULT_SIZE = int(os.environ.get("PLAYGROUND_ENGINE_CACHE", "32"))
+DEFAULT_WEIGHT = int(os.environ.get("PLAYGROUND_ENGINE_CACHE_WEIGHT", "30000"))  # nodes + pods of all engines
 FREEZE_NODES = 1000  # engines of clusters this big are moved out of the garbage collector's sight
 
 
@@ -23,12 +26,19 @@ def _nodes(engine: Engine) -> int:
     return len((engine.view or {}).get("nodes") or [])
 
 
-class EngineCache:
-    """At most `size` engines, keyed by run; `hits`/`rebuilds`/`stale` count what happened."""
+def _weight(engine: Engine) -> int:
+    view = engine.view or {}
+    return 1 + len(view.get("nodes") or ()) + len(view.get("pods") or ())
 
-    def __init__(self, size: int = DEFAULT_SIZE, *, freeze_gc: bool = False) -> None:
+
+class EngineCache:
+    """At most `size` engines weighing `weight` together, keyed by run; `hits`/`rebuilds`/`stale`
+    count what happened."""
+
+    def __init__(self, size: int = DEFAULT_SIZE, *, weight: int = DEFAULT_WEIGHT, freeze_gc: bool = False) -> None:
         """`freeze_gc`: after building a big engine, `gc.freeze()` it (see `_frozen`)."""
         self.size = max(1, size)
+        self.weight = max(1, weight)
         self.freeze_gc = freeze_gc
         self._frozen = False
         self._engines: OrderedDict[int, Engine] = OrderedDict()
@@ -58,7 +68,9 @@ class EngineCache:
         if self._engines.pop(engine.run_id, None) is not None:
             self._thaw()
         self._engines[engine.run_id] = engine
-        while len(self._engines) > self.size:
+        while len(self._engines) > 1 and (
+            len(self._engines) > self.size or sum(_weight(e) for e in self._engines.values()) > self.weight
+        ):
             self._engines.popitem(last=False)
             self._thaw()
         if self.freeze_gc and _nodes(engine) >= FREEZE_NODES:

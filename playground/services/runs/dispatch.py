@@ -135,11 +135,7 @@ def schedule_continuation(run_id: int, queue: str | None = None) -> None:
     queue = home_of(run_id) or queue or queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
     try:
-        client = _redis()
-        try:
-            client.set(_continuation_key(run_id), ticket, ex=3600)
-        finally:
-            client.close()
+        _shared_redis().set(_continuation_key(run_id), ticket, ex=3600)
         advance_run_task.apply_async(
             (run_id, -1), {"ticket": ticket}, priority=CONTINUATION_PRIORITY, **options
         )
@@ -166,11 +162,7 @@ def continuation_waiting(run_id: int) -> bool:
 
 def ticket_is_current(run_id: int, ticket: str) -> bool:
     """Is `ticket` the play's latest continuation? (Redis lost it: yes, let it continue.)"""
-    client = _redis()
-    try:
-        current = client.get(_continuation_key(run_id))
-    finally:
-        client.close()
+    current = _shared_redis().get(_continuation_key(run_id))
     return current is None or current.decode() == ticket
 
 
@@ -180,14 +172,10 @@ def others_waiting(queues: list[str]) -> bool:
 
     keys = [f"{name}{Channel.sep}{p}" if p else name for name in queues for p in range(10)]  # kombu's lists
     try:
-        client = _redis()
-        try:
-            with client.pipeline(transaction=False) as pipe:
-                for key in keys:
-                    pipe.llen(key)
-                return any(pipe.execute())
-        finally:
-            client.close()
+        with _shared_redis().pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.llen(key)
+            return any(pipe.execute())
     except Exception:
         return False
 

@@ -72,7 +72,7 @@ def client() -> Any:
 _shared: dict[str, Any] = {}
 
 
-def _shared_client() -> Any:
+def shared_client() -> Any:
     """One client (with its connection pool) per process and Redis URL, for the frequent
     is-it-held checks of the run pages."""
     url = settings.REDIS_URL
@@ -87,7 +87,7 @@ def held(run_id: int) -> bool | None:
     import redis
 
     try:
-        return bool(_shared_client().exists(key(run_id)))
+        return bool(shared_client().exists(key(run_id)))
     except (redis.RedisError, OSError):
         return None
 
@@ -100,7 +100,7 @@ class RunLease:
         self.ttl_ms = max(100, int(ttl * 1000))
         self.token = uuid.uuid4().hex
         self.lost = False
-        self._client = client()
+        self._client = shared_client()  # the process's pool: no connection set up per action
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -156,5 +156,3 @@ class RunLease:
                 self._client.eval(_RELEASE, 1, key(self.run_id), self.token)
         except (redis.RedisError, OSError):
             logger.warning("run %s: could not release the lease (it expires by itself)", self.run_id)
-        finally:
-            self._client.close()
