@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=40)
     parser.add_argument("--slug", default="percentage-of-nodes-to-score")
+    parser.add_argument("--queries", action="store_true", help="print the SQL of one settled action, by part")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the settled run's actions here")
     args = parser.parse_args(argv)
 
@@ -111,6 +112,21 @@ def _measure(args: argparse.Namespace) -> int:
     client.post(run_path, {"action": "play"}, HTTP_HX_REQUEST="true")
     advance_run(run.pk)
     viewer.render(hello=False, since=time.monotonic())
+    if args.queries:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        for part, call in (
+            ("web", lambda: client.post(run_path, {"action": "step"}, HTTP_HX_REQUEST="true")),
+            ("push (queued)", lambda: viewer.render(hello=False, since=time.monotonic())),
+            ("worker", lambda: advance_run(run.pk)),
+            ("push (done)", lambda: viewer.render(hello=False, since=time.monotonic())),
+        ):
+            with CaptureQueriesContext(connection) as captured:
+                call()
+            print(f"{part}: {len(captured.captured_queries)} queries")
+            for query in captured.captured_queries:
+                print("   ", query["sql"][:160])
     profiler = None
     if args.profile:
         import cProfile

@@ -11,6 +11,8 @@ Any code (a view, a service, a Celery task) sends through `send_to_group`; the c
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -27,12 +29,40 @@ def run_group(run_id: int) -> str:
     return f"run_{run_id}"
 
 
+SEND_TIMEOUT = 10.0  # s a sender waits for the layer (its Redis retries included)
+
+_sender_loop: asyncio.AbstractEventLoop | None = None
+_sender_lock = threading.Lock()
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """This process's event loop for group sends from synchronous code (views, tasks).
+
+    `async_to_sync` would run every send on a fresh loop, and the Redis channel layer keeps
+    its connections per loop: each notification would connect to Redis anew. One long-lived
+    loop in a daemon thread keeps them open (a worker notifies several times a second)."""
+    global _sender_loop
+    with _sender_lock:
+        if _sender_loop is None or _sender_loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="group-sender", daemon=True).start()
+            _sender_loop = loop
+        return _sender_loop
+
+
 def send_to_group(group: str, event_type: str, **payload: Any) -> None:
     """Send a `{"type": event_type, **payload}` message to every consumer in `group`."""
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("CHANNEL_LAYERS is not configured")
-    async_to_sync(layer.group_send)(group, {"type": event_type, **payload})
+    message = {"type": event_type, **payload}
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # synchronous code (no loop in this thread): the sender loop
+        future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _loop())
+        future.result(timeout=SEND_TIMEOUT)
+        return
+    async_to_sync(layer.group_send)(group, message)  # a loop's thread: asgiref runs it elsewhere
 
 
 def push_fragment(group: str, html: str) -> None:

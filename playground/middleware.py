@@ -75,7 +75,7 @@ class QuotaMiddleware:
         from playground.models import Run
         from playground.ownership import actor_for_request, can_control
 
-        run = Run.objects.filter(share_token=token).first()
+        run = Run.objects.defer("scenario_yaml").filter(share_token=token).first()
         if run is None or not can_control(run=run, actor=actor_for_request(request)):
             return  # the view answers (404 / 403)
         quotas.check_node_steps(client, run.pk)

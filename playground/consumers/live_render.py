@@ -106,13 +106,14 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
                 _table.move_to_end((run_id, audience))
                 return cached
     checked_at = time.monotonic()
-    run = Run.objects.filter(pk=run_id).first()
+    run = Run.objects.defer("scenario_yaml").filter(pk=run_id).first()  # the YAML: MBs at 5,000 nodes
     if run is None:
         return None
     if audience is None:
         audience = audience_of(run, actor)
-    state = run_state(run)
-    panels = state[:-2]
+    counts = run_selectors.action_counts(run=run)
+    panels = panels_state(run, counts[2])
+    state = (*panels, counts[0], counts[1])
     key = (run_id, audience)
     with _lock:
         cached = _table.get(key)
@@ -120,7 +121,7 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
             cached.built_at = max(cached.built_at, checked_at)
             _table.move_to_end(key)
             return cached
-    progress = run_selectors.run_progress(run=run)
+    progress = run_selectors.run_progress(run=run, counts=counts)
     if cached is not None and cached.panels_state == panels:
         screen = cached.screen  # only the actions moved: the panels (and the Screen) still hold
         panels_html = cached.panels_html

@@ -71,7 +71,7 @@ def _recovering(run_id: int) -> bool:
     seen = _recovering_seen.get(run_id)
     if seen is not None and now - seen[0] < LEASE_CHECK_SECONDS * 0.8:
         return seen[1]
-    run = Run.objects.filter(pk=run_id).first()
+    run = Run.objects.defer("scenario_yaml").filter(pk=run_id).first()
     recovering = run is not None and run_selectors.run_recovering(run=run)
     if len(_recovering_seen) > 1000:
         _recovering_seen.clear()
@@ -248,7 +248,7 @@ class RunConsumer(AsyncWebsocketConsumer):
     def render(self, hello: bool, since: float = 0.0) -> str:
         if not self.following and not self.pinned:
             return self.render_live(hello, since)
-        run = Run.objects.filter(pk=self.run_id).first()
+        run = Run.objects.defer("scenario_yaml").filter(pk=self.run_id).first()
         if run is None:
             return ""
         led, presenter_at = classroom.presenter_step(run.pk) if self.following else (False, None)

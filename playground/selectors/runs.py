@@ -17,7 +17,12 @@ LOG_LIMIT = 150  # log rows a page load or a push carries (the rest: search the 
 
 def run_by_share_token(*, token: str) -> Run:
     try:
-        return Run.objects.select_related("scenario", "forked_from").get(share_token=token)
+        # The YAML texts (MBs at 5,000 nodes) are read only by the pages that show them.
+        return (
+            Run.objects.select_related("scenario", "forked_from")
+            .defer("scenario_yaml", "scenario__yaml_cache", "forked_from__scenario_yaml")
+            .get(share_token=token)
+        )
     except Run.DoesNotExist:
         raise Http404("No such run") from None
 
@@ -63,6 +68,8 @@ def node_list_before(*, run: Run, seq: int) -> dict[str, Any] | None:
 def log_rows(*, run: Run, after_seq: int, upto_seq: int, limit: int = LOG_LIMIT) -> tuple[list[dict[str, Any]], int]:
     """Engine events after `after_seq` up to `upto_seq` (the newest `limit` of them), and how many
     were left out: what a (re)connecting viewer appends to its log to catch up."""
+    if upto_seq <= after_seq:
+        return [], 0  # the viewer has every event up to the screen's (the usual live case)
     rows = RunEvent.objects.filter(run=run, seq__gt=after_seq, seq__lte=upto_seq)
     total = rows.count()
     data = list(rows.order_by("-seq").values_list("data", flat=True)[:limit])
@@ -93,9 +100,10 @@ def action_counts(*, run: Run) -> tuple[int, int, int]:
     return counts["total"], counts["active"], counts["running"]
 
 
-def run_progress(*, run: Run) -> dict[str, Any]:
-    """What the progress indicator shows: read from the DB, never from the worker's memory."""
-    total, queued, running_count = action_counts(run=run)
+def run_progress(*, run: Run, counts: tuple[int, int, int] | None = None) -> dict[str, Any]:
+    """What the progress indicator shows: read from the DB, never from the worker's memory.
+    `counts`: `action_counts` of the run, when the caller has just read them."""
+    total, queued, running_count = action_counts(run=run) if counts is None else counts
     running = (
         run.actions.filter(state=RunAction.STATE_RUNNING).order_by("index").first() if running_count else None
     )

@@ -38,7 +38,10 @@ def refused_extender(scenario: Any) -> tuple[str, str] | None:
     return None
 
 
+EXTENDER_MARK = "urlPrefix"
+
+
 def uses_extenders(scenario_yaml: str) -> bool:
     """Whether a run's scenario may call extenders (a cheap textual test: a false positive only
     sends the run to the extender queue, which serves it just as well)."""
-    return "urlPrefix" in scenario_yaml
+    return EXTENDER_MARK in scenario_yaml

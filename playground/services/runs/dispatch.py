@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from playground.groups import RUN_UPDATED_EVENT, run_group, send_to_group
 from playground.models import Run, RunAction
-from playground.services.extender_access import uses_extenders
+from playground.services.extender_access import EXTENDER_MARK, uses_extenders
 from playground.tasks.runs import advance_run_task
 
 logger = logging.getLogger(__name__)
@@ -35,10 +35,16 @@ def queue_for(run_id: int, yaml_text: str | None = None) -> str | None:
     """The run's Celery queue: runs that may call extenders have their own (and their own
     worker), so a run waiting on a slow extender never delays the others."""
     queue = runs_queue()
-    if yaml_text is None:
-        yaml_text = Run.objects.filter(pk=run_id).values_list("scenario_yaml", flat=True).first() or ""
     extender_queue = getattr(settings, "PLAYGROUND_EXTENDER_QUEUE", "")
-    if extender_queue and uses_extenders(yaml_text):
+    if not extender_queue:
+        return queue
+    if yaml_text is None:
+        # The database answers the textual test (uses_extenders): the YAML (MBs at 5,000
+        # nodes) is not read for every action.
+        extenders = Run.objects.filter(pk=run_id, scenario_yaml__contains=EXTENDER_MARK).exists()
+    else:
+        extenders = uses_extenders(yaml_text)
+    if extenders:
         queue = f"{queue}.{extender_queue}" if queue else extender_queue
     return queue
 

@@ -80,11 +80,12 @@ def advance_run(
             )
             if action is None:
                 if warm and done == 0:
-                    run = Run.objects.filter(pk=run_id).first()
+                    run = Run.objects.defer("scenario_yaml").filter(pk=run_id).first()
                     if run is not None:
                         cache.get(run)
                 return done
-            run = Run.objects.get(pk=run_id)
+            # The scenario YAML (MBs at 5,000 nodes) is read only when an engine is rebuilt.
+            run = Run.objects.defer("scenario_yaml").get(pk=run_id)
             engine = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
@@ -142,7 +143,7 @@ def _commit(
     if lease is not None and lease.lost:
         raise LeaseLost(run_id)
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
+        run = Run.objects.select_for_update().defer("scenario_yaml").get(pk=run_id)
         fields: dict[str, Any] = dict(extra or {})
         if isinstance(engine, Engine) and engine.dirty:
             if run.head_step != engine.stored_step or run.last_seq != engine.stored_seq:
