@@ -10,7 +10,8 @@ one web process per core) on free ports with a temporary SQLite database, and:
 
 1. `--students` students (30), each a browser session over HTTP + the run page's websocket:
    arriving over `--arrival` seconds (30), fork a gallery scenario, start a run, then for
-   `--duration` seconds each alternate Step and Play
+   `--duration` seconds each alternate Step and Play, reading each result for `--think`
+   seconds (1 s: a quick student; 0 is a closed loop tighter than any class, also reported)
    (once the run has settled both still go through the queue and the worker). Step latency =
    the Step post sent -> the student's websocket pushes a state with nothing queued.
 2. One more student uploads a `--big` (500x4000) scenario, starts a run and plays it.
@@ -226,10 +227,11 @@ def _start_run(browser: Browser, scenario_path: str) -> str:
     return run_path
 
 
-def student(index: int, base: str, loop: Loop, until: float) -> Student:
+def student(index: int, base: str, loop: Loop, until: float, think: float = 0.0) -> Student:
     """Fork the gallery scenario, start a run, then alternate Step and Play until `until`. An
     action is done when the run page's websocket pushes a state with nothing queued (a settled
-    run's Step and Play are done at once: they still go through the queue and the worker)."""
+    run's Step and Play are done at once: they still go through the queue and the worker).
+    `think`: seconds the student looks at the result before the next press."""
     me = Student(index)
     browser = Browser(base)
     socket: Socket | None = None
@@ -254,6 +256,7 @@ def student(index: int, base: str, loop: Loop, until: float) -> Student:
                 me.latencies.append(time.monotonic() - sent)
             else:
                 me.timeouts += 1
+            time.sleep(think)
             if time.monotonic() >= until:
                 break
             sent = time.monotonic()
@@ -263,6 +266,7 @@ def student(index: int, base: str, loop: Loop, until: float) -> Student:
                 break
             me.plays += 1
             socket.wait(lambda s, t=sent: s.idle_at > t, max(0.0, min(30.0, until - time.monotonic())))
+            time.sleep(think)
     except Exception as error:
         me.error = f"{type(error).__name__}: {error}"[:300]
     finally:
@@ -425,7 +429,7 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
             time.sleep(5)  # the big upload and the lesson are under way
             students = []
             for i in range(args.students):  # a class arrives over half a minute, not in one instant
-                students.append(pool.submit(student, i, stack.url, loop, time.monotonic() + args.duration))
+                students.append(pool.submit(student, i, stack.url, loop, time.monotonic() + args.duration, args.think))
                 time.sleep(args.arrival / max(1, args.students))
             crowd = [s.result() for s in students]
             results["viewers"] = lesson.result()
@@ -503,7 +507,8 @@ def _markdown(result: dict[str, Any], note: str) -> str:
     if c:
         a, v, b, e = c["all_steps"], c["viewers"], c["big"], c["events"]
         lines += [
-            f"{len(c['students'])} students x {result['args']['duration']} s (fork a gallery scenario, start a run, alternate Step and Play), one "
+            f"{len(c['students'])} students x {result['args']['duration']} s (fork a gallery scenario, start a run, alternate Step and Play, "
+            f"{result['args'].get('think', 0)} s reading each result), one "
             f"{b.get('size')} play, {v['viewers']} viewers of the teacher's run; `./dev run`'s workers (one process per core: 2).\n",
             "| student | steps | plays | runs | step p50 ms | p95 ms | max ms | timeouts | refused |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -543,6 +548,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=120.0, help="seconds of stepping and playing (max 300)")
     parser.add_argument("--big", default="500x4000", help="NODESxPODS of the big play")
     parser.add_argument("--arrival", type=float, default=30.0, help="seconds over which the students arrive")
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="seconds a student reads the result before the next press (0: press again at once)")
     parser.add_argument("--scale-runs", type=int, default=12)
     parser.add_argument("--scale-steps", type=int, default=10)
     parser.add_argument("--skip-classroom", action="store_true")

@@ -53,6 +53,7 @@ class SharedUpdate:
     panels_html: str
     screen: Screen
     built_at: float
+    render_seconds: float  # CPU time the panels took to render (a playing run's pushes are paced by it)
     has_lesson: bool
     log_memo: dict[tuple[int, int], str] = field(default_factory=dict)  # (after, upto) -> rows HTML
 
@@ -122,14 +123,18 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
             _table.move_to_end(key)
             return cached
     progress = run_selectors.run_progress(run=run, counts=counts)
+    started = time.thread_time()
+    render_seconds = 0.0
     if cached is not None and cached.panels_state == panels:
         screen = cached.screen  # only the actions moved: the panels (and the Screen) still hold
         panels_html = cached.panels_html
+        render_seconds = cached.render_seconds
     else:
         screen = run_screen(run=run, actor=actor)
         panels_html = render_to_string(
             PANELS_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
         )
+        render_seconds = time.thread_time() - started
     status_html = render_to_string(
         STATUS_TEMPLATE, {"screen": screen, "run": run, "progress": progress, "oob": True, "following": False}
     )
@@ -140,6 +145,7 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
         panels_html=panels_html,
         screen=screen,
         built_at=checked_at,
+        render_seconds=render_seconds,
         has_lesson=lesson_panel.lesson_of_run(screen) is not None,
     )
     with _lock:

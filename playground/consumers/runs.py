@@ -47,7 +47,8 @@ logger = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 256 * 1024  # no live update is bigger (the page's long lists are fetched, not pushed)
 RESYNC_BURST = 5  # re-sync messages a socket may send per RESYNC_WINDOW seconds (the page sends one per open)
 RESYNC_WINDOW = 10.0
-PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)
+PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)...
+PLAY_RENDER_SHARE = 0.25  # ...or longer: a playing run's panels take at most this share of a core to render
 RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
 LEASE_CHECK_SECONDS = 0.25  # ...and looks whether a running action's worker is alive this often
 RECHECK_FRESH = 1.0  # s: a timer's re-check reuses a rendering checked this recently
@@ -102,6 +103,7 @@ class RunConsumer(AsyncWebsocketConsumer):
     playing: bool = False  # the run was playing at this viewer's last live render
     last_push: float = 0.0  # time.monotonic() of the last push
     rendered_panels: tuple[Any, ...] | None = None  # the panels' run state this viewer was last sent
+    render_seconds: float = 0.0  # what the panels it was last sent took to render (CPU)
 
     async def connect(self) -> None:
         token = self.scope["url_route"]["kwargs"]["token"]
@@ -204,10 +206,12 @@ class RunConsumer(AsyncWebsocketConsumer):
 
     async def run_updated(self, event: dict[str, Any]) -> None:
         if self.playing:
-            # Playing: at most one push per PLAY_PUSH_INTERVAL. Notifications that arrive in the
+            # Playing: at most one push per PLAY_PUSH_INTERVAL (longer for panels that
+            # take long to render). Notifications that arrive in the
             # meantime wait in this consumer's queue and then find nothing new to send, so a page
             # coalesces steps instead of falling behind.
-            wait = self.last_push + PLAY_PUSH_INTERVAL - time.monotonic()
+            interval = max(PLAY_PUSH_INTERVAL, self.render_seconds / PLAY_RENDER_SHARE)
+            wait = self.last_push + interval - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
         await self.push(since=time.monotonic())
@@ -304,6 +308,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         if update is None:
             return ""
         self.audience = update.screen.can_control
+        self.render_seconds = update.render_seconds
         self.playing = update.screen.run.status == Run.STATUS_PLAYING
         self.last_push = time.monotonic()
         if update.state == self.rendered and not hello:

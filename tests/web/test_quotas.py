@@ -30,7 +30,7 @@ def visitor() -> Client:
 def inline(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
            django_capture_on_commit_callbacks: Any) -> Any:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: svc.advance_run(run_id))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id))
     monkeypatch.setattr(dispatch, "warm", lambda run_id: None)
     return django_capture_on_commit_callbacks
 
@@ -88,7 +88,7 @@ def test_runs_per_hour_and_staff_are_exempt(inline: Any, settings: Any) -> None:
 
 def test_runs_playing_at_once(inline: Any, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.PLAYGROUND_RUNS_PLAYING = 1
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: None)  # no worker: plays stay queued
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: None)  # no worker: plays stay queued
     token = gallery_token()
     client = visitor()
     for _ in range(2):

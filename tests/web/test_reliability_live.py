@@ -224,7 +224,7 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
     settings.PLAYGROUND_RUNS_QUEUE = queue
     settings.EXTENDER_ALLOWED_URLS = [silent_url + "/"]
     sender = Celery("sender", broker=own_redis.url)
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: sender.send_task(
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: sender.send_task(
         "playground.advance_run", args=(run_id, index), queue=svc.queue_for(run_id)))
     slow_owner, other = Actor(session_token="slow-owner"), Actor(session_token="other-user")
     extender_yaml = (

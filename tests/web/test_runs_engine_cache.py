@@ -32,7 +32,7 @@ def workers(
     settings.REDIS_URL = redis_url
     state: dict[str, Any] = {"caches": {"a": EngineCache(4), "b": EngineCache(4)}, "worker": "a"}
 
-    def schedule(run_id: int, index: int) -> None:
+    def schedule(run_id: int, index: int, **_: object) -> None:
         svc.advance_run(run_id, cache=state["caches"][state["worker"]])
 
     monkeypatch.setattr(dispatch, "schedule", schedule)

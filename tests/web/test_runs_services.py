@@ -36,7 +36,7 @@ def inline_worker(
     settings.REDIS_URL = redis_url
     calls: list = []
 
-    def schedule(run_id: int, index: int) -> None:
+    def schedule(run_id: int, index: int, **_: object) -> None:
         calls.append((run_id, index))
         svc.advance_run(run_id)
 

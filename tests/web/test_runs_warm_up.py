@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """The tasks the web side asked a worker for, as (run id, action index); none runs."""
     calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: calls.append((run_id, index)))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: calls.append((run_id, index)))
     return calls
 
 

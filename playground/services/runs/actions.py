@@ -154,10 +154,12 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
     for attempt in range(5):
         try:
             with transaction.atomic():
-                locked = Run.objects.select_for_update().get(pk=run.pk)
+                # The lock only (the row's YAML is MBs at 5,000 nodes); the owner for the task's priority.
+                locked = Run.objects.select_for_update().only("pk", "owner_token", "owner_id").get(pk=run.pk)
                 last = locked.actions.aggregate(m=Max("index"))["m"]
                 action = RunAction.objects.create(run=locked, index=(last or 0) + 1, kind=kind, params=params)
-                transaction.on_commit(lambda a=action: dispatch.schedule(run.pk, a.index))
+                owner = {"owner_token": locked.owner_token, "owner_id": locked.owner_id}
+                transaction.on_commit(lambda a=action, o=owner: dispatch.schedule(run.pk, a.index, owner=o))
             return action
         except IntegrityError:  # two requests took the same index at once: take the next one
             if attempt == 4:

@@ -61,12 +61,14 @@ def _continuation_key(run_id: int) -> str:
     return f"playground:run-next:{run_id}"
 
 
-def action_priority(run_id: int, index: int) -> int:
+def action_priority(run_id: int, index: int, owner: dict[str, Any] | None = None) -> int:
     """The priority of the task queued for action `index` of the run (0: warming the engine):
-    how many actions of the run's owner wait before it (capped)."""
+    how many actions of the run's owner wait before it (capped). `owner`: the run's
+    `owner_token` and `owner_id`, when the caller has them."""
     if index == 0:
         return WARM_PRIORITY
-    owner = Run.objects.filter(pk=run_id).values("owner_token", "owner_id").first()
+    if owner is None:
+        owner = Run.objects.filter(pk=run_id).values("owner_token", "owner_id").first()
     if owner is None:
         return 0
     waiting = RunAction.objects.filter(state=RunAction.STATE_PENDING)
@@ -125,10 +127,10 @@ def home_of(run_id: int) -> str | None:
         return None
 
 
-def schedule(run_id: int, index: int) -> None:
+def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None) -> None:
     queue = home_of(run_id) or queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
-    advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index), **options)
+    advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
 
 
 def schedule_continuation(run_id: int, queue: str | None = None) -> None:
