@@ -156,19 +156,36 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
     return update
 
 
+def cached_update(run_id: int, audience: bool | None, since: float) -> SharedUpdate | None:
+    """The cached rendering for `audience` if it was built or checked after `since`, without
+    touching the database (None: ask `shared_update`)."""
+    if audience is None:
+        return None
+    with _lock:
+        cached = _table.get((run_id, audience))
+        if cached is not None and cached.built_at >= since:
+            _table.move_to_end((run_id, audience))
+            return cached
+    return None
+
+
 def viewer_part(
-    update: SharedUpdate, *, seen: int, answers: dict[str, str] | None, hello: bool, panels: bool = True
-) -> tuple[str, int]:
+    update: SharedUpdate, *, seen: int, answers: dict[str, str] | None, hello: bool, panels: bool = True,
+    memo_only: bool = False,
+) -> tuple[str, int] | None:
     """This viewer's own part of an update: its `seen` marker, the log rows after `seen` (the
     same rows for every viewer at the same `seen`: rendered once) and its lesson panel, with the
     shared status line and (`panels`: the viewer does not have them yet) the shared panels.
-    Returns the HTML and the viewer's new `seen`."""
+    Returns the HTML and the viewer's new `seen`; with `memo_only`, None when the log rows
+    would have to be read from the database (another viewer has not read them yet)."""
     screen = update.screen
     upto = screen.shown_seq
     key = (seen, upto)
     with _lock:
         rows_html = update.log_memo.get(key)
     new_seen = seen
+    if rows_html is None and memo_only and upto > seen:
+        return None
     if rows_html is None:
         log, omitted = run_selectors.log_rows(run=screen.run, after_seq=seen, upto_seq=upto)
         rows_html = render_to_string(

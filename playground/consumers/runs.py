@@ -31,6 +31,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.exceptions import SynchronousOnlyOperation
 from django.template.loader import render_to_string
 
 from playground.consumers import live_render
@@ -221,7 +222,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         rendering built after it is fresh); None: re-check the run's state now."""
         if since is None:
             since = time.monotonic()
-        html = await database_sync_to_async(self.render)(hello, since)
+        html = self.render_cached(hello, since)
+        if html is None:
+            html = await database_sync_to_async(self.render)(hello, since)
         if not html:
             return
         size = len(html.encode())
@@ -302,21 +305,48 @@ class RunConsumer(AsyncWebsocketConsumer):
             },
         )
 
+    def render_cached(self, hello: bool, since: float) -> str | None:
+        """A live viewer's update from this process's memory, in the event loop: when another
+        viewer of the same run and audience already rendered it (a hundred viewers of one run
+        then do not queue behind each other, and behind every page's database work, in the
+        one database thread). None: it needs the database (`render`)."""
+        if self.following or self.pinned:
+            return None
+        update = live_render.cached_update(self.run_id, self.audience, since)
+        if update is None or update.has_lesson:  # lesson answers are read from the session store
+            return None
+        try:
+            return self._live_html(update, hello, None, memo_only=True)
+        except SynchronousOnlyOperation:  # something wanted the database after all: the thread does it
+            return None
+
     def render_live(self, hello: bool, since: float) -> str:
         """A live viewer: the shared panels of its audience plus its own part."""
         update = live_render.shared_update(self.run_id, self.actor, self.audience, since)
         if update is None:
             return ""
+        answers = self.lesson_answers(update.screen.run.share_token) if update.has_lesson else None
+        return self._live_html(update, hello, answers) or ""
+
+    def _live_html(
+        self, update: live_render.SharedUpdate, hello: bool, answers: dict[str, str] | None, memo_only: bool = False
+    ) -> str | None:
+        if update.state == self.rendered and not hello:
+            self._saw(update)
+            return ""  # nothing changed since this viewer's last update
+        panels = hello or update.panels_state != self.rendered_panels
+        part = live_render.viewer_part(
+            update, seen=self.seen, answers=answers, hello=hello, panels=panels, memo_only=memo_only
+        )
+        if part is None:
+            return None
+        self._saw(update)
+        self.rendered, self.rendered_panels = update.state, update.panels_state
+        html, self.seen = part
+        return html
+
+    def _saw(self, update: live_render.SharedUpdate) -> None:
         self.audience = update.screen.can_control
         self.render_seconds = update.render_seconds
         self.playing = update.screen.run.status == Run.STATUS_PLAYING
         self.last_push = time.monotonic()
-        if update.state == self.rendered and not hello:
-            return ""  # nothing changed since this viewer's last update
-        panels = hello or update.panels_state != self.rendered_panels
-        self.rendered, self.rendered_panels = update.state, update.panels_state
-        answers = self.lesson_answers(update.screen.run.share_token) if update.has_lesson else None
-        html, self.seen = live_render.viewer_part(
-            update, seen=self.seen, answers=answers, hello=hello, panels=panels
-        )
-        return html

@@ -116,3 +116,38 @@ def test_gap_link_is_bounded_to_the_run(client: Client, big_run: Run) -> None:  
     seqs = [int(s) for s in SEQ.findall(page)]
     assert len(seqs) == min(LOG_LIMIT, big_run.last_seq) and seqs[0] == 1
     assert client.get(url, {"after": "x", "upto": "y"}).status_code == 200
+
+
+def test_a_queued_action_resends_the_status_line_only(
+    big_run: Run,  # noqa: F811
+    count_screens: list[int],
+) -> None:
+    """The "N actions queued" moment changes the status line, not the panels: they are not
+    rendered again, and a viewer that has them is sent the status line alone."""
+    reader = viewer(big_run, Actor(session_token="reader"))
+    first = reader.render(hello=True, since=0.0)
+    assert 'id="run-status"' in first
+    RunAction.objects.create(run=big_run, index=big_run.actions.count() + 1, kind=RunAction.KIND_STEP)
+    queued = reader.render(hello=False, since=time.monotonic())
+    assert len(count_screens) == 1  # the Screen was reused
+    assert 'id="run-queued"' in queued
+    assert len(queued) < len(first) / 2  # the panels were not sent again
+
+
+def test_a_rendered_update_reaches_other_viewers_without_the_database(
+    big_run: Run,  # noqa: F811
+    django_assert_num_queries: Any,
+) -> None:
+    """A hundred viewers of one run: the first renders (in the database thread); the others are
+    served from memory in the event loop, with no query."""
+    readers = [viewer(big_run, Actor(session_token=f"reader-{i}")) for i in range(3)]
+    for reader in readers:  # each viewer knows its audience after its first (hello) update
+        reader.render(hello=True, since=0.0)
+    act(big_run, RunAction.KIND_STEP)
+    notified = time.monotonic()
+    assert readers[1].render_cached(hello=False, since=notified) is None  # nothing rendered yet
+    html = readers[0].render(hello=False, since=notified)
+    with django_assert_num_queries(0):
+        fast = readers[1].render_cached(hello=False, since=notified)
+    assert fast is not None and f'<strong id="run-step">{big_run.head_step}</strong>' in fast
+    assert fast == html.replace(f'value="{readers[0].seen}"', f'value="{readers[1].seen}"')

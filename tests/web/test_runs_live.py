@@ -183,7 +183,7 @@ def test_killing_the_worker_mid_play_loses_and_duplicates_no_event(
     monkeypatch.setattr(
         dispatch,
         "schedule",
-        lambda run_id, index: sender.send_task("playground.advance_run", args=(run_id, index), queue=queue),
+        lambda run_id, index, **_: sender.send_task("playground.advance_run", args=(run_id, index), queue=queue),
     )
     owner = Actor(session_token="crash-owner")
     scenario = scenario_service.scenario_create(actor=owner, name="many pods", yaml_text=_many_pods_yaml())
