@@ -155,11 +155,14 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
         try:
             with transaction.atomic():
                 # The lock only (the row's YAML is MBs at 5,000 nodes); the owner for the task's priority.
-                locked = Run.objects.select_for_update().only("pk", "owner_token", "owner_id").get(pk=run.pk)
+                locked = Run.objects.select_for_update().only("pk", "owner_token", "owner_id", "status").get(pk=run.pk)
                 last = locked.actions.aggregate(m=Max("index"))["m"]
                 action = RunAction.objects.create(run=locked, index=(last or 0) + 1, kind=kind, params=params)
                 owner = {"owner_token": locked.owner_token, "owner_id": locked.owner_id}
-                transaction.on_commit(lambda a=action, o=owner: dispatch.schedule(run.pk, a.index, owner=o))
+                idle = locked.status == Run.STATUS_SETTLED and kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY)
+                transaction.on_commit(
+                    lambda a=action, o=owner, n=not idle: dispatch.schedule(run.pk, a.index, owner=o, needs_engine=n)
+                )
             return action
         except IntegrityError:  # two requests took the same index at once: take the next one
             if attempt == 4:

@@ -127,8 +127,11 @@ def home_of(run_id: int) -> str | None:
         return None
 
 
-def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None) -> None:
-    queue = home_of(run_id) or queue_for(run_id)
+def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, needs_engine: bool = True) -> None:
+    """Queue the worker for action `index` of the run. `needs_engine` False (a Step or Play of a
+    settled run: nothing to compute): any worker will do, so it is not sent to the home of the
+    run's engine, where it could wait behind another run's play slice."""
+    queue = (home_of(run_id) if needs_engine else None) or queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
 
