@@ -127,10 +127,27 @@ def home_of(run_id: int) -> str | None:
         return None
 
 
+INTERACTIVE_KEY = "playground:interactive"
+INTERACTIVE_WINDOW = 1.0  # s an action counts as "coming in" for the plays (worker.PLAY_SHARE)
+
+
+def interactive_recently() -> bool:
+    """Has any client queued an action in the last INTERACTIVE_WINDOW seconds?"""
+    try:
+        return bool(_shared_redis().exists(INTERACTIVE_KEY))
+    except Exception:
+        return False
+
+
 def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, needs_engine: bool = True) -> None:
     """Queue the worker for action `index` of the run. `needs_engine` False (a Step or Play of a
     settled run: nothing to compute): any worker will do, so it is not sent to the home of the
     run's engine, where it could wait behind another run's play slice."""
+    if index > 0:
+        try:
+            _shared_redis().set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
+        except Exception:  # Redis away: the task below says so
+            pass
     queue = (home_of(run_id) if needs_engine else None) or queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)

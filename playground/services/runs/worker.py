@@ -7,7 +7,9 @@ done and does nothing; a task that finds the lease taken retries shortly. Frames
 checkpoints, the run's progress and the action's state are written in one transaction, so a
 worker killed at any point leaves all of a batch or none of it.
 
-Fairness (docs/reliability.md): a play runs in slices of PLAY_SLICE_SECONDS. After each slice it
+Fairness (docs/reliability.md): while other actions are coming in (any run's Step, Play or
+cluster change in the last INTERACTIVE_WINDOW seconds), a play pauses after each batch as long
+as the batch took, so it leaves half of its core to them. A play also runs in slices of PLAY_SLICE_SECONDS. After each slice it
 looks at its queue; when other tasks wait there (another client's Step, another play's next
 slice), it commits, puts its action back to "pending", queues its own continuation behind them
 at the lowest priority and frees the worker process. With nobody waiting it plays on in the same
@@ -41,6 +43,8 @@ BATCH_SECONDS = 0.25  # a play commits (and notifies) at least this often...
 BATCH_UNITS = 25  # ...or after this many units
 MAX_PLAY_UNITS = 20000  # a safety net for one play action
 PLAY_SLICE_SECONDS = float(os.environ.get("PLAYGROUND_PLAY_SLICE_SECONDS", "0.5"))  # then yield if others wait
+PLAY_SHARE = 0.5  # of its pace a play keeps while other clients' actions are coming in
+MAX_PLAY_PAUSE = 0.5  # s a play pauses at most after one batch
 
 
 def _redis() -> Any:
@@ -309,6 +313,11 @@ def _play(
             break
         if speed > 0 or len(engine.frames) >= BATCH_UNITS or time.monotonic() - batch_started >= BATCH_SECONDS:
             _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
+            worked = time.monotonic() - batch_started
+            if queues is not None and dispatch.interactive_recently():
+                # Others are stepping: their Steps, pages and pushes need the cores this
+                # process shares with them. The play keeps PLAY_SHARE of its pace meanwhile.
+                time.sleep(min(MAX_PLAY_PAUSE, worked * (1 - PLAY_SHARE) / PLAY_SHARE))
             batch_started = time.monotonic()
             current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
             if current["pause_requested"]:
