@@ -185,3 +185,44 @@ def test_normalize_maps_the_raw_range_onto_0_to_100(bad_modules: Path) -> None:
     assert allocatable_plugin._div_toward_zero(-3, 2) == -1
     with pytest.raises(PluginArgsError):
         allocatable_plugin.NodeResourcesAllocatable({"resources": "cpu"}, None)
+
+
+def test_the_docs_filter_example_rejects_other_teams(bad_modules: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("""\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint:
+      enabled: [{name: TeamNodes}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {team: blue}}
+status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b, labels: {team: red}}
+status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {team: red}}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: q, labels: {team: green}}
+spec: {containers: [{name: c}]}
+""")
+    try:
+        assert main(["simulate", str(scenario), "--plugins", "team_nodes"]) == 0
+    finally:
+        forget_out_of_tree(["TeamNodes"])
+    pods = {p["name"]: p for p in json.loads(capsys.readouterr().out)["pods"]}
+    assert pods["p"]["node"] == "b"
+    assert pods["q"]["status"] == "Pending"
+    assert pods["q"]["message"].startswith("0/2 nodes are available: 2 node(s) didn't match the pod's team.")
