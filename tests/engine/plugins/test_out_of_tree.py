@@ -226,3 +226,31 @@ spec: {containers: [{name: c}]}
     assert pods["p"]["node"] == "b"
     assert pods["q"]["status"] == "Pending"
     assert pods["q"]["message"].startswith("0/2 nodes are available: 2 node(s) didn't match the pod's team.")
+
+
+def test_a_factory_function_gets_its_registered_name_and_must_build_a_plugin(tmp_path: Path) -> None:
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.framework.api import FilterPlugin, Registry
+
+    class Anonymous(FilterPlugin):
+        def filter(self, state, pod, node_info):  # noqa: ANN001, ANN201
+            return None
+
+    registry = Registry()
+    registry.register("FromFunction", lambda args, handle: Anonymous(args, handle))
+    registry.register("NotAPlugin", lambda args, handle: object())
+    config = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+              "profiles:\n- plugins:\n    filter:\n      enabled: [{name: %s}]\n---\n")
+    try:
+        scenario = load_scenario_text(config % "FromFunction" + ONE_POD)
+        from scheduler_core.simulation import Simulation
+
+        sim = Simulation(scenario, seed=0)
+        assert sim.scheduler.profiles["default-scheduler"].plugins_map["FromFunction"].name == "FromFunction"
+        with pytest.raises(ScenarioError, match="initializing plugin 'NotAPlugin': its factory returned object, "
+                                                "not a Plugin"):
+            load_scenario_text(config % "NotAPlugin" + ONE_POD)
+    finally:
+        forget_out_of_tree(["FromFunction", "NotAPlugin"])
+    assert get_registry() is IN_TREE_REGISTRY
