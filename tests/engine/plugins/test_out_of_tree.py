@@ -254,3 +254,14 @@ def test_a_factory_function_gets_its_registered_name_and_must_build_a_plugin(tmp
     finally:
         forget_out_of_tree(["FromFunction", "NotAPlugin"])
     assert get_registry() is IN_TREE_REGISTRY
+
+
+def test_loading_the_same_modules_again_changes_nothing(bad_modules: Path) -> None:
+    from scheduler_core.framework.plugins.registry import out_of_tree_names
+    from scheduler_core.plugin_modules import load_plugin_modules
+
+    assert load_plugin_modules("allocatable_plugin") == ["NodeResourcesAllocatable"]
+    cls = get_registry()["NodeResourcesAllocatable"]
+    assert load_plugin_modules(["allocatable_plugin", " "]) == ["NodeResourcesAllocatable"]
+    assert out_of_tree_names() == ["NodeResourcesAllocatable"] and get_registry()["NodeResourcesAllocatable"] is cls
+    assert "NodeResourcesAllocatable" in get_registry() and "NodeResourcesFit" in get_registry()
