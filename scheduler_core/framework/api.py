@@ -1,4 +1,5 @@
-"""The plugin API: everything an out-of-tree plugin needs, from one module.
+"""The plugin API: everything an out-of-tree plugin needs, from one module (upstream's staging
+module `k8s.io/kube-scheduler/framework`, which scheduler-plugins import as `fwk`).
 
 Why a module of its own: the framework's interfaces live where upstream keeps them
 (`interface.py`, `status.py`, `cycle_state.py`, `types.py`, `plugins/registry.py`), and their
