@@ -1,4 +1,4 @@
-"""TeamNodes, the smallest useful Filter plugin (docs/plugins.md, "A Filter plugin in 30 lines").
+"""TeamNodes, the smallest useful Filter plugin (docs/plugins.md, steps 2 to 4).
 
 A pod labelled `team: X` may only run on nodes labelled `team: X`; pods without the label go
 anywhere. The label key comes from the plugin's args (`labelKey`, default `team`). Such pods are
