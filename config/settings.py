@@ -235,6 +235,10 @@ EXTENDER_ALLOWED_URLS = env_list(
 # Seconds one run action (a step, a play) may spend waiting for extenders in total; after that its
 # extender calls fail at once (so one slow extender cannot hold a worker for long).
 EXTENDER_TIME_BUDGET = float(os.environ.get("EXTENDER_TIME_BUDGET", "30"))
+# Out-of-tree scheduler plugins (docs/plugins.md): comma-separated Python modules the operator has
+# installed; each web and worker process imports them at start (playground/plugins.py), and a
+# scenario's KubeSchedulerConfiguration may then enable their plugins. Scenarios never bring code.
+PLAYGROUND_PLUGINS = env_list("PLAYGROUND_PLUGINS", [])
 # Runs whose scenario configures extenders go to their own Celery queue (./dev run and
 # docker-compose start a worker for it), so a slow extender never delays other runs.
 PLAYGROUND_EXTENDER_QUEUE = os.environ.get("PLAYGROUND_EXTENDER_QUEUE", "extenders")

@@ -1,5 +1,9 @@
 """Command line: `python -m scheduler_core simulate|trace FILE [--seed N] [--max-time S]
-[--kubernetes-version v1.35|v1.30] [--feature-gates A=true,B=false]`.
+[--kubernetes-version v1.35|v1.30] [--feature-gates A=true,B=false] [--plugins my_module,...]`.
+
+`--plugins` imports out-of-tree plugin modules (importable from PYTHONPATH) before the scenario
+is read; each registers its plugins, which the scenario's KubeSchedulerConfiguration may then
+enable (docs/plugins.md).
 
 Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`, `--max-claims`) whose
 defaults admit 15,000 nodes, 100,000 pods and 100,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
@@ -27,6 +31,7 @@ from scheduler_core.featuregate import FeatureGateError
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
 from scheduler_core.framework.interface import PluginArgsError
 from scheduler_core.framework.runtime.framework import FrameworkError
+from scheduler_core.plugin_modules import PluginModuleError, load_plugin_modules
 from scheduler_core.simulation import Simulation
 
 TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
@@ -62,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                        help="upstream feature gates to set for the run, as kube-scheduler takes them "
                             "(validated against the modelled version's gate table)")
+        p.add_argument("--plugins", action="append", default=[], metavar="MODULE[,MODULE]",
+                       help="out-of-tree plugin modules to import (repeatable or comma-separated); "
+                            "each defines register(registry) (see docs/plugins.md)")
         p.add_argument("--graceful-termination", action="store_true",
                        help="deleted pods terminate over their grace period (default: gone at once, "
                             "as in the upstream recordings without kubelets)")
@@ -85,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: --extender-allow: {e}", file=sys.stderr)
         return 2
+    if args.plugins:
+        try:
+            load_plugin_modules(args.plugins)
+        except PluginModuleError as e:
+            print(f"error: --plugins: {e}", file=sys.stderr)
+            return 2
     try:
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
                         max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)

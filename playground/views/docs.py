@@ -23,6 +23,8 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "admission": ("docs/admission.md", "Admission", "what the API server adds to a pod before the scheduler sees it"),
     "versions": ("docs/versions.md", "Kubernetes versions", "which versions a run can model and what differs"),
     "async-edges": ("docs/async-edges.md", "Asynchronous edges", "upstream's timers and goroutines on the virtual clock"),
+    "architecture": ("docs/architecture.md", "Architecture", "how a scenario travels from upload to browser, and where new code goes"),
+    "plugins": ("docs/plugins.md", "Writing a plugin", "your own scheduler plugin: the API, loading it, a worked example"),
     "reliability": ("docs/reliability.md", "Reliability and security", "what was tried against the app, and what held"),
 }
 

@@ -48,6 +48,7 @@ from scheduler_core.config.validation import (
     validate_leader_election,
     validate_plugin_args,
 )
+from scheduler_core.framework.plugins.registry import out_of_tree_points
 
 __all__ = ["ConfigError", "parse_config", "IN_TREE_PLUGINS", "DEFAULT_EXTENDER_TIMEOUT_SECONDS"]
 
@@ -135,7 +136,7 @@ def _plugin_set(v: Any, path: str, point: str, issues: list[ConfigError],
                                               '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration '
                                               'is version "kubescheduler.config.k8s.io/v1")'))
                     continue
-                points = IN_TREE_PLUGINS.get(name)
+                points = IN_TREE_PLUGINS.get(name) or out_of_tree_points(name)
                 if point == "multiPoint":
                     if points is None:
                         later.append(ConfigError(f"{p}.name", f'{_GO_INTERFACE[_MULTIPOINT_ORDER[0]]} '

@@ -1,12 +1,18 @@
-"""The in-tree plugin registry (upstream plugins.NewInTreeRegistry): plugin name -> class.
+"""The plugin registry: the in-tree plugins (upstream plugins.NewInTreeRegistry), name -> class,
+merged with the out-of-tree ones a process registered (upstream's app.WithPlugin).
 
-Classes are imported lazily by dotted path so that a plugin module that fails to import (or does
-not exist yet) only breaks profiles that actually use it.
+In-tree classes are imported lazily by dotted path so that a plugin module that fails to import
+(or does not exist yet) only breaks profiles that actually use it. Out-of-tree plugins are
+registered once per process, before any scenario is loaded (`scheduler_core.plugin_modules`
+imports the modules named by `--plugins` or PLAYGROUND_PLUGINS); the registry is process-wide
+because a run's checkpoints are rebuilt from it in whichever process restores them.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from scheduler_core.framework.plugins import names
 
@@ -85,6 +91,110 @@ class _LazyRegistry(dict):
 IN_TREE_REGISTRY: dict[str, type] = _LazyRegistry()
 
 
+class RegistryError(ValueError):
+    """A registration upstream's Registry.Register would refuse (the name is taken, say)."""
+
+
+# name -> factory (a Plugin class, or any callable (args, handle) -> plugin), in registration order.
+_OUT_OF_TREE: dict[str, Callable[..., Any]] = {}
+
+
+class Registry:
+    """What an out-of-tree module's `register(registry)` receives (upstream runtime.Registry):
+    `register(name, factory)` adds a plugin, refused when the name is already taken."""
+
+    def __init__(self, target: dict[str, Callable[..., Any]] | None = None) -> None:
+        self._target = _OUT_OF_TREE if target is None else target
+
+    def register(self, name: str, factory: Callable[..., Any]) -> None:
+        if not isinstance(name, str) or not name:
+            raise RegistryError(f"a plugin name must be a non-empty string, got {name!r}")
+        if not callable(factory):
+            raise RegistryError(f"plugin {name!r}: the factory must be a class or a callable "
+                                f"(args, handle) -> plugin, got {type(factory).__name__}")
+        declared = getattr(factory, "name", None) if isinstance(factory, type) else None
+        if declared is not None and declared != name:
+            raise RegistryError(f"plugin {name!r}: its class {factory.__name__} declares name = {declared!r}; "
+                                f"the registered name and the class's `name` must be the same")
+        if name in IN_TREE_PLUGIN_PATHS:
+            raise RegistryError(f'a plugin named "{name}" already exists (an in-tree plugin)')
+        for taken in (self._target, _OUT_OF_TREE):
+            if name in taken and taken[name] is not factory:
+                raise RegistryError(f'a plugin named "{name}" already exists')
+        self._target[name] = factory
+
+    def names(self) -> list[str]:
+        return list(self._target)
+
+
+def add_out_of_tree(plugins: dict[str, Callable[..., Any]]) -> None:
+    """Make plugins a Registry collected (into a dict of its own) known to the process."""
+    _OUT_OF_TREE.update(plugins)
+
+
+def out_of_tree_points(name: str) -> frozenset[str] | None:
+    """The extension points (config spelling: `score`, `preFilter`, ...) a registered out-of-tree
+    plugin implements, from the interface classes it inherits; None when no such plugin. A
+    factory that is not a class could build anything: every point, and the framework checks."""
+    factory = _OUT_OF_TREE.get(name)
+    if factory is None:
+        return None
+    from scheduler_core.framework import interface as fi
+
+    bases = {
+        "preEnqueue": fi.PreEnqueuePlugin, "queueSort": fi.QueueSortPlugin, "preFilter": fi.PreFilterPlugin,
+        "filter": fi.FilterPlugin, "postFilter": fi.PostFilterPlugin, "preScore": fi.PreScorePlugin,
+        "score": fi.ScorePlugin, "reserve": fi.ReservePlugin, "permit": fi.PermitPlugin,
+        "preBind": fi.PreBindPlugin, "bind": fi.BindPlugin, "postBind": fi.PostBindPlugin,
+    }
+    if not isinstance(factory, type):
+        return frozenset(bases)
+    return frozenset(point for point, base in bases.items() if issubclass(factory, base))
+
+
+def forget_out_of_tree(names: list[str]) -> None:
+    """Unregister out-of-tree plugins (tests that load modules put the process back this way)."""
+    for name in names:
+        _OUT_OF_TREE.pop(name, None)
+
+
+def out_of_tree_names() -> list[str]:
+    """The names of the out-of-tree plugins this process registered, in registration order."""
+    return list(_OUT_OF_TREE)
+
+
+class _MergedRegistry(dict):
+    """In-tree and out-of-tree plugins as one name -> factory mapping (upstream's Registry.Merge)."""
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        factory = _OUT_OF_TREE.get(key)
+        return factory if factory is not None else IN_TREE_REGISTRY.get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        factory = self.get(key)
+        if factory is None:
+            raise KeyError(key)
+        return factory
+
+    def __contains__(self, key: object) -> bool:
+        return key in _OUT_OF_TREE or key in IN_TREE_PLUGIN_PATHS
+
+    def __iter__(self):  # noqa: ANN204
+        yield from IN_TREE_PLUGIN_PATHS
+        yield from _OUT_OF_TREE
+
+    def __len__(self) -> int:
+        return len(IN_TREE_PLUGIN_PATHS) + len(_OUT_OF_TREE)
+
+    def keys(self):  # noqa: ANN201
+        return list(self)
+
+
+_MERGED = _MergedRegistry()
+
+
 def get_registry() -> dict[str, type]:
-    """The in-tree registry; classes load on first lookup (`.get(name)` is None for unknown names)."""
-    return IN_TREE_REGISTRY
+    """Every plugin this process knows: the in-tree registry while nothing else is registered,
+    else in-tree merged with out-of-tree. Classes load on first lookup (`.get(name)` is None for
+    unknown names)."""
+    return _MERGED if _OUT_OF_TREE else IN_TREE_REGISTRY

@@ -96,11 +96,19 @@ class Framework:
             if cls is None:
                 raise FrameworkError(f"profile {self.profile_name!r}: plugin {name!r} does not exist")
             try:
-                self.plugins_map[name] = cls(configs.get(name), self)
+                plugin = self.plugins_map[name] = cls(configs.get(name), self)
             except fi.PluginArgsError:
                 raise
             except Exception as e:  # plugin constructors validate their args
                 raise FrameworkError(f"profile {self.profile_name!r}: initializing plugin {name!r}: {e}") from e
+            if getattr(plugin, "name", None) != name:  # an out-of-tree factory's plugin
+                if not isinstance(plugin, fi.Plugin):
+                    raise FrameworkError(f"profile {self.profile_name!r}: initializing plugin {name!r}: "
+                                         f"its factory returned {type(plugin).__name__}, not a Plugin")
+                if plugin.name:
+                    raise FrameworkError(f"profile {self.profile_name!r}: initializing plugin {name!r}: "
+                                         f"its factory built a plugin named {plugin.name!r}")
+                plugin.name = name
 
         self.points: dict[str, list[fi.Plugin]] = {p: [] for p in EXTENSION_POINTS}
         for point in EXTENSION_POINTS:
