@@ -23,6 +23,7 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "admission": ("docs/admission.md", "Admission", "what the API server adds to a pod before the scheduler sees it"),
     "versions": ("docs/versions.md", "Kubernetes versions", "which versions a run can model and what differs"),
     "async-edges": ("docs/async-edges.md", "Asynchronous edges", "upstream's timers and goroutines on the virtual clock"),
+    "metrics": ("docs/metrics.md", "Metrics", "kube-scheduler's metrics of a run, its charts, and the operator's /metrics"),
     "reliability": ("docs/reliability.md", "Reliability and security", "what was tried against the app, and what held"),
 }
 
