@@ -10,6 +10,7 @@ from playground.views import (
     diagnostics,
     docs,
     home,
+    operator_metrics,
     run_export,
     run_metrics,
     run_panels,
@@ -23,6 +24,7 @@ app_name = "playground"
 urlpatterns = [
     path("", home.home, name="home"),
     path("diagnostics/", diagnostics.diagnostics, name="diagnostics"),
+    path("metrics", operator_metrics.operator_metrics, name="operator_metrics"),
     path("docs/", docs.docs_index, name="docs"),
     path("docs/then-and-now/", then_and_now.then_and_now_page, name="then_and_now"),
     path("docs/<slug:slug>/", docs.docs_page, name="docs_page"),
