@@ -65,8 +65,8 @@ class RedisCollector:
                         pipe.llen(f"{name}{Channel.sep}{p}" if p else name)
                 pipe.get(RUN_STEPS_KEY)
                 answers = pipe.execute()
-        except Exception:
-            logger.warning("metrics: Redis unreachable", exc_info=True)
+        except Exception as error:
+            logger.warning("metrics: Redis unreachable: %s", error)
             up.add_metric([], 0)
             yield up
             return
