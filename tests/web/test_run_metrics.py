@@ -70,6 +70,11 @@ def test_metrics_at_a_step_count_only_the_events_up_to_it(client: Any, inline_wo
         assert values[("scheduler_pending_pods", (("queue", queue),))] == n
     timeline = metrics_selectors.metrics_upto(run=run, frame=frame1)
     assert [p["step"] for p in timeline.points] == [0, 1]
+    by_cycle = client.get(reverse("playground:run_metrics_text", args=[run.share_token]) + f"?cycle={frame1.cycle}")
+    assert by_cycle.content.decode() == text
+    page = client.get(reverse("playground:run_metrics", args=[run.share_token]) + "?step=1")
+    assert "up to step 1 " in page.content.decode()
+    assert client.get(reverse("playground:run_metrics", args=[run.share_token]) + "?step=1")["X-Read-Cache"] == "hit"
 
 
 def test_thinning_keeps_the_ends_and_the_bound() -> None:
