@@ -30,7 +30,6 @@ from scheduler_core.featuregate import FeatureGateError
 from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
 from scheduler_core.framework.interface import PluginArgsError
 from scheduler_core.framework.runtime.framework import FrameworkError
-from scheduler_core.metrics import PluginWallClock, RunMetrics, exposition
 from scheduler_core.simulation import Simulation
 
 TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
@@ -98,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as e:
             print(f"error: --metrics: {args.metrics}: {e.strerror or e}", file=sys.stderr)
             return 2
-    metrics = RunMetrics() if metrics_out is not None else None
+    metrics = None
+    if metrics_out is not None:  # imported only when asked for: prometheus_client costs a start-up
+        from scheduler_core.metrics import PluginWallClock, RunMetrics, exposition
+
+        metrics = RunMetrics()
     try:
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
                         max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _feeding(metrics: RunMetrics, writer: Callable[[dict[str, Any]], None] | None
+def _feeding(metrics: Any, writer: Callable[[dict[str, Any]], None] | None
              ) -> Callable[[dict[str, Any]], None]:
     """The event writer of a run whose metrics are kept: each event feeds them, then the trace."""
     feed = metrics.feed
