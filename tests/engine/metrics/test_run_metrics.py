@@ -37,7 +37,7 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 @pytest.mark.parametrize("case", ["v18-priority-queue-order", "v19-preemption-basic", "v07-taint-toleration",
-                                  "v22-preemption-several", "v15-spread-do-not-schedule"])
+                                  "v22-preemption-several", "v15-spread-do-not-schedule", "v26-scheduling-gates"])
 def test_pending_pods_follow_the_queue_at_every_step(case: str) -> None:
     sim, metrics, events = _run(load_scenario_file(str(CASES / f"{case}.yaml")))
     for _ in range(500):
