@@ -11,12 +11,14 @@ from playwright.sync_api import Page, expect
 
 from playground.models import Run
 from playground.services import gallery
+from tests.web.test_csp_browser import WATCH_VIOLATIONS
 
 pytestmark = pytest.mark.live
 
 
 def test_metrics_charts_match_the_events_and_link_to_the_scrubber(page: Page, celery_worker: Any) -> None:
     gallery.seed()
+    page.add_init_script(WATCH_VIOLATIONS)
     page.goto("/gallery/priority-preemption/")
     page.locator("#start-run").click()
     expect(page).to_have_url(re.compile(r"/runs/[^/]+/$"))
@@ -29,6 +31,7 @@ def test_metrics_charts_match_the_events_and_link_to_the_scrubber(page: Page, ce
     expect(page.locator("h1")).to_contain_text("Metrics of the run")
     for chart in ("#chart-queues svg", "#chart-attempts svg", "#hist-sli svg", "#chart-plugins svg"):
         expect(page.locator(chart)).to_be_visible()
+    assert page.evaluate("window.__cspViolations") == []  # server-drawn SVG: nothing to block
 
     # The tooltip of the last point of "attempts by result" ...
     last = page.locator("#chart-attempts a.hit").last
