@@ -17,6 +17,8 @@ from scheduler_core.metrics.histogram import Histogram
 
 WIDTH, HEIGHT = 640, 180
 LEFT, RIGHT, TOP, BOTTOM = 44, 8, 10, 22
+HBAR_LEFT, ROW = 240, 18
+NAMED_BARS = 12  # bar charts with at most this many bars name each bar under it
 QUEUES = (("active", "activeQ"), ("backoff", "backoffQ"), ("unschedulable", "unschedulable"), ("gated", "gated"))
 RESULTS = (("scheduled", "scheduled"), ("unschedulable", "unschedulable"), ("error", "error"))
 
@@ -39,8 +41,8 @@ def metrics_page(*, points: list[dict[str, Any]], metrics: RunMetrics, run_url: 
             bar_chart("hist-pod-attempts", "Attempts to schedule a pod", d.POD_SCHEDULING_ATTEMPTS.name,
                       *_histogram_bars(metrics.pod_attempts)),
         ],
-        "plugin_chart": bar_chart("chart-plugins", "Plugin evaluations", d.PLUGIN_EVALUATION.name + "_total",
-                                  *_plugin_bars(metrics)),
+        "plugin_chart": hbar_chart("chart-plugins", "Plugin evaluations by extension point",
+                                   d.PLUGIN_EVALUATION.name + "_total", *_plugin_bars(metrics)),
         "unschedulable": sorted(((pl, prof, n) for (pl, prof), n in metrics.unschedulable.items() if n),
                                 key=lambda r: (-r[2], r[0])),
         "preemption_attempts": metrics.preemption_attempts,
@@ -99,7 +101,19 @@ def bar_chart(id_: str, title: str, metric: str, labels: list[str], counts: list
                      "tip": f"{label}: {_num(c)}", "tx": round(LEFT + i * slot + slot / 2, 2)})
     return {"id": id_, "title": title, "metric": metric, "width": WIDTH, "height": HEIGHT, "bars": bars,
             "top": _num(top), "y_top": TOP, "y_bottom": HEIGHT - BOTTOM, "left": LEFT, "right": WIDTH - RIGHT,
-            "label_every": max(1, len(labels) // 10)}
+            "named": len(labels) <= NAMED_BARS, "label_every": max(1, len(labels) // 10)}
+
+
+def hbar_chart(id_: str, title: str, metric: str, labels: list[str], counts: list[float]) -> dict[str, Any]:
+    """Horizontal bars, one row per label (long names: plugins), named on the left."""
+    top = max(counts, default=0) or 1
+    plot_w = WIDTH - HBAR_LEFT - RIGHT - 40
+    bars = [{"y": TOP + i * ROW, "h": ROW - 4, "w": round(plot_w * c / top, 2), "label": label, "value": _num(c),
+             "tip": f"{label}: {_num(c)}", "ty": TOP + i * ROW + ROW - 6,
+             "vx": round(HBAR_LEFT + plot_w * c / top + 4, 2)}
+            for i, (label, c) in enumerate(zip(labels, counts, strict=True))]
+    return {"id": id_, "title": title, "metric": metric, "width": WIDTH, "height": TOP + len(bars) * ROW + 4,
+            "left": HBAR_LEFT, "bars": bars}
 
 
 def _histogram_bars(h: Histogram) -> tuple[list[str], list[float]]:
