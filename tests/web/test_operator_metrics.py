@@ -4,6 +4,7 @@ text parser."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -85,3 +86,22 @@ def test_websocket_connections_are_counted_while_open() -> None:
     start_value = gauge._value.get()
     open_now, closed = call_async(scenario)
     assert (open_now, closed) == (start_value + 1, start_value)
+
+
+def test_web_processes_share_a_fresh_metrics_directory(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from playground.web_processes import metrics_dir
+
+    given = tmp_path / "prom"
+    given.mkdir()
+    (given / "counter_123.db").write_bytes(b"stale")
+    (given / "keep.txt").write_text("not ours")
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(given))
+    assert metrics_dir() == (str(given), False)
+    assert sorted(p.name for p in given.iterdir()) == ["keep.txt"]  # a previous server's files go
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+    made, own = metrics_dir()
+    try:
+        assert own and os.environ["PROMETHEUS_MULTIPROC_DIR"] == made and os.path.isdir(made)
+    finally:
+        os.rmdir(made)
+        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # set by metrics_dir, not by monkeypatch
