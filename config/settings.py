@@ -42,10 +42,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_prometheus",
     "playground",
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first and last: whole-request counts
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -56,6 +58,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
     "playground.middleware.QuotaMiddleware",  # after sessions, auth and CSRF: who asks, and a valid post
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 # HTTPS (Django's deployment checklist). In production: cookies only over HTTPS, HSTS, and plain
@@ -74,6 +77,8 @@ SESSION_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 # /diagnostics/ in production: staff only. Pings are rate-limited per client everywhere.
 DIAGNOSTICS_PUBLIC = env_bool("DIAGNOSTICS_PUBLIC", default=not PRODUCTION)
+# /metrics (the app's operational metrics): staff only unless this is set.
+METRICS_PUBLIC = env_bool("METRICS_PUBLIC", default=False)
 DIAGNOSTICS_PINGS_PER_MINUTE = int(os.environ.get("DIAGNOSTICS_PINGS_PER_MINUTE", "10"))
 
 ROOT_URLCONF = "config.urls"

@@ -15,18 +15,25 @@ stays installed for `manage.py runserver`.
 
 A process that exits is started again (with a pause if it keeps failing); SIGTERM or SIGINT
 stops them all.
+
+The processes share one PROMETHEUS_MULTIPROC_DIR (a fresh temporary directory unless the
+environment names one, emptied at start) so /metrics, whichever process answers it, reports
+every process's requests and websocket connections (prometheus_client's multiprocess mode).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 RESTART_PAUSE = 1.0  # seconds before starting a process that exited again
 
@@ -89,9 +96,30 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stop
 
 
+def metrics_dir() -> tuple[str, bool]:
+    """The directory the processes keep their metrics in, emptied; True when made here (and so
+    removed at the end)."""
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if given:
+        Path(given).mkdir(parents=True, exist_ok=True)
+        for stale in Path(given).glob("*.db"):  # a previous server's processes
+            stale.unlink()
+        return given, False
+    made = tempfile.mkdtemp(prefix="playground-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    return made, True
+
+
+def _process_gone(directory: str, pid: int) -> None:
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(pid, directory)
+
+
 def serve(host: str, port: int, processes: int) -> int:
     sock = listen(host, port)
     fd = sock.fileno()
+    directory, made = metrics_dir()
     children: list[subprocess.Popen[bytes] | None] = [None] * processes
     started = [0.0] * processes
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -103,6 +131,7 @@ def serve(host: str, port: int, processes: int) -> int:
                 if child is not None and child.poll() is None:
                     continue
                 if child is not None:
+                    _process_gone(directory, child.pid)
                     print(f"web process {i} exited with code {child.returncode}; starting it again", flush=True)
                     if time.monotonic() - started[i] < 5:
                         time.sleep(RESTART_PAUSE)
@@ -125,6 +154,8 @@ def serve(host: str, port: int, processes: int) -> int:
                 except subprocess.TimeoutExpired:
                     child.kill()
         sock.close()
+        if made:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,8 @@ stderr as `warning: ...` lines; they never change the exit status.
 `simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);
 `trace` prints every engine event as one JSON object per line. Same file and seed give
 byte-identical output. A bad scenario prints one clear error on stderr and exits 2.
+`--metrics FILE` (either command) also writes the run's scheduler metrics, recomputed from its
+event stream, as Prometheus text to FILE at the end (docs/metrics.md); stdout is unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
@@ -86,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--extender-allow", action="append", default=[], metavar="URL_PREFIX",
                        help="an extender URL prefix the run may call (repeatable; a port of * allows "
                             "every port); default: any port on loopback (127.0.0.1, localhost, [::1])")
+        p.add_argument("--metrics", default=None, metavar="FILE",
+                       help="write the run's scheduler metrics (Prometheus text format) to FILE at the end")
     args = ap.parse_args(argv)
     try:
         policy = (ExtenderPolicy.from_prefixes(args.extender_allow) if args.extender_allow
@@ -99,6 +104,18 @@ def main(argv: list[str] | None = None) -> int:
         except PluginModuleError as e:
             print(f"error: --plugins: {e}", file=sys.stderr)
             return 2
+    metrics_out = None
+    if args.metrics:
+        try:  # refuse an unwritable path before any work, not after the run
+            metrics_out = open(args.metrics, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        except OSError as e:
+            print(f"error: --metrics: {args.metrics}: {e.strerror or e}", file=sys.stderr)
+            return 2
+    metrics = None
+    if metrics_out is not None:  # imported only when asked for: prometheus_client costs a start-up
+        from scheduler_core.metrics import PluginWallClock, RunMetrics, exposition
+
+        metrics = RunMetrics()
     try:
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
                         max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)
@@ -107,11 +124,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         tracing = args.command == "trace"
         trace_out = _trace_output() if tracing else None
-        sim = Simulation(scenario, seed=args.seed, record_events=tracing,
+        writer = event_line_writer(trace_out) if trace_out is not None else None
+        wall = None
+        if metrics is not None:
+            writer = _feeding(metrics, writer)
+            wall = PluginWallClock()
+        sim = Simulation(scenario, seed=args.seed, record_events=tracing or metrics is not None,
                          graceful_termination=args.graceful_termination,
                          kubernetes_version=args.kubernetes_version, feature_gates=args.feature_gates,
-                         event_writer=event_line_writer(trace_out) if trace_out is not None else None,
+                         event_writer=writer,
                          extender_transcript=ExtenderTranscript(policy=policy))
+        if wall is not None:
+            wall.instrument(sim.scheduler.profiles)
         for note in sim.version_notes:
             print(f"warning: {note}", file=sys.stderr)
     except (ScenarioError, UnknownVersionError, FrameworkError, PluginArgsError) as e:
@@ -134,7 +158,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "simulate":
         json.dump(sim.result(settled), sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")
+    if metrics_out is not None and metrics is not None:
+        with metrics_out:
+            metrics_out.write(exposition(metrics, wall))
     return 0
+
+
+def _feeding(metrics: Any, writer: Callable[[dict[str, Any]], None] | None
+             ) -> Callable[[dict[str, Any]], None]:
+    """The event writer of a run whose metrics are kept: each event feeds them, then the trace."""
+    feed = metrics.feed
+    if writer is None:
+        return feed
+
+    def both(ev: dict[str, Any]) -> None:
+        feed(ev)
+        writer(ev)
+
+    return both
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from playground.monitoring.instruments import socket_closed, socket_opened
+
 
 class FragmentConsumer(AsyncWebsocketConsumer):
     """Forwards `playground.groups.push_fragment` HTML to the browser.
@@ -25,9 +27,11 @@ class FragmentConsumer(AsyncWebsocketConsumer):
         self.group_name = self.group_for()
         await self.channel_layer.group_add(self.group_name, self.channel_name)
         await self.accept()
+        socket_opened(self, type(self).__name__.removesuffix("Consumer").lower())
         await self.on_connected()
 
     async def disconnect(self, code: int) -> None:
+        socket_closed(self)
         if getattr(self, "group_name", None):
             await self.channel_layer.group_discard(self.group_name, self.channel_name)
 

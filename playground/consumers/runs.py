@@ -37,6 +37,7 @@ from django.template.loader import render_to_string
 from playground.consumers import live_render
 from playground.groups import run_group
 from playground.models import Run
+from playground.monitoring.instruments import socket_closed, socket_opened
 from playground.ownership import actor_for_scope
 from playground.presenters.runs import lesson as lesson_panel
 from playground.presenters.runs import run_screen
@@ -127,6 +128,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.group_name = run_group(self.run_id)
         await self.channel_layer.group_add(self.group_name, self.channel_name)
         await self.accept()
+        socket_opened(self, "run")
         self.rechecker = asyncio.ensure_future(self._recheck())
 
     async def _recheck(self) -> None:
@@ -157,6 +159,7 @@ class RunConsumer(AsyncWebsocketConsumer):
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 
     async def disconnect(self, code: int) -> None:
+        socket_closed(self)
         rechecker = getattr(self, "rechecker", None)
         if rechecker is not None:
             rechecker.cancel()

@@ -25,6 +25,7 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "async-edges": ("docs/async-edges.md", "Asynchronous edges", "upstream's timers and goroutines on the virtual clock"),
     "architecture": ("docs/architecture.md", "Architecture", "how a scenario travels from upload to browser, and where new code goes"),
     "plugins": ("docs/plugins.md", "Writing a plugin", "your own scheduler plugin: the API, loading it, a worked example"),
+    "metrics": ("docs/metrics.md", "Metrics", "kube-scheduler's metrics of a run, its charts, and the operator's /metrics"),
     "reliability": ("docs/reliability.md", "Reliability and security", "what was tried against the app, and what held"),
 }
 

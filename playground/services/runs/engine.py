@@ -22,6 +22,7 @@ from typing import Any
 
 from playground import frame_views
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
+from playground.monitoring.collectors import record_steps
 
 CHECKPOINT_EVERY = 20  # frames between engine checkpoints, for clusters up to CHECKPOINT_NODES nodes
 CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the interval (see below)
@@ -232,6 +233,7 @@ class Engine:
             return
         RunFrame.objects.bulk_create(self.frames)
         RunEvent.objects.bulk_create(self.events, batch_size=500)
+        record_steps(len(self.frames))
         self.stored_step, self.stored_seq = self.step, self.sim.sink.seq
         self.frames, self.events = [], []
 
