@@ -21,6 +21,7 @@ from scheduler_core.api.types import (
     Pod,
     TopologySpreadConstraint,
 )
+from scheduler_core.features import gates_of
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
     EnqueueExtensions,
@@ -179,6 +180,9 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             self.system_defaulted = True
         # The whenUnsatisfiable values among them: most pods need no default constraints parsed.
         self.default_actions = frozenset(c.when_unsatisfiable for c in self.default_constraints)
+        # TaintTolerationComparisonOperators (alpha): nodeTaintsPolicy Honor matches Gt/Lt too.
+        gates = gates_of(handle)
+        self.comparison_operators = bool(gates.overrides) and gates.enabled("TaintTolerationComparisonOperators")
 
     # -- constraints ------------------------------------------------------------------------
 

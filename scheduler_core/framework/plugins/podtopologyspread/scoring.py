@@ -64,6 +64,8 @@ def _round_half_away(x: float) -> int:
 class ScoringMixin:
     """PreScore, Score and NormalizeScore of PodTopologySpread (mixed into the plugin)."""
 
+    comparison_operators: bool = False  # set by the plugin from its gates
+
     def _init_pre_score_state(self, s: PreScoreState, pod: Pod, filtered_nodes: list[NodeInfo],
                               require_all_topologies: bool) -> None:
         if pod.topology_spread_constraints:
@@ -124,7 +126,7 @@ class ScoringMixin:
             if require_all and not node_labels_match_spread_constraints(labels, constraints):
                 continue
             for i, c in enumerate(constraints):
-                if not c.match_node_inclusion_policies(pod, node, required):
+                if not c.match_node_inclusion_policies(pod, node, required, self.comparison_operators):
                     continue
                 value = labels.get(c.topology_key, "")
                 m = counts[i]
