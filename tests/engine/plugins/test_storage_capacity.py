@@ -161,3 +161,34 @@ def test_storage_view_lists_capacities_only_when_there_are_some() -> None:
                        "capacity": "100Gi", "maximumVolumeSize": ""}
     plain = Simulation(load_scenario_text("---\n".join([node("n1"), CLASS, claim("data", "1Gi")])))
     assert "storageCapacities" not in storage_view(plain.scheduler)
+
+
+# ---- NodeVolumeLimits: VolumeLimitScaling ----------------------------------------------------------
+def csi_node(name: str, drivers: str) -> str:
+    return f"apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: {name}}}\nspec: {{drivers: [{drivers}]}}\n"
+
+
+SCALING = (node("has-driver", cpu="4"), node("no-driver", cpu="64"), node("no-csinode", cpu="64"),
+           csi_node("has-driver", "{name: lvm.csi.example.com, nodeID: a}"),
+           csi_node("no-driver", "{name: other.csi.example.com, nodeID: b}"),
+           DRIVER.replace("storageCapacity: true", "storageCapacity: false"), CLASS,
+           claim("data", "10Gi"), pod("p", "data"))
+
+
+def test_volume_limit_scaling_needs_the_driver_on_the_node_only_with_its_gate() -> None:
+    off = run(*SCALING)["p"]
+    assert off["status"] == "Bound" and off["node"] in ("no-driver", "no-csinode")
+    on = run(*SCALING, "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n"
+             "  nodeSelector: {kubernetes.io/hostname: no-driver}\n"
+             "  containers: [{name: c, image: pause}]\n"
+             "  volumes: [{name: d, persistentVolumeClaim: {claimName: data2}}]\n",
+             claim("data2", "1Gi"), gates="VolumeLimitScaling=true")
+    assert (on["p"]["status"], on["p"]["node"]) == ("Bound", "has-driver")
+    assert on["q"]["status"] == "Pending"
+    assert ("1 lvm.csi.example.com CSI driver is not installed on the node" in on["q"]["message"]), on["q"]["message"]
+
+
+def test_volume_limit_scaling_ignores_a_provisioner_without_a_csidriver_object() -> None:
+    docs = [d for d in SCALING if "kind: CSIDriver" not in d]
+    on = run(*docs, gates="VolumeLimitScaling=true")["p"]
+    assert on["status"] == "Bound" and on["node"] in ("no-driver", "no-csinode")
