@@ -160,3 +160,32 @@ spec:
 """
     assert _pods(text, "TaintTolerationComparisonOperators=true")["p"]["status"] == "Bound"
     assert _pods(text, "")["p"]["status"] == "Deleted"
+
+
+# ---- PodTopologySpread's beta gates (on by default) ------------------------------------------------
+def _run(text: str, gates: str = "", version: str | None = None) -> dict[str, dict]:
+    sim = Simulation(load_scenario_text(text), feature_gates=gates, kubernetes_version=version)
+    sim.run()
+    return {p["name"]: p for p in sim.result(True)["pods"]}
+
+
+def test_node_inclusion_policies_are_defaulted_without_their_gate_at_v130() -> None:
+    # Zone a's only node is tainted and the pod does not tolerate it: with nodeTaintsPolicy Honor
+    # zone a is no domain; with the gate off the policy is Ignore and zone a (0 pods) counts.
+    docs = "---\n".join([_zone_node("a1", "a", "{key: k, value: v, effect: NoSchedule}"),
+                         _zone_node("b1", "b"), _bound("x1", "b1"),
+                         """apiVersion: v1
+kind: Pod
+metadata: {name: spread, labels: {app: x}}
+spec:
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}},
+     nodeTaintsPolicy: Honor}
+  containers: [{name: c, image: x}]
+"""])
+    assert _run(docs, version="v1.30")["spread"]["node"] == "b1"
+    off = _run(docs, "NodeInclusionPolicyInPodTopologySpread=false", version="v1.30")["spread"]
+    assert off["status"] == "Pending"
+    from scheduler_core.featuregate import FeatureGateError
+    with pytest.raises(FeatureGateError, match="locked to true"):
+        _run(docs, "NodeInclusionPolicyInPodTopologySpread=false")

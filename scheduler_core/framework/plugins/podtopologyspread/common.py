@@ -90,10 +90,14 @@ def has_untolerated_do_not_schedule_taint(node: Node, pod: Pod, comparison_opera
 
 def filter_topology_spread_constraints(
     constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: str,
+    node_inclusion_policy: bool = True,
 ) -> list[SpreadConstraint]:
     """The constraints whose whenUnsatisfiable is `action`, parsed. matchLabelKeys add the pod's own
     values for those keys to the selector (keys the pod lacks are ignored); a missing selector
-    stays Nothing. Raises SelectorError on an unparsable selector."""
+    stays Nothing. Raises SelectorError on an unparsable selector.
+
+    `node_inclusion_policy` (NodeInclusionPolicyInPodTopologySpread) off: every constraint gets
+    the default policies (node affinity honoured, taints ignored), as upstream's gate-off path."""
     result = []
     for c in constraints:
         if c.when_unsatisfiable != action:
@@ -108,8 +112,8 @@ def filter_topology_spread_constraints(
             topology_key=c.topology_key,
             selector=selector,
             min_domains=c.min_domains if c.min_domains is not None else 1,
-            node_affinity_policy=c.node_affinity_policy or POLICY_HONOR,
-            node_taints_policy=c.node_taints_policy or POLICY_IGNORE,
+            node_affinity_policy=(c.node_affinity_policy if node_inclusion_policy else None) or POLICY_HONOR,
+            node_taints_policy=(c.node_taints_policy if node_inclusion_policy else None) or POLICY_IGNORE,
         ))
     return result
 

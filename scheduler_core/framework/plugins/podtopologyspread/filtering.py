@@ -98,6 +98,7 @@ class FilteringMixin:
     """PreFilter, PreFilterExtensions and Filter of PodTopologySpread (mixed into the plugin)."""
 
     comparison_operators: bool = False  # set by the plugin from its gates
+    node_inclusion_policy: bool = True
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:

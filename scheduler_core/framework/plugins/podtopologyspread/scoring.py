@@ -65,12 +65,14 @@ class ScoringMixin:
     """PreScore, Score and NormalizeScore of PodTopologySpread (mixed into the plugin)."""
 
     comparison_operators: bool = False  # set by the plugin from its gates
+    node_inclusion_policy: bool = True
 
     def _init_pre_score_state(self, s: PreScoreState, pod: Pod, filtered_nodes: list[NodeInfo],
                               require_all_topologies: bool) -> None:
         if pod.topology_spread_constraints:
             s.constraints = filter_topology_spread_constraints(
-                pod.topology_spread_constraints, pod.labels, SCHEDULE_ANYWAY)
+                pod.topology_spread_constraints, pod.labels, SCHEDULE_ANYWAY,
+                self.node_inclusion_policy)
         else:
             s.constraints = self._build_default_constraints(pod, SCHEDULE_ANYWAY)
         if not s.constraints:
