@@ -42,6 +42,7 @@ API_VERSIONS = {
     "StorageClass": "storage.k8s.io/v1",
     "CSINode": "storage.k8s.io/v1",
     "CSIDriver": "storage.k8s.io/v1",
+    "CSIStorageCapacity": "storage.k8s.io/v1",
 }
 # An upper bound on values in one import, checked while walking (alias-expanded) data.
 MAX_VALUES = 2_000_000

@@ -110,7 +110,10 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         for fwk in self.profiles.values():
             fwk.set_pod_nominator(self.queue)
         self._attach_queue_callbacks()
-        self.taint_manager = TaintEvictionController(on_event=self._on_taint_manager_event)
+        self.taint_manager = TaintEvictionController(
+            on_event=self._on_taint_manager_event,
+            comparison_operators=bool(feature_gates.overrides)
+            and feature_gates.enabled("TaintTolerationComparisonOperators"))
         # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
         # can all sign pods (and that has no extenders).
         self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}

@@ -64,6 +64,8 @@ class Simulation:
         self.seed = seed
         version_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
         self.feature_gates = with_overrides(version_gates, parse_feature_gates(feature_gates, version_gates.version))
+        if scenario.pod_resources_error is not None and not self.feature_gates.enabled("PodLevelResources"):
+            raise scenario.pod_resources_error
         # What this release leaves out of the scenario (e.g. device claims before DRA was on).
         self.version_notes: list[str] = dra_version_notes(scenario, self.feature_gates)
         self.clock = VirtualClock()

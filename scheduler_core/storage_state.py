@@ -1,5 +1,5 @@
 """The storage objects the simulated API server holds (PersistentVolumes, PersistentVolumeClaims,
-StorageClasses, CSINodes, CSIDrivers): what the volume plugins' listers read.
+StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities): what the volume plugins' listers read.
 
 Objects are replaced on every write (with a higher resource_version), never changed in place,
 so what a plugin read earlier (VolumeBinding's assume cache) stays as it was read.
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from scheduler_core.api.storage_types import (
     CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -29,6 +30,7 @@ class StorageState:
     classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    capacities: dict[str, CSIStorageCapacity] = field(default_factory=dict)  # "ns/name" ->
 
     @classmethod
     def from_objects(cls, objs: StorageObjects) -> StorageState:
@@ -36,7 +38,8 @@ class StorageState:
                    pvcs={c.key: c for c in objs.pvcs},
                    classes={c.name: c for c in objs.classes},
                    csi_nodes={c.name: c for c in objs.csi_nodes},
-                   csi_drivers={d.name: d for d in objs.csi_drivers})
+                   csi_drivers={d.name: d for d in objs.csi_drivers},
+                   capacities={c.key: c for c in sorted(objs.capacities, key=lambda c: c.key)})
 
     def get_pvc(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         return self.pvcs.get(f"{namespace}/{name}")

@@ -1,6 +1,7 @@
 """The storage part of a run's view (`Simulation.view`): classes, claims (bound or pending, to
 which volume, which pods use them, the node a WaitForFirstConsumer claim was given) and volumes
-(capacity, phase, claim, where they can be used). Absent from the view of a run without
+(capacity, phase, claim, where they can be used), and the CSIStorageCapacities (class, where,
+how much; only when the scenario has some). Absent from the view of a run without
 storage objects and without pod volumes, so such runs' views are as before."""
 
 from __future__ import annotations
@@ -8,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.quantity import format_quantity
-from scheduler_core.api.storage_types import ANN_SELECTED_NODE, PersistentVolume, claim_class
+from scheduler_core.api.storage_types import ANN_SELECTED_NODE, CSIStorageCapacity, PersistentVolume, claim_class
+from scheduler_core.api.types import LabelSelector
 from scheduler_core.framework.plugins.helper.volumes import claim_name
 
-__all__ = ["storage_view", "where_usable"]
+__all__ = ["storage_view", "where_usable", "selector_text"]
 
 
 def where_usable(pv: PersistentVolume) -> str:
@@ -25,6 +27,22 @@ def where_usable(pv: PersistentVolume) -> str:
     return " or ".join(terms)
 
 
+def selector_text(sel: LabelSelector | None) -> str:
+    """A label selector in words ("kubernetes.io/hostname=n1, zone in a,b"); "" for an empty one."""
+    if sel is None:
+        return ""
+    parts = [f"{k}={v}" for k, v in sel.match_labels.items()]
+    parts += [f"{e.key} {e.operator.lower()} {','.join(e.values)}".strip() for e in sel.match_expressions]
+    return ", ".join(parts)
+
+
+def _capacity_row(c: CSIStorageCapacity) -> dict[str, Any]:
+    return {"key": c.key, "class": c.storage_class_name,
+            "where": "nowhere" if c.node_topology is None else (selector_text(c.node_topology) or "every node"),
+            "capacity": "" if c.capacity is None else format_quantity(c.capacity),
+            "maximumVolumeSize": "" if c.maximum_volume_size is None else format_quantity(c.maximum_volume_size)}
+
+
 def storage_view(scheduler: Any) -> dict[str, Any] | None:
     cs = scheduler.cluster
     st = cs.storage
@@ -36,7 +54,7 @@ def storage_view(scheduler: Any) -> dict[str, Any] | None:
             name = claim_name(pod, v)
             if name is not None:
                 users.setdefault(f"{pod.namespace}/{name}", []).append(pod.key)
-    if not (st.pvs or st.pvcs or st.classes or st.csi_nodes or users):
+    if not (st.pvs or st.pvcs or st.classes or st.csi_nodes or st.capacities or users):
         return None
     default = st.default_class()
     classes = [{"name": c.name, "provisioner": c.provisioner, "mode": c.volume_binding_mode,
@@ -60,4 +78,7 @@ def storage_view(scheduler: Any) -> dict[str, Any] | None:
                 "where": where_usable(pv), "source": pv.csi_driver or pv.source,
                 "zone": pv.labels.get("topology.kubernetes.io/zone", "")}
                for pv in sorted(st.pvs.values(), key=lambda p: p.name)]
-    return {"storageClasses": classes, "storageClaims": claims, "storageVolumes": volumes}
+    out = {"storageClasses": classes, "storageClaims": claims, "storageVolumes": volumes}
+    if st.capacities:
+        out["storageCapacities"] = [_capacity_row(c) for c in st.capacities.values()]
+    return out

@@ -236,6 +236,9 @@ def pod_manifest(p: Pod) -> dict[str, Any]:
     spec["containers"] = [_container(c, p.host_network) for c in p.containers]
     if p.overhead:
         spec["overhead"] = _resources(p.overhead)
+    if p.pod_resources is not None:
+        pr = p.pod_resources
+        spec["resources"] = {k: _resources(v) for k, v in (("requests", pr.requests), ("limits", pr.limits)) if v}
     if p.resource_claims:
         spec["resourceClaims"] = pod_resource_claims(p)
     if p.volumes:

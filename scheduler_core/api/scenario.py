@@ -57,6 +57,10 @@ class Scenario:
     # What loading did (controllers' pods created, dump objects dropped): a
     # scheduler_core.controllers.workloads.WorkloadSummary; None for scenarios built in code.
     load_summary: Any = field(default=None, compare=False, repr=False)
+    # The located error for the first pod with spec.resources (pod-level resources): a run
+    # whose gates leave PodLevelResources off refuses the scenario with it (v1.30 has no such
+    # field). None when no pod sets them.
+    pod_resources_error: Any = field(default=None, compare=False, repr=False)
     # Lesson documents (scheduler_core.api.lesson): captions for the web app, unused by the engine.
     lessons: list[Any] = field(default_factory=list, compare=False, repr=False)
     challenges: list[Any] = field(default_factory=list, compare=False, repr=False)  # api/challenge.py

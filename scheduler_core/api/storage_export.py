@@ -11,6 +11,7 @@ from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.storage_types import (
     CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -125,6 +126,19 @@ def _csi_driver(d: CSIDriver) -> dict[str, Any]:
             "spec": {"attachRequired": d.attach_required, "storageCapacity": d.storage_capacity}}
 
 
+def _capacity(c: CSIStorageCapacity) -> dict[str, Any]:
+    d: dict[str, Any] = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+                         "metadata": object_meta(c.name, c.namespace, c.labels),
+                         "storageClassName": c.storage_class_name}
+    if c.node_topology is not None:
+        d["nodeTopology"] = _selector(c.node_topology)
+    if c.capacity is not None:
+        d["capacity"] = format_quantity(c.capacity)
+    if c.maximum_volume_size is not None:
+        d["maximumVolumeSize"] = format_quantity(c.maximum_volume_size)
+    return d
+
+
 def storage_manifests(st: StorageObjects) -> list[dict[str, Any]]:
     """Classes first (in their order: the default class is the newest), then PVs, PVCs, CSI."""
     docs = [_class(c) for c in sorted(st.classes, key=lambda c: c.creation_index)]
@@ -132,4 +146,5 @@ def storage_manifests(st: StorageObjects) -> list[dict[str, Any]]:
     docs += [_pvc(c) for c in st.pvcs]
     docs += [_csi_node(c) for c in st.csi_nodes]
     docs += [_csi_driver(d) for d in st.csi_drivers]
+    docs += [_capacity(c) for c in st.capacities]
     return docs

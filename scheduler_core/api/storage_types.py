@@ -1,5 +1,5 @@
 """The storage objects the volume plugins read (k8s.io/api core/v1 PersistentVolume,
-PersistentVolumeClaim, Volume; storage/v1 StorageClass, CSINode, CSIDriver), reduced to the
+PersistentVolumeClaim, Volume; storage/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity), reduced to the
 fields the scheduler and the controllers it relies on use, with snake_case names.
 
 Built only by the loader (`scheduler_core.api.loader.storage`), after the apiserver's defaults
@@ -173,6 +173,31 @@ class CSIDriver:
 
 
 @dataclass
+class CSIStorageCapacity:
+    """storage.k8s.io/v1 CSIStorageCapacity: what a CSI driver reported it can still provision
+    for one class in one topology segment (`node_topology`; None: nowhere). VolumeBinding reads
+    these for a class whose provisioner is a CSIDriver with `storageCapacity: true`."""
+
+    namespace: str
+    name: str
+    storage_class_name: str
+    node_topology: LabelSelector | None = None
+    capacity: Fraction | None = None
+    maximum_volume_size: Fraction | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def volume_limit(self) -> Fraction | None:
+        """The largest volume it could provision: maximumVolumeSize when reported (the more
+        precise figure), else capacity (upstream volumeLimit)."""
+        return self.maximum_volume_size if self.maximum_volume_size is not None else self.capacity
+
+
+@dataclass
 class ClaimTemplate:
     """An ephemeral volume's volumeClaimTemplate: the claim the ephemeral volume controller
     creates as `<pod>-<volume>`, owned by the pod."""
@@ -216,9 +241,11 @@ class StorageObjects:
     classes: list[StorageClass] = field(default_factory=list)
     csi_nodes: list[CSINode] = field(default_factory=list)
     csi_drivers: list[CSIDriver] = field(default_factory=list)
+    capacities: list[CSIStorageCapacity] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.pvs or self.pvcs or self.classes or self.csi_nodes or self.csi_drivers)
+        return bool(self.pvs or self.pvcs or self.classes or self.csi_nodes or self.csi_drivers
+                    or self.capacities)
 
 
 def claim_class(pvc: PersistentVolumeClaim) -> str:

@@ -235,6 +235,15 @@ class ContainerPort:
     host_ip: str = ""
 
 
+@dataclass(frozen=True)
+class PodResources:
+    """A pod's spec.resources (PodLevelResources) after the apiserver's defaults: requests and
+    limits for cpu, memory and hugepages-* only."""
+
+    requests: dict[str, Quantity] = field(default_factory=dict)
+    limits: dict[str, Quantity] = field(default_factory=dict)
+
+
 @dataclass
 class Container:
     name: str
@@ -331,6 +340,12 @@ class Pod:
     def volumes(self) -> Any:
         """spec.volumes (api.storage_types.Volume): none on a plain Pod."""
         return ()
+
+    @property
+    def pod_resources(self) -> PodResources | None:
+        """spec.resources, the pod-level requests and limits (PodLevelResources): none on a plain
+        Pod (see api.pod_kinds)."""
+        return None
 
     @property
     def key(self) -> str:

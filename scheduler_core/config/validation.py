@@ -214,14 +214,17 @@ def _placed(message: str, path: str) -> ConfigError:
 def check_frameworks(cfg: KubeSchedulerConfiguration) -> None:
     """Build each profile's framework as kube-scheduler does at start: a queue sort and a bind
     plugin are required, every Score plugin needs a weight. ConfigError at the profile."""
+    from scheduler_core.features import DEFAULT_GATES, with_overrides
     from scheduler_core.framework.interface import PluginArgsError
     from scheduler_core.framework.plugins.registry import get_registry
     from scheduler_core.framework.runtime.framework import Framework, FrameworkError
 
+    # Args a gate allows (VolumeBinding's shape) pass here; the run's gates decide at its start.
+    gates = with_overrides(DEFAULT_GATES, {"StorageCapacityScoring": True})
     registry = get_registry()
     for i, prof in enumerate(cfg.profiles):
         try:
-            Framework(prof, registry)
+            Framework(prof, registry, feature_gates=gates)
         except (FrameworkError, PluginArgsError) as exc:
             raise ConfigError(f"profiles[{i}]", f"creating profile for scheduler name "
                                                 f"{prof.scheduler_name}: {exc}") from None

@@ -92,11 +92,13 @@ def get_no_execute_taints(taints: Iterable[Taint]) -> list[Taint]:
 
 
 def get_matching_tolerations(
-    taints: Sequence[Taint], tolerations: Sequence[Toleration]
+    taints: Sequence[Taint], tolerations: Sequence[Toleration], comparison_operators: bool = False,
 ) -> tuple[bool, list[Toleration]]:
     """Whether every taint is tolerated, and for each taint the first toleration that tolerates it.
 
     Mirrors v1helper.GetMatchingTolerations: the used list is empty when not all are tolerated.
+    Gt/Lt tolerations count only with TaintTolerationComparisonOperators (`comparison_operators`),
+    as in the scheduler's TaintToleration.
     """
     if not taints:
         return True, []
@@ -105,7 +107,7 @@ def get_matching_tolerations(
     used: list[Toleration] = []
     for taint in taints:
         for tol in tolerations:
-            if tol.tolerates_taint(taint):
+            if tol.tolerates_taint_with(taint, comparison_operators):
                 used.append(tol)
                 break
         else:
@@ -198,7 +200,7 @@ class TaintEvictionController:
     """
 
     __slots__ = ("_work", "_heap", "_seq", "_tainted_nodes", "_on_event", "default_toleration_seconds",
-                 "not_ready_seconds", "unreachable_seconds")
+                 "not_ready_seconds", "unreachable_seconds", "comparison_operators")
 
     def __init__(
         self,
@@ -207,6 +209,7 @@ class TaintEvictionController:
         default_toleration_seconds: bool = False,
         not_ready_seconds: int = DEFAULT_NOT_READY_TOLERATION_SECONDS,
         unreachable_seconds: int = DEFAULT_UNREACHABLE_TOLERATION_SECONDS,
+        comparison_operators: bool = False,
     ) -> None:
         self._work: dict[str, PendingEviction] = {}
         self._heap: list[tuple[float, int, str]] = []  # (fire_at, seq, pod key); stale entries skipped
@@ -216,6 +219,8 @@ class TaintEvictionController:
         self.default_toleration_seconds = default_toleration_seconds
         self.not_ready_seconds = not_ready_seconds
         self.unreachable_seconds = unreachable_seconds
+        # TaintTolerationComparisonOperators: Gt/Lt tolerations match numeric NoExecute taints.
+        self.comparison_operators = comparison_operators
 
     # -- checkpointing -------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -367,7 +372,7 @@ class TaintEvictionController:
         if self.default_toleration_seconds:
             tolerations = add_default_toleration_seconds(tolerations, self.not_ready_seconds,
                                                          self.unreachable_seconds)
-        all_tolerated, used = get_matching_tolerations(taints, tolerations)
+        all_tolerated, used = get_matching_tolerations(taints, tolerations, bool(self.comparison_operators))
         if not all_tolerated:
             self._cancel_with_event(key)
             self._add_work(key, node_name, now, now, taints)

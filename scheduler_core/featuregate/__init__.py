@@ -24,7 +24,8 @@ from scheduler_core.featuregate.table import DEPENDENCIES, SPECS
 SCHEDULER_GATES: tuple[str, ...] = (
     "GenericWorkload", "GangScheduling", "NodeDeclaredFeatures", "TaintTolerationComparisonOperators",
     "SchedulerQueueingHints", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
-    "DynamicResourceAllocation", "OpportunisticBatching",
+    "DynamicResourceAllocation", "OpportunisticBatching", "StorageCapacityScoring", "VolumeLimitScaling",
+    "PodLevelResources", "NodeInclusionPolicyInPodTopologySpread",
 )
 
 _BOOLS = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,

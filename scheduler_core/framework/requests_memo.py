@@ -2,7 +2,7 @@
 integer requests, PodInfo's resource summary).
 
 A pod's requests depend only on its containers' requests, its init containers' requests and
-restart policies, and its overhead. Those are never changed in place: a changed pod is a new
+restart policies, its overhead and its pod-level requests. Those are never changed in place: a changed pod is a new
 Pod, and a copy made with another field changed (the assumed pod with its node) keeps the same
 lists. A cycle asks for one pod's requests several times (Fit's PreFilter and PreScore,
 BalancedAllocation, the cache when it assumes and when the binding is observed), and the pods of
@@ -55,6 +55,11 @@ def requests_key(pod: Pod) -> tuple:
     if pod.overhead:
         out.append(0)  # where the overhead begins (an int where a name would be)
         for name, q in pod.overhead.items():
+            out += (name, q.numerator, q.denominator)
+    pod_resources = pod.pod_resources
+    if pod_resources is not None and pod_resources.requests:
+        out.append(1)  # where the pod-level requests begin
+        for name, q in pod_resources.requests.items():
             out += (name, q.numerator, q.denominator)
     return tuple(out)
 

@@ -175,7 +175,8 @@ class Resource:
 
 def pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
     """resourcehelper.PodRequests: max(sum of containers + restartable init containers, each
-    init container on top of the sidecars started before it) + overhead.
+    init container on top of the sidecars started before it), with the pod-level requests in
+    place of that for the resources they name (PodLevelResources), + overhead.
 
     `non_missing` supplies values for resources a container does not request at all (used for
     the non-zero requests scoring relies on; pass a dict that is never changed, e.g. a module
@@ -228,6 +229,11 @@ def _pod_requests(pod: Pod, non_missing: dict[str, Fraction] | None) -> dict[str
                 init_max[k] = v
     for k, v in init_max.items():
         if k not in reqs or v > reqs[k]:
+            reqs[k] = v
+    pod_resources = pod.pod_resources
+    if pod_resources is not None:
+        # PodLevelResources: pod-level requests (cpu, memory, hugepages) replace the containers'.
+        for k, v in pod_resources.requests.items():
             reqs[k] = v
     for k, v in pod.overhead.items():
         if k in reqs:

@@ -50,6 +50,20 @@ def test_storage_panel_shows_classes_claims_and_volumes(client: Client, inline_w
     assert "default/cache-data" in volumes
 
 
+def test_storage_panel_lists_the_csi_storage_capacities(client: Client, inline_worker: list) -> None:  # noqa: F811
+    lesson = LESSON.parent / "storage-capacity-scoring.yaml"
+    scenario = scenario_create(actor=OWNER, name="capacity", yaml_text=lesson.read_text())
+    run = svc.run_start(scenario=scenario, actor=OWNER, feature_gates="StorageCapacityScoring=true")
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_STEP)
+    html = get(client, run, "run")
+    row = html.split('data-capacity="kube-system/lvm-big-disk"')[1].split("</tr>")[0]
+    assert "<td>lvm</td>" in row and "kubernetes.io/hostname=big-disk" in row and "100Gi" in row
+    assert "StorageCapacityScoring=true" in html
+    claim = html.split('data-claim="default/data"')[1].split("</tr>")[0]
+    assert "big-disk" in claim
+
+
 def test_many_claims_are_searched_and_paged(client: Client, inline_worker: list) -> None:  # noqa: F811
     docs = ["apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: '4', memory: 8Gi}}\n",
             "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}\nprovisioner: p.csi\n"

@@ -1,7 +1,7 @@
 """The storage panel (partials/storage.html, storage_body.html): the StorageClasses, then the
 PersistentVolumeClaims (bound or pending, their volume, the node a WaitForFirstConsumer claim
 was given, the pods using them) or the PersistentVolumes (capacity, phase, claim, where they
-can be used). Shown only for runs with storage (the view's `storage*` sections). Up to
+can be used), and the CSIStorageCapacities when the scenario has some. Shown only for runs with storage (the view's `storage*` sections). Up to
 SMALL_ROWS rows a table lists them all; more are searched and paged like the pods."""
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def storage_table(screen: Screen, params: Mapping[str, Any] | None = None) -> di
         "show": show,
         "query": {"q": param(params, "storage_q")},
         "classes": view.get("storageClasses") or [],
+        "capacities": view.get("storageCapacities") or [],
         "page": page,
         "rows": page.items,
         "matching": len(rows),

@@ -39,6 +39,8 @@ class PriorityAdmission:
     def __init__(self, classes: Iterable[PriorityClass], disabled: Iterable[str] = ()) -> None:
         # The other admission plugins a pod goes through (see api/loader/apiserver.py).
         self.default_toleration_seconds = DEFAULT_TOLERATION_SECONDS not in set(disabled)
+        # The first pod with spec.resources, as the error a run without PodLevelResources raises.
+        self.pod_resources_error: Exception | None = None
         self.classes: dict[str, PriorityClass] = dict(SYSTEM_PRIORITY_CLASSES)
         for pc in classes:
             self.classes[pc.name] = pc

@@ -163,6 +163,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
     if timeline_entry is not None:
         sc.timeline = parse_timeline(reader(timeline_entry), timeline_entry.obj, admission, sc,
                                 index, notes=notes, deployments=deployments)
+    sc.pod_resources_error = admission.pod_resources_error
     return sc
 
 

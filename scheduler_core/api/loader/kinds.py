@@ -25,6 +25,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "StorageClass": ("storage.k8s.io/v1",),
     "CSINode": ("storage.k8s.io/v1",),
     "CSIDriver": ("storage.k8s.io/v1",),
+    "CSIStorageCapacity": ("storage.k8s.io/v1",),
     "KubeSchedulerConfiguration": (CONFIG_API_VERSION,),
     "Timeline": (TIMELINE_API_VERSION,),
     "APIServer": (TIMELINE_API_VERSION,),

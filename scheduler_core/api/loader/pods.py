@@ -9,6 +9,7 @@ from scheduler_core.api.loader.admission import PodRaw, PriorityAdmission
 from scheduler_core.api.loader.affinity import parse_affinity, parse_spread_constraints
 from scheduler_core.api.loader.containers import parse_container, parse_tolerations
 from scheduler_core.api.loader.metadata import parse_metadata, parse_owner_references, stable_uid
+from scheduler_core.api.loader.pod_resources import parse_pod_resources
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import check_container_claims, parse_pod_resource_claims
 from scheduler_core.api.loader.resources import resource_list
@@ -59,9 +60,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
                                 f'Duplicate value: "{pt.host_port}/{pt.protocol}"')
                 seen_ports.add(k)
     overhead = resource_list(r, spec.get("overhead"), "spec.overhead", container=True)
-    if spec.get("resources") is not None:
-        raise r.err("spec.resources", "pod-level resources are not supported by this engine; "
-                                      "set requests on the containers")
+    pod_resources = parse_pod_resources(r, spec.get("resources"), containers, init_containers)
     node_selector = r.labels(spec.get("nodeSelector"), "spec.nodeSelector")
     affinity = parse_affinity(r, spec.get("affinity"), "spec.affinity", labels)
     tolerations = parse_tolerations(r, spec.get("tolerations"), "spec.tolerations")
@@ -112,7 +111,10 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
     workload_ref = parse_workload_ref(r, spec.get("workloadRef"))
     if workload_ref is not None:
         extra["pod_workload_ref"] = workload_ref
-    pod_class = pod_class_for(bool(volumes), "claims" in extra, workload_ref is not None)
+    if pod_resources is not None:
+        extra["pod_level_resources"] = pod_resources
+    pod_class = pod_class_for(bool(volumes), "claims" in extra, workload_ref is not None,
+                              pod_resources is not None)
     pod = pod_class(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,
@@ -130,10 +132,16 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
 
 
 
+POD_RESOURCES_GATE_OFF = ("Forbidden: pod-level resources need the PodLevelResources feature gate, which is "
+                          "off in this run")
+
+
 def parse_pod(r: FieldReader, obj: dict[str, Any], index: int, admission: PriorityAdmission,
               uid_salt: str = "") -> Pod:
     """A v1 Pod as the apiserver would store it (defaults, strategy, validation, admission)."""
     pod, raw = _parse_pod_spec(r, obj, index, uid_salt)
+    if pod.pod_resources is not None and admission.pod_resources_error is None:
+        admission.pod_resources_error = r.err("spec.resources", POD_RESOURCES_GATE_OFF)
     admission.admit(r, pod, raw)
     if admission.default_toleration_seconds:
         pod.tolerations = with_default_tolerations(pod.tolerations)

@@ -98,8 +98,8 @@ POD_SPEC = {
     "resourceClaims": [{"name": SIMULATED, "resourceClaimName": SIMULATED,
                         "resourceClaimTemplateName": SIMULATED}],
     "workloadRef": WORKLOAD_REF_SCHEMA,
-    # Refused by the loader with its own message (pod-level resources are not modelled).
-    "resources": SIMULATED,
+    # Pod-level resources (PodLevelResources): checked by loader/pod_resources.py.
+    "resources": {"limits": SIMULATED, "requests": SIMULATED, "claims": SIMULATED},
     **_ignored("volumes", "ephemeralContainers", "restartPolicy", "activeDeadlineSeconds",
                "dnsPolicy", "serviceAccountName", "serviceAccount",
                "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace",

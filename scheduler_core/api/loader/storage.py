@@ -1,6 +1,7 @@
 """The storage kinds as the apiserver stores them: defaults, then validation with upstream's
 rules and wording (core/validation ValidatePersistentVolume, ValidatePersistentVolumeClaim,
-the pod's volumes; storage/validation for StorageClass, CSINode, CSIDriver), one error at a time.
+the pod's volumes; storage/validation for StorageClass, CSINode, CSIDriver, CSIStorageCapacity),
+one error at a time.
 
 A claim naming a missing class, a missing PV or a missing claim is not an error here: the
 apiserver accepts it, and the scheduler reports it (VolumeBinding's PreFilter and Filter).
@@ -30,6 +31,7 @@ from scheduler_core.api.storage_types import (
     CSIDriver,
     CSINode,
     CSINodeDriver,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -49,10 +51,11 @@ POD_VOLUME_SOURCES = STORAGE["pod_volume_sources"]
 PV_SOURCES = STORAGE["pv_sources"]
 
 __all__ = ["parse_persistent_volume", "parse_persistent_volume_claim", "parse_storage_class",
-           "parse_csi_node", "parse_csi_driver", "parse_volumes", "admit_storage",
+           "parse_csi_node", "parse_csi_driver", "parse_csi_storage_capacity", "parse_volumes", "admit_storage",
            "STORAGE_KINDS"]
 
-STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver")
+STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                 "CSIStorageCapacity")
 _VOLUME_MODES = ("Block", "Filesystem")
 _RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
 
@@ -360,6 +363,33 @@ def parse_csi_driver(r: FieldReader, obj: dict[str, Any]) -> CSIDriver:
                      attach_required=True if attach is None else r.boolean(attach, "spec.attachRequired"),
                      storage_capacity=r.boolean(spec.get("storageCapacity"), "spec.storageCapacity"),
                      labels=labels)
+
+
+def _nonnegative_quantity(r: FieldReader, obj: Any, path: str) -> Fraction | None:
+    if obj is None:
+        return None
+    q = r.quantity(obj, path)
+    if q < 0:
+        shown = obj if isinstance(obj, str) else str(obj)
+        raise r.err(path, f'Invalid value: "{shown}": must be greater than or equal to 0')
+    return q
+
+
+def parse_csi_storage_capacity(r: FieldReader, obj: dict[str, Any]) -> CSIStorageCapacity:
+    """storage.k8s.io/v1 CSIStorageCapacity (storage/validation ValidateCSIStorageCapacity): a
+    DNS-subdomain name, a valid nodeTopology selector (absent: the capacity is usable nowhere),
+    a storageClassName that is a DNS subdomain, a capacity that is not negative."""
+    name, namespace, labels, _ = parse_metadata(r, obj, namespaced=True)
+    topology = label_selector(r, obj.get("nodeTopology"), "nodeTopology")
+    cls = r.string(obj.get("storageClassName"), "storageClassName")
+    err = dns1123_subdomain_error(cls)
+    if err:
+        raise r.err("storageClassName", f'Invalid value: "{cls}": {err}')
+    capacity = _nonnegative_quantity(r, obj.get("capacity"), "capacity")
+    max_size = None if obj.get("maximumVolumeSize") is None else r.quantity(obj["maximumVolumeSize"],
+                                                                          "maximumVolumeSize")
+    return CSIStorageCapacity(namespace=namespace, name=name, storage_class_name=cls, node_topology=topology,
+                              capacity=capacity, maximum_volume_size=max_size, labels=labels)
 
 
 # ---- a pod's volumes -----------------------------------------------------------------------------

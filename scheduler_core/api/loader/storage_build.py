@@ -8,6 +8,7 @@ from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.storage import (
     parse_csi_driver,
     parse_csi_node,
+    parse_csi_storage_capacity,
     parse_persistent_volume,
     parse_persistent_volume_claim,
     parse_storage_class,
@@ -36,6 +37,10 @@ def add_storage_object(storage: StorageObjects, r: FieldReader, obj: dict[str, A
         cn = parse_csi_node(r, obj)
         storage.csi_nodes.append(cn)
         return "", cn.name
+    if kind == "CSIStorageCapacity":
+        cap = parse_csi_storage_capacity(r, obj)
+        storage.capacities.append(cap)
+        return cap.namespace, cap.name
     drv = parse_csi_driver(r, obj)
     storage.csi_drivers.append(drv)
     return "", drv.name

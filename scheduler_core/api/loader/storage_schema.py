@@ -1,5 +1,5 @@
 """The fields of the storage kinds (core/v1 PersistentVolume, PersistentVolumeClaim and a pod's
-volumes; storage.k8s.io/v1 StorageClass, CSINode, CSIDriver), in the form schema.py describes.
+volumes; storage.k8s.io/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity), in the form schema.py describes.
 
 The volume sources the volume plugins compare (persistentVolumeClaim, ephemeral, csi, the
 in-tree disks, local) have their fields checked; the other sources (configMap, secret,
@@ -12,7 +12,7 @@ from typing import Any
 
 __all__ = ["storage_schemas", "STORAGE_NAMESPACED_KINDS"]
 
-STORAGE_NAMESPACED_KINDS = frozenset({"PersistentVolumeClaim"})
+STORAGE_NAMESPACED_KINDS = frozenset({"PersistentVolumeClaim", "CSIStorageCapacity"})
 
 
 def storage_schemas(SIMULATED: Any, NOT_SIMULATED: Any, OBJECT_META: dict[str, Any],  # noqa: N803
@@ -117,6 +117,10 @@ def storage_schemas(SIMULATED: Any, NOT_SIMULATED: Any, OBJECT_META: dict[str, A
                      **_ignored("podInfoOnMount", "volumeLifecycleModes", "fsGroupPolicy",
                                 "tokenRequests", "requiresRepublish", "seLinuxMount",
                                 "nodeAllocatableUpdatePeriodSeconds", "serviceAccountTokenInSecrets")},
+        },
+        "CSIStorageCapacity": {
+            **_TOP, "storageClassName": SIMULATED, "nodeTopology": LABEL_SELECTOR,
+            "capacity": SIMULATED, "maximumVolumeSize": SIMULATED,
         },
     }
 

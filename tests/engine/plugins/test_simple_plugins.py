@@ -168,8 +168,19 @@ def test_volume_binding_args():
     from scheduler_core.framework.interface import PluginArgsError
     with pytest.raises(PluginArgsError):
         VolumeBinding({"bindTimeoutSeconds": -1}, None)
-    with pytest.raises(PluginArgsError):
-        VolumeBinding({"shape": [{"utilization": 0, "score": 0}]}, None)
+    from types import SimpleNamespace
+
+    from scheduler_core.features import DEFAULT_GATES, with_overrides
+    shape = [{"utilization": 0, "score": 0}]
+    with pytest.raises(PluginArgsError, match="remove it or turn on the feature gate StorageCapacityScoring"):
+        VolumeBinding({"shape": shape}, SimpleNamespace(feature_gates=DEFAULT_GATES))
+    on = SimpleNamespace(feature_gates=with_overrides(DEFAULT_GATES, {"StorageCapacityScoring": True}))
+    assert VolumeBinding({"shape": shape}, on).scorer is not None
+    assert VolumeBinding({}, on).scorer is not None  # the default shape
+    # No handle (the loader's check, before a run's gates are known): checked as with the gate.
+    VolumeBinding({"shape": shape}, None)
+    with pytest.raises(PluginArgsError, match="shape\\[0\\].score: Invalid value: 11"):
+        VolumeBinding({"shape": [{"utilization": 0, "score": 11}]}, None)
     assert VolumeBinding({"bindTimeoutSeconds": 30}, None).bind_timeout_seconds == 30
 
 

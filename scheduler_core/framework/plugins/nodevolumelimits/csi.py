@@ -12,6 +12,7 @@ from typing import Any
 from scheduler_core.api.storage_types import MIGRATABLE_SOURCES, CSINode, Volume, claim_class
 from scheduler_core.api.types import Pod
 from scheduler_core.controllers.ephemeral import is_owned_by
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
@@ -69,6 +70,11 @@ def _is_inline_migratable(vol: Volume) -> bool:
 class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = CSI_NAME
 
+    def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        gates = gates_of(handle)
+        self.volume_limit_scaling = bool(gates.overrides) and gates.enabled("VolumeLimitScaling")
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         for v in pod.volumes:
@@ -82,6 +88,8 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         node = node_info.node
         store = self.handle.cluster.storage
         csi_node = store.csi_nodes.get(node.name)
+        if self.volume_limit_scaling:
+            return self._filter_with_driver_check(pod, node_info, csi_node)
         if csi_node is None or not csi_node.driver_limits:
             # No limit to check: only the new pod's claims can fail (a missing claim, one not
             # the pod's), the same on every node, so that is found once per cycle.
@@ -96,6 +104,10 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         limits = csi_node.driver_limits if csi_node is not None else {}
         if not limits:
             return None
+        return self._check_limits(node_info, csi_node, new_volumes, limits)
+
+    def _check_limits(self, node_info: NodeInfo, csi_node: CSINode, new_volumes: dict[str, str],
+                      limits: dict[str, int]) -> Status | None:
         attached: dict[str, str] = {}
         for pi in node_info.pods:
             if pi.pod.volumes:
@@ -112,6 +124,28 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
+
+    def _filter_with_driver_check(self, pod: Pod, node_info: NodeInfo, csi_node: CSINode | None) -> Status | None:
+        """Filter with VolumeLimitScaling: upstream's order (the new volumes, their drivers
+        installed on the node, then the limits). Drivers are checked in the volumes' unique-name
+        order (upstream walks a map, so with two missing drivers either may be named)."""
+        new_volumes: dict[str, str] = {}
+        err = self._filter_attachable_volumes(pod, csi_node, True, new_volumes)
+        if err is not None:
+            code, msg = err
+            return Status(code, msg) if code != Code.ERROR else Status.error(msg)
+        if not new_volumes:
+            return None
+        drivers = self.handle.cluster.storage.csi_drivers
+        installed = {d.name for d in csi_node.drivers} if csi_node is not None else set()
+        for unique in sorted(new_volumes):
+            driver = new_volumes[unique]
+            if driver in drivers and driver not in installed:
+                return Status(Code.UNSCHEDULABLE, f"{driver} CSI driver is not installed on the node")
+        limits = csi_node.driver_limits if csi_node is not None else {}
+        if not limits:
+            return None
+        return self._check_limits(node_info, csi_node, new_volumes, limits)
 
     def _new_pod_status(self, state: CycleState, pod: Pod) -> Status | None:
         """The status of the new pod's own volume lookups on a node without limits."""

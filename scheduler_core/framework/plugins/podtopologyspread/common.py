@@ -49,13 +49,16 @@ class SpreadConstraint:
         self.node_affinity_policy = node_affinity_policy
         self.node_taints_policy = node_taints_policy
 
-    def match_node_inclusion_policies(self, pod: Pod, node: Node, required: RequiredNodeAffinity) -> bool:
+    def match_node_inclusion_policies(self, pod: Pod, node: Node, required: RequiredNodeAffinity,
+                                      comparison_operators: bool = False) -> bool:
         """Whether `node` counts as a domain member for this constraint: with nodeAffinityPolicy
         Honor it must satisfy the pod's nodeSelector/required node affinity, with
-        nodeTaintsPolicy Honor the pod must tolerate its NoSchedule/NoExecute taints."""
+        nodeTaintsPolicy Honor the pod must tolerate its NoSchedule/NoExecute taints (Gt/Lt
+        tolerations count only with TaintTolerationComparisonOperators, as in TaintToleration)."""
         if self.node_affinity_policy == POLICY_HONOR and not required.match(node):
             return False
-        if self.node_taints_policy == POLICY_HONOR and has_untolerated_do_not_schedule_taint(node, pod):
+        if self.node_taints_policy == POLICY_HONOR and has_untolerated_do_not_schedule_taint(
+                node, pod, comparison_operators):
             return False
         return True
 
@@ -77,19 +80,24 @@ class SpreadConstraint:
 _DO_NOT_SCHEDULE_TAINTS = do_not_schedule_taints_filter_func()
 
 
-def has_untolerated_do_not_schedule_taint(node: Node, pod: Pod) -> bool:
+def has_untolerated_do_not_schedule_taint(node: Node, pod: Pod, comparison_operators: bool = False) -> bool:
     """v1helper.FindMatchingUntoleratedTaint restricted to NoSchedule/NoExecute taints."""
     if not node.taints:
         return False
-    return find_matching_untolerated_taint(node.taints, pod.tolerations, _DO_NOT_SCHEDULE_TAINTS) is not None
+    return find_matching_untolerated_taint(node.taints, pod.tolerations, _DO_NOT_SCHEDULE_TAINTS,
+                                           comparison_operators) is not None
 
 
 def filter_topology_spread_constraints(
     constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: str,
+    node_inclusion_policy: bool = True,
 ) -> list[SpreadConstraint]:
     """The constraints whose whenUnsatisfiable is `action`, parsed. matchLabelKeys add the pod's own
     values for those keys to the selector (keys the pod lacks are ignored); a missing selector
-    stays Nothing. Raises SelectorError on an unparsable selector."""
+    stays Nothing. Raises SelectorError on an unparsable selector.
+
+    `node_inclusion_policy` (NodeInclusionPolicyInPodTopologySpread) off: every constraint gets
+    the default policies (node affinity honoured, taints ignored), as upstream's gate-off path."""
     result = []
     for c in constraints:
         if c.when_unsatisfiable != action:
@@ -104,8 +112,8 @@ def filter_topology_spread_constraints(
             topology_key=c.topology_key,
             selector=selector,
             min_domains=c.min_domains if c.min_domains is not None else 1,
-            node_affinity_policy=c.node_affinity_policy or POLICY_HONOR,
-            node_taints_policy=c.node_taints_policy or POLICY_IGNORE,
+            node_affinity_policy=(c.node_affinity_policy if node_inclusion_policy else None) or POLICY_HONOR,
+            node_taints_policy=(c.node_taints_policy if node_inclusion_policy else None) or POLICY_IGNORE,
         ))
     return result
 

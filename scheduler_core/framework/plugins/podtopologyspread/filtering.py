@@ -97,6 +97,9 @@ class PreFilterState:
 class FilteringMixin:
     """PreFilter, PreFilterExtensions and Filter of PodTopologySpread (mixed into the plugin)."""
 
+    comparison_operators: bool = False  # set by the plugin from its gates
+    node_inclusion_policy: bool = True
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         try:
@@ -140,7 +143,7 @@ class FilteringMixin:
         for i, c in enumerate(s.constraints):
             if not c.selector.matches(pod_labels):
                 continue
-            if not c.match_node_inclusion_policies(preemptor, node, required):
+            if not c.match_node_inclusion_policies(preemptor, node, required, self.comparison_operators):
                 continue
             v = labels[c.topology_key]
             m = s.tp_value_to_match_num[i]
@@ -162,7 +165,7 @@ class FilteringMixin:
                 continue
             pods = ni.pods
             for i, c in enumerate(constraints):
-                if not c.match_node_inclusion_policies(pod, node, required):
+                if not c.match_node_inclusion_policies(pod, node, required, self.comparison_operators):
                     continue
                 value = labels[c.topology_key]
                 cnt = count_pods_match_selector(pods, c.selector, ns)

@@ -21,6 +21,7 @@ from scheduler_core.api.types import (
     Pod,
     TopologySpreadConstraint,
 )
+from scheduler_core.features import gates_of
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
     EnqueueExtensions,
@@ -179,6 +180,12 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             self.system_defaulted = True
         # The whenUnsatisfiable values among them: most pods need no default constraints parsed.
         self.default_actions = frozenset(c.when_unsatisfiable for c in self.default_constraints)
+        # TaintTolerationComparisonOperators (alpha): nodeTaintsPolicy Honor matches Gt/Lt too.
+        gates = gates_of(handle)
+        self.comparison_operators = bool(gates.overrides) and gates.enabled("TaintTolerationComparisonOperators")
+        # NodeInclusionPolicyInPodTopologySpread: beta and on at v1.30 (settable), GA and locked on
+        # since v1.33.
+        self.node_inclusion_policy = not gates.overrides or gates.enabled("NodeInclusionPolicyInPodTopologySpread")
 
     # -- constraints ------------------------------------------------------------------------
 
@@ -199,7 +206,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         selector = default_selector(pod, workloads)
         if selector.empty():
             return []
-        constraints = filter_topology_spread_constraints(self.default_constraints, pod.labels, action)
+        constraints = filter_topology_spread_constraints(self.default_constraints, pod.labels, action,
+                                                         self.node_inclusion_policy)
         for c in constraints:
             c.selector = selector
         return constraints
@@ -207,7 +215,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
     def _get_constraints(self, pod: Pod) -> list[SpreadConstraint]:
         """The pod's DoNotSchedule constraints, or the default ones when it declares none."""
         if pod.topology_spread_constraints:
-            return filter_topology_spread_constraints(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE)
+            return filter_topology_spread_constraints(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE,
+                                                      self.node_inclusion_policy)
         return self._build_default_constraints(pod, DO_NOT_SCHEDULE)
 
     # -- queueing hints -----------------------------------------------------------------------

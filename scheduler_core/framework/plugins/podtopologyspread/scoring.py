@@ -64,11 +64,15 @@ def _round_half_away(x: float) -> int:
 class ScoringMixin:
     """PreScore, Score and NormalizeScore of PodTopologySpread (mixed into the plugin)."""
 
+    comparison_operators: bool = False  # set by the plugin from its gates
+    node_inclusion_policy: bool = True
+
     def _init_pre_score_state(self, s: PreScoreState, pod: Pod, filtered_nodes: list[NodeInfo],
                               require_all_topologies: bool) -> None:
         if pod.topology_spread_constraints:
             s.constraints = filter_topology_spread_constraints(
-                pod.topology_spread_constraints, pod.labels, SCHEDULE_ANYWAY)
+                pod.topology_spread_constraints, pod.labels, SCHEDULE_ANYWAY,
+                self.node_inclusion_policy)
         else:
             s.constraints = self._build_default_constraints(pod, SCHEDULE_ANYWAY)
         if not s.constraints:
@@ -124,7 +128,7 @@ class ScoringMixin:
             if require_all and not node_labels_match_spread_constraints(labels, constraints):
                 continue
             for i, c in enumerate(constraints):
-                if not c.match_node_inclusion_policies(pod, node, required):
+                if not c.match_node_inclusion_policies(pod, node, required, self.comparison_operators):
                     continue
                 value = labels.get(c.topology_key, "")
                 m = counts[i]

@@ -7,6 +7,7 @@ Reserve, write it at PreBind and check that the PV controller completed it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from scheduler_core.api.storage_types import (
     NOT_SUPPORTED_PROVISIONER,
     PV_AVAILABLE,
     ClaimRef,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     claim_class,
@@ -53,6 +55,9 @@ class BindingInfo:
 class PodVolumes:
     static_bindings: list[BindingInfo] | None = None
     dynamic_provisions: list[PersistentVolumeClaim] | None = None
+    # per claim to provision (by key), the CSIStorageCapacity that had room for it on the node
+    # (upstream DynamicProvision.NodeCapacity; absent when no capacity was checked)
+    node_capacities: dict[str, CSIStorageCapacity] | None = None
 
 
 @dataclass
@@ -291,7 +296,8 @@ class VolumeBinder:
                     unbound_ok, static, unmatched = self._find_matching_volumes(to_match, claims, node)
                     to_provision += unmatched
                 if to_provision:
-                    unbound_ok, sufficient, dynamic = self._check_volume_provisions(to_provision, node)
+                    unbound_ok, sufficient, dynamic, capacities = self._check_volume_provisions(to_provision, node)
+                    pv.node_capacities = capacities or None
         reasons = []
         if not bound_ok:
             reasons.append(ERR_REASON_NODE_CONFLICT)
@@ -336,8 +342,9 @@ class VolumeBinder:
         return found, bindings, unbound
 
     def _check_volume_provisions(self, claims: list[PersistentVolumeClaim], node: Node
-                                 ) -> tuple[bool, bool, list[PersistentVolumeClaim]]:
+                                 ) -> tuple[bool, bool, list[PersistentVolumeClaim], dict[str, CSIStorageCapacity]]:
         out: list[PersistentVolumeClaim] = []
+        capacities: dict[str, CSIStorageCapacity] = {}
         store = self._store
         for pvc in claims:
             name = claim_class(pvc)
@@ -347,16 +354,40 @@ class VolumeBinder:
             if cls is None:
                 raise BinderError(f'failed to find storage class "{name}"')
             if not cls.provisioner or cls.provisioner == NOT_SUPPORTED_PROVISIONER:
-                return False, True, []
+                return False, True, [], {}
             if not match_topology_selector_terms(cls.allowed_topologies, node.labels):
-                return False, True, []
-            if pvc.request is not None:
-                driver = store.csi_drivers.get(cls.provisioner)
-                if driver is not None and driver.storage_capacity:
-                    # No CSIStorageCapacity objects are modelled: none reports enough room.
-                    return True, False, []
+                return False, True, [], {}
+            sufficient, capacity = self._has_enough_capacity(cls.provisioner, pvc, name, node)
+            if not sufficient:
+                return True, False, [], {}
+            if capacity is not None:
+                capacities[pvc.key] = capacity
             out.append(pvc)
-        return True, True, out
+        return True, True, out, capacities
+
+    def _has_enough_capacity(self, provisioner: str, pvc: PersistentVolumeClaim, class_name: str,
+                             node: Node) -> tuple[bool, CSIStorageCapacity | None]:
+        """Whether a CSIStorageCapacity of the class reachable from `node` has room for the claim,
+        and which (the first in namespace/name order; upstream takes the lister's first). Only
+        for a provisioner that is a CSIDriver with `storageCapacity: true`; any other provisioner
+        is not checked (upstream hasEnoughCapacity). Sizes compare as whole bytes, rounded up
+        (Quantity.Value)."""
+        if pvc.request is None:
+            return True, None
+        driver = self._store.csi_drivers.get(provisioner)
+        if driver is None or not driver.storage_capacity:
+            return True, None
+        size = math.ceil(pvc.request)
+        for cap in self._store.capacities.values():
+            if cap.storage_class_name != class_name:
+                continue
+            limit = cap.volume_limit
+            if limit is None or math.ceil(limit) < size:
+                continue
+            if cap.node_topology is None or not cap.node_topology.matches(node.labels):
+                continue
+            return True, cap
+        return False, None
 
     # ---- Reserve / Unreserve ----------------------------------------------------------------------
     def are_pod_volumes_bound(self, pod: Pod) -> bool:

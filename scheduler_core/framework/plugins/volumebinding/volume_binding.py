@@ -6,12 +6,19 @@ PreFilter: a pod without claims is skipped; a missing or unusable claim, or an u
 an Immediate class, rejects the pod on every node. Filter: bound PVs' node affinity, static PVs
 that would bind, provisioning (allowedTopologies). Reserve assumes the node's choice, Unreserve
 reverts it, PreBind writes it (PVs' claimRef, claims' selected-node annotation) and checks that
-the PV controller and provisioner completed it. PreScore returns Skip (StorageCapacityScoring is
-off in v1.35).
+the PV controller and provisioner completed it.
+
+Score (StorageCapacityScoring, alpha, off by default): with the gate, a node is scored by how
+much of its storage the pod's volumes would use, through the args' `shape` (default: 10 at 0%
+used, 0 at 100%, which prefers the node with the most room left): the static PVs that would
+bind there (requested vs the PV's capacity), else the claims it would provision (requested vs
+the CSIStorageCapacity that had room). Without the gate PreScore returns Skip and a `shape`
+is refused.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from scheduler_core.api.storage_types import PVC_LOST
@@ -20,6 +27,7 @@ from scheduler_core.controllers.ephemeral import is_owned_by
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
+    MAX_NODE_SCORE,
     ClusterEventWithHint,
     EnqueueExtensions,
     FilterPlugin,
@@ -32,16 +40,24 @@ from scheduler_core.framework.interface import (
 )
 from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
+from scheduler_core.framework.plugins.helper.shape_score import FunctionShapePoint
 from scheduler_core.framework.plugins.helper.volumes import (
     claim_name,
     is_schedulable_after_pvc_change,
     pod_volumes,
 )
+from scheduler_core.framework.plugins.noderesources.fit import validate_function_shape
+from scheduler_core.framework.plugins.noderesources.requested_to_capacity_ratio import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.framework.plugins.volumebinding.binder import (
     BinderError,
     PodVolumeClaims,
     PodVolumes,
     VolumeBinder,
+)
+from scheduler_core.framework.plugins.volumebinding.scorer import (
+    StorageResource,
+    VolumeCapacityScorer,
+    build_scorer_function,
 )
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
@@ -57,6 +73,26 @@ NAME = names.VOLUME_BINDING
 STATE_KEY = NAME
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 CSI_STORAGE_CAPACITY = getattr(EventResource, "CSI_STORAGE_CAPACITY", "CSIStorageCapacity")
+STORAGE_CAPACITY_SCORING = "StorageCapacityScoring"
+# v1 defaulting with the gate on and no shape: prefer the node with the most free capacity.
+DEFAULT_SHAPE = ((0, MAX_CUSTOM_PRIORITY_SCORE), (100, 0))
+
+
+def _shape_points(raw: Any) -> list[tuple[int, int]]:
+    if not isinstance(raw, list):
+        raise PluginArgsError(f"{NAME}: shape: Invalid value: {raw!r}: must be a list")
+    out = []
+    for i, p in enumerate(raw):
+        if not isinstance(p, dict):
+            raise PluginArgsError(f"{NAME}: shape[{i}]: Invalid value: {p!r}: must be a mapping")
+        pt = []
+        for f in ("utilization", "score"):
+            v = p.get(f, 0)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise PluginArgsError(f"{NAME}: shape[{i}].{f}: Invalid value: {v!r}: must be an integer")
+            pt.append(v)
+        out.append((pt[0], pt[1]))
+    return out
 
 
 class _StateData:
@@ -93,14 +129,26 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         if timeout < 0:
             errs.append(f"bindTimeoutSeconds: Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be "
                         "a negative value")
-        if a.get("shape") is not None:
-            # StorageCapacityScoring is alpha (off) in v1.35: a shape is refused.
+        # Without a handle (the loader checking the args before any run's gates are known) a
+        # shape is checked as the gate would check it; a run whose gates leave the feature off
+        # refuses it when it builds its framework.
+        scoring = (a.get("shape") is not None if handle is None
+                   else gates_of(handle).enabled(STORAGE_CAPACITY_SCORING))
+        shape: list[tuple[int, int]] | None = None
+        if scoring:
+            raw = a.get("shape")
+            shape = _shape_points(raw) if raw else list(DEFAULT_SHAPE)
+            errs.extend(validate_function_shape(shape, "shape"))
+        elif a.get("shape") is not None:
             errs.append("shape: Invalid value: unexpected field `shape`, remove it or turn on the feature gate "
                         "StorageCapacityScoring")
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
         self.bind_timeout_seconds = timeout
-        self.scorer = None  # only built with StorageCapacityScoring
+        self.scorer: VolumeCapacityScorer | None = None  # only built with StorageCapacityScoring
+        if shape is not None:
+            scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+            self.scorer = build_scorer_function([FunctionShapePoint(u, sc * scale) for u, sc in shape])
         self.binder = VolumeBinder(handle)
 
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
@@ -175,10 +223,37 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         if self.scorer is None:
             return SKIP
-        return SKIP
+        if state.get(STATE_KEY) is None:
+            return Status.error("not found")
+        # The scorer exists only with the gate, so upstream's "static bindings or gate" is true.
+        return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        return 0, None
+        if self.scorer is None:
+            return 0, None
+        s = state.get(STATE_KEY)
+        if s is None:
+            return 0, Status.error("not found")
+        volumes = s.pod_volumes_by_node.get(node_info.node.name)
+        if volumes is None:
+            return 0, None
+        classes: dict[str, StorageResource] = {}
+        if volumes.static_bindings:
+            for b in volumes.static_bindings:
+                r = classes.setdefault(b.pv.storage_class_name or "", StorageResource())
+                r.requested += math.ceil(b.pvc.request or 0)
+                r.capacity += math.ceil(b.pv.capacity or 0)
+        else:
+            capacities = volumes.node_capacities or {}
+            for pvc in volumes.dynamic_provisions or []:
+                cap = capacities.get(pvc.key)
+                if cap is None:
+                    continue
+                r = classes.setdefault(pvc.storage_class_name or "", StorageResource())
+                # The class's capacity on the node, once (two claims share it, they do not add it).
+                r.capacity = math.ceil(cap.capacity or 0)
+                r.requested += math.ceil(pvc.request or 0)
+        return self.scorer(classes), None
 
     def score_extensions(self) -> None:
         return None
