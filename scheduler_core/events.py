@@ -27,7 +27,13 @@ EVENT_TYPES: dict[str, str] = {
     "run_started": "seed, nodes, pods, profiles, notes (only when the modelled version leaves part of "
                    "the scenario out, e.g. device claims in v1.30)",
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
-    "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
+    "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event; when queueing "
+                  "hints decided the move: strategy (QueueAfterBackoff|QueueImmediately|QueueSkip, what "
+                  "upstream's queue logs as the move's hint) and hints [{event, plugin, hint (Queue|"
+                  "QueueSkip), default (no hint function: always Queue)?, error?}: each rejecting plugin's "
+                  "hint asked, in order, up to the one that decided]",
+    "queue_hints_skipped": "event, count, pods [the first 10: {pod, hints [as in queue_move]}]: a cluster "
+                           "event every asked hint answered QueueSkip for, so those pods stay unschedulable",
     "cycle_started": "cycle, pod, profile, attempts",
     "prefilter": "cycle, pod, results [per PreFilter plugin, in order, up to the one that ended the "
                  "point: {plugin, code, reasons, node_names (its narrowing, or null)}] (schema 2 and "

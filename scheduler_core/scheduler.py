@@ -146,15 +146,23 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
 
     def _attach_queue_callbacks(self) -> None:
         self.queue.attach_callbacks(on_move=self._on_queue_move, pod_lister=self.cluster.get_pod,
-                                    namespace_labels=self.cluster.namespace_labels, clock=self.clock)
+                                    namespace_labels=self.cluster.namespace_labels, clock=self.clock,
+                                    on_hints_skipped=self._on_hints_skipped, hint_recorder=self.sink)
 
     # ---- events ---------------------------------------------------------------------------
     def _on_queue_move(self, pod_key: str, from_q: str, to_q: str, reason: str,
-                       event_label: str | None = None) -> None:
+                       event_label: str | None = None, hints: dict[str, Any] | None = None) -> None:
         if not self.sink.enabled:  # every pop calls this: skip building the fields for nobody
             return
-        self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
-                       event=event_label)
+        if hints is None:
+            self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
+                           event=event_label)
+        else:
+            self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
+                           event=event_label, strategy=hints["strategy"], hints=hints["asked"])
+
+    def _on_hints_skipped(self, event_label: str, count: int, sample: list[dict[str, Any]]) -> None:
+        self.sink.emit("queue_hints_skipped", event=event_label, count=count, pods=sample)
 
     def _on_taint_manager_event(self, kind: str, **fields: Any) -> None:
         if kind == "k8s_event":

@@ -130,6 +130,7 @@ class Screen:
     # -- the panels, each built by its presenter (once per screen) ------------------------------
     queues = cached_property(queues_panel.queues)
     moves = cached_property(queues_panel.moves)
+    hint_skips = cached_property(queues_panel.hint_skips)
     nodes = cached_property(cluster_panel.nodes)
     large_cluster = cached_property(cluster_panel.is_large)
     pods = cached_property(pods_panel.pods)
