@@ -95,6 +95,10 @@ class APIServer:
         """The API binding (DefaultBinder's call): the pod now runs on node_name."""
         if node_name not in self.cluster.nodes:
             return Status.error(f'nodes "{node_name}" not found')
+        failures = getattr(self, "bind_failures", None)
+        if failures and pod.key in failures:
+            # A failBind action: the API server refuses this one binding.
+            return Status.error(failures.pop(pod.key))
         rec = self.cluster.records[pod.key]
         rec.status, rec.node, rec.bound_at = "Bound", node_name, self.clock.now()
         self.start_times[pod.key] = self.clock.now()

@@ -60,7 +60,7 @@ EVENT_TYPES: dict[str, str] = {
     "selected": "cycle, pod, node, score, ties [nodes with the top score]",
     "extension_point": "cycle, pod, point (Reserve|Permit|PreBind|Bind|PostBind|Unreserve), plugin, code, reasons",
     "assumed": "pod, node",
-    "forgotten": "pod, node",
+    "forgotten": "pod, node, why (when a binding failed: its error)",
     "bound": "pod, node",
     "permit_wait": "pod, node, plugin, timeout",
     "extender_call": "cycle, pod, extender (its urlPrefix), verb (filter|prioritize|preempt|bind), url, "

@@ -212,11 +212,17 @@ class ScheduleOne:
                                     host: str, st: Status) -> None:
         pod = qpi.pod
         fwk.run_reserve_plugins_unreserve(state, pod, host)
+        if self.sink.enabled:
+            # Unreserve returns nothing; the event names the plugins it ran, in its (reverse) order.
+            self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point="Unreserve",
+                           code="Success", reasons=[], plugin=", ".join(pl.name for pl in reversed(fwk.reserve_plugins)))
         try:
             self.cache.forget_pod(pod)
         except CacheError:
             pass
         else:
+            if self.sink.enabled:
+                self.sink.emit("forgotten", pod=pod.key, node=host, why=st.message())
             if st.is_rejected():
                 uid = pod.uid
                 self._deferred_moves.append(lambda: self.queue.move_all_to_active_or_backoff_queue(

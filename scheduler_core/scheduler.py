@@ -80,6 +80,8 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self._deferred_moves: list = []
         self.graceful_termination = graceful_termination
         self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
+        # failBind actions: pod key -> the API error its next binding gets.
+        self.bind_failures: dict[str, str] = {}
         self.bind_updates = PendingBindUpdates()
         # Pod groups of Workloads (upstream creates the manager only with GenericWorkload on).
         self.workload_manager = WorkloadManager() if feature_gates.overrides and feature_gates.enabled(
@@ -121,6 +123,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
         self.__dict__.setdefault("workload_manager", None)  # checkpoints from before pod groups
+        self.__dict__.setdefault("bind_failures", {})
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
 
@@ -173,6 +176,11 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
     def _k8s_event(self, type_: str, reason: str, obj: str, message: str) -> None:
         self.cluster.record_event(self.clock.now(), type_, reason, obj, message)
         self.sink.emit("k8s_event", eventType=type_, reason=reason, object=obj, message=message)
+
+    def fail_next_bind(self, pod_key: str, message: str) -> None:
+        """The API server will refuse the pod's next binding with `message` (a failBind action):
+        the binding cycle then runs Unreserve, forgets the assumed pod and requeues it."""
+        self.bind_failures[pod_key] = message
 
     def responsible_for_pod(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles

@@ -131,6 +131,8 @@ class Simulation:
             s.set_node_labels(params["node"], params["labels"])
         elif action == "setScoreWeight":
             s.set_score_weight(params["profile"], params["plugin"], params["weight"])
+        elif action == "failBind":
+            s.fail_next_bind(_pod_key(params["pod"]), params["message"])
         else:
             raise ValueError(f"unknown action {action!r}")
 
@@ -144,6 +146,13 @@ class Simulation:
         elif action == "deletePod":
             if _pod_key(params["pod"]) not in cs.pods:
                 raise ActionError(f'pod "{_pod_key(params["pod"])}" does not exist')
+        elif action == "failBind":
+            key = _pod_key(params["pod"])
+            if key not in cs.pods:
+                raise ActionError(f'pod "{key}" does not exist')
+            if cs.pods[key].node_name:
+                raise ActionError(f'pod "{key}" is already bound to node "{cs.pods[key].node_name}": '
+                                  "only a pending pod's binding can fail")
         elif action == "addNode":
             if params["node"].name in cs.nodes:
                 raise ActionError(f'node "{params["node"].name}" already exists')
@@ -406,6 +415,7 @@ class Simulation:
                 memo[name] = (ni.generation, node, entry, dra_rev)
             nodes.append(entry)
         pods = []
+        cache_state = s.cache.pod_state
         for key in cs.all_pods:
             rec = cs.records[key]
             cur = cs.pods.get(key)
@@ -419,6 +429,7 @@ class Simulation:
                 "deletedBy": rec.deleted_by,
                 "message": rec.message if rec.status == "Pending" else None,
                 "owner": rec.owner,
+                "cache": cache_state(key) if cur is not None else None,
             })
             if cur is not None and rec.status == "Pending" and cur.scheduler_name not in s.profiles:
                 # No profile answers to this name: the informer never hands the pod to this

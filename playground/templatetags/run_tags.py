@@ -118,6 +118,11 @@ def _summary(event: dict[str, Any]) -> str:
         )
     if t == "k8s_event":
         return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
+    if t == "forgotten":
+        return f"{pod}: the scheduler cache forgot its assumption on {event.get('node')}" + (
+            f" (binding failed: {event.get('why')})" if event.get("why") else "")
+    if t == "assumed":
+        return f"{pod}: assumed onto {event.get('node')} in the scheduler cache"
     if t == "clock":
         return f"clock {event.get('from')}s → {event.get('to')}s"
     if t == "cluster_action":

@@ -38,6 +38,7 @@ def scale_action_from_form(data: Any, deployments: list[str]) -> dict[str, Any]:
 FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "addPod": ("form-add-pod", ("name", "cpu", "memory", "priorityClassName")),
     "deletePod": ("form-delete-pod", ("pod",)),
+    "failBind": ("form-fail-bind", ("pod",)),
     "addNode": ("form-add-node", ("name", "cpu", "memory")),
     "node": ("form-node-op", ("node", "op")),
     "addTaint": ("form-taint", ("node", "key", "value", "effect")),
@@ -75,6 +76,10 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not text("pod"):
             raise RunError("Choose a pod to delete.", field="pod")
         return {"action": "deletePod", "pod": text("pod")}
+    if what == "failBind":
+        if not text("pod"):
+            raise RunError("Choose the pod whose next binding fails.", field="pod")
+        return {"action": "failBind", "pod": text("pod")}
     if what == "addNode":
         name = text("name")
         if not name:
