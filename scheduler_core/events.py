@@ -74,6 +74,8 @@ EVENT_TYPES: dict[str, str] = {
     "preemption": "cycle, pod, candidates [{node, victims, num_pdb_violations}], chosen, why",
     "victim_deleted": "pod, preemptor, node",
     "nominated": "pod, node (empty string clears)",
+    "node_lifecycle": "node, change (in words: a condition set, a taint added or removed), by (kubelet|"
+                      "node-lifecycle-controller): a node's health turned into taints (setNodeCondition)",
     "eviction_scheduled": "pod, node, at, taints",
     "eviction_cancelled": "pod, node",
     "pod_terminating": "pod, by, until: a deleted pod's grace period (graceful termination option)",
@@ -81,7 +83,8 @@ EVENT_TYPES: dict[str, str] = {
     "resource_claim": "action (created|allocated|reserved|unreserved|deallocated|deleted), claim, "
                       "pod, by (ResourceClaimController|DynamicResources), node, devices "
                       "[driver/pool/device]: a ResourceClaim written through the API",
-    "k8s_event": "eventType (Normal|Warning), reason, object, message",
+    "k8s_event": "eventType (Normal|Warning), reason, object, message, kind (Node for a node's event; "
+                 "else the object is a pod)",
     "clock": "from, to",
     "storage_change": "kind (PersistentVolume|PersistentVolumeClaim), name, action (created|updated|deleted), "
                       "by (who wrote it: VolumeBinding PreBind, persistentvolume-controller, provisioner, "

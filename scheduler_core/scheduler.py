@@ -25,6 +25,7 @@ from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_q
 from scheduler_core.backend.workloadmanager import WorkloadManager
 from scheduler_core.cluster import ClusterState
 from scheduler_core.config.types import KubeSchedulerConfiguration
+from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
 from scheduler_core.controllers.tainteviction import TaintEvictionController
 from scheduler_core.eventhandlers import EventHandlers
 from scheduler_core.events import EventSink, NullRecorder, Recorder
@@ -113,6 +114,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
             fwk.set_pod_nominator(self.queue)
         self._attach_queue_callbacks()
         self.taint_manager = TaintEvictionController(on_event=self._on_taint_manager_event)
+        self.node_lifecycle = NodeLifecycleController()
         # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
         # can all sign pods (and that has no extenders).
         self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}
@@ -124,6 +126,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self.__dict__.update(state)
         self.__dict__.setdefault("workload_manager", None)  # checkpoints from before pod groups
         self.__dict__.setdefault("bind_failures", {})
+        self.__dict__.setdefault("node_lifecycle", NodeLifecycleController())
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
 

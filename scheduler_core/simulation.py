@@ -133,6 +133,8 @@ class Simulation:
             s.set_score_weight(params["profile"], params["plugin"], params["weight"])
         elif action == "failBind":
             s.fail_next_bind(_pod_key(params["pod"]), params["message"])
+        elif action == "setNodeCondition":
+            s.set_node_condition(params["node"], params["status"])
         else:
             raise ValueError(f"unknown action {action!r}")
 
@@ -219,6 +221,8 @@ class Simulation:
             else:
                 self.apply_action(a.action, a.params)
         s = self.scheduler
+        if s.node_lifecycle.nodes and s.fire_node_lifecycle():
+            self._settled_reported = False
         s.fire_evictions()
         s.finish_terminations()
         s.queue.run_due_timers(now)
@@ -232,6 +236,10 @@ class Simulation:
         t = s.taint_manager.next_fire_time()
         if t is not None:
             cands.append(t)
+        if s.node_lifecycle.nodes:
+            t = s.node_lifecycle.next_fire_time(s)
+            if t is not None:
+                cands.append(t)
         t = s.next_permit_deadline()
         if t is not None:
             cands.append(t)
@@ -399,6 +407,8 @@ class Simulation:
                     "deleting": [k for k in pod_keys if k not in cs.pods],
                     "nominated": nominated.get(name, []),
                 }
+                if node.conditions:
+                    entry["conditions"] = dict(node.conditions)
                 described = devices.describe(node) if devices is not None else None
                 if described is not None:
                     entry["devices"] = described

@@ -118,6 +118,8 @@ def _summary(event: dict[str, Any]) -> str:
         )
     if t == "k8s_event":
         return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
+    if t == "node_lifecycle":
+        return f"node {event.get('node')}: {event.get('change')} (by {event.get('by')})"
     if t == "forgotten":
         return f"{pod}: the scheduler cache forgot its assumption on {event.get('node')}" + (
             f" (binding failed: {event.get('why')})" if event.get("why") else "")

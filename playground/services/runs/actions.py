@@ -35,6 +35,7 @@ CLUSTER_ACTIONS = {
     "setScoreWeight",
     "scaleDeployment",
     "failBind",
+    "setNodeCondition",
 }
 
 

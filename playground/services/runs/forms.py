@@ -9,6 +9,8 @@ from playground.services.runs.errors import FieldError, RunError
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 NODE_OPS = ("cordon", "uncordon", "deleteNode")
+# The node form's kubelet choices: the Ready status a setNodeCondition action sets.
+NODE_CONDITION_OPS = {"readyFalse": "False", "readyUnknown": "Unknown", "readyTrue": "True"}
 MAX_REPLICAS = 1000  # a Deployment's replicas in one scaleDeployment action
 
 
@@ -96,10 +98,12 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         }
     if what == "node":
         op = text("op")
-        if op not in NODE_OPS:
+        if op not in NODE_OPS and op not in NODE_CONDITION_OPS:
             raise RunError("Choose what to do with the node.", field="op")
         if not text("node"):
             raise RunError("Choose a node.", field="node")
+        if op in NODE_CONDITION_OPS:
+            return {"action": "setNodeCondition", "node": text("node"), "status": NODE_CONDITION_OPS[op]}
         return {"action": op, "node": text("node")}
     if what == "addTaint":
         if not text("node"):

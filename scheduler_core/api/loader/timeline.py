@@ -22,7 +22,7 @@ __all__ = ["parse_timeline", "parse_action", "TIMELINE_ACTIONS"]
 
 TIMELINE_ACTIONS = ("addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon",
                     "addTaint", "removeTaint", "setNodeLabels", "setScoreWeight",
-                    "scaleDeployment", "failBind")
+                    "scaleDeployment", "failBind", "setNodeCondition")
 # The fields each action may have besides `at` and `action`.
 _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "addPod": ("pod",), "deletePod": ("pod",), "addNode": ("node",), "deleteNode": ("node",),
@@ -31,6 +31,7 @@ _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "setScoreWeight": ("plugin", "weight", "profile"),
     "scaleDeployment": ("name", "namespace", "replicas"),
     "failBind": ("pod", "message"),
+    "setNodeCondition": ("node", "type", "status"),
 }
 # What the API server answers a binding a failBind action refuses (its timeout filter's words).
 DEFAULT_BIND_FAILURE = "Timeout: request did not complete within requested timeout - context deadline exceeded"
@@ -141,6 +142,17 @@ def parse_timeline(r: FieldReader, obj: dict[str, Any], admission: PriorityAdmis
                                                'values: "NoSchedule", "PreferNoSchedule", '
                                                '"NoExecute"')
                 params["effect"] = effect or None
+            elif action == "setNodeCondition":
+                ctype = r.string(m.get("type"), f"{p}.type") or "Ready"
+                if ctype != "Ready":
+                    raise r.err(f"{p}.type", f'Unsupported value: "{ctype}": supported values: "Ready"')
+                raw = m.get("status")
+                # An unquoted YAML True/False is a boolean: read it as the status it spells.
+                status = ("True" if raw else "False") if isinstance(raw, bool) else r.string(raw, f"{p}.status")
+                if status not in ("True", "False", "Unknown"):
+                    raise r.err(f"{p}.status", f'Unsupported value: "{status}": supported values: '
+                                               '"True", "False", "Unknown"')
+                params["status"] = status
             elif action == "setNodeLabels":
                 lm = r.mapping(m.get("labels"), f"{p}.labels", required=True)
                 labels: dict[str, str | None] = {}
