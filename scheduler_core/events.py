@@ -35,6 +35,10 @@ EVENT_TYPES: dict[str, str] = {
     "queue_hints_skipped": "event, count, pods [the first 10: {pod, hints [as in queue_move]}]: a cluster "
                            "event every asked hint answered QueueSkip for, so those pods stay unschedulable",
     "cycle_started": "cycle, pod, profile, attempts",
+    "snapshot": "cycle, pod, generation (the snapshot's, counted per run: one more each time UpdateSnapshot "
+                "changed it), updated (NodeInfos refreshed from the cache this cycle: the nodes whose "
+                "generation is newer than the snapshot's), rebuilt (the node list was rebuilt: nodes "
+                "were added or removed, or a zone changed), nodes",
     "prefilter": "cycle, pod, results [per PreFilter plugin, in order, up to the one that ended the "
                  "point: {plugin, code, reasons, node_names (its narrowing, or null)}] (schema 2 and "
                  "before: one event per plugin with those fields; read through "

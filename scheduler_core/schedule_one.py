@@ -378,6 +378,10 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
     """Raises FitError / SchedulingError when no node is suggested."""
     sched.cache.update_snapshot(sched.snapshot)
     num_nodes = sched.snapshot.num_nodes()
+    if sched.sink.enabled:
+        updated, rebuilt = sched.cache.last_update
+        sched.sink.emit("snapshot", cycle=sched.queue.scheduling_cycle, pod=pod.key,
+                        generation=sched.snapshot.generation, updated=updated, rebuilt=rebuilt, nodes=num_nodes)
     if num_nodes == 0:
         raise SchedulingError(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_NODES_AVAILABLE))
     feasible, diagnosis = find_nodes_that_fit_pod(sched, fwk, state, pod)

@@ -54,6 +54,8 @@ def test_fail_bind_shows_unreserve_forget_and_the_retry(client: Client, inline_w
     assert "Unreserve" in html
     assert "ForgetPod: the scheduler cache drops default/web's assumption on n1" in html
     assert "cache: forgotten" in html
+    # The cycle view's UpdateSnapshot line (the first cycle copies the one node).
+    assert "Snapshot generation 1: UpdateSnapshot refreshed 1 NodeInfo of 1 and rebuilt the node list" in html
     act(run, RunAction.KIND_PLAY)
     html = _text(client.get(page).content.decode())
     assert "cache: added" in html

@@ -144,6 +144,7 @@ class Screen:
     preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
     cycle_started = cached_property(cycle_panel.cycle_started)
+    snapshot = cached_property(cycle_panel.snapshot)
     prefilters = cached_property(cycle_panel.prefilters)
     filter_matrix = cached_property(cycle_panel.filter_matrix)
     filter_groups = cached_property(cycle_groups.filter_groups)

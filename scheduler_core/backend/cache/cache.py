@@ -67,6 +67,7 @@ class Cache:
         # Pods whose last assumption was forgotten (binding failed) or expired, and are not in
         # the cache again: what the UI shows as the pod's cache state after it left.
         self.left: dict[str, str] = {}
+        self.last_update: tuple[int, bool] = (0, False)
 
     def __setstate__(self, state: dict) -> None:
         # Checkpoints written before copy on write hold snapshots of copies: nothing is shared.
@@ -74,6 +75,7 @@ class Cache:
         if "_shared" not in state:
             self._shared = set()
         self.__dict__.setdefault("left", {})
+        self.__dict__.setdefault("last_update", (0, False))
 
     def _writable(self, name: str) -> NodeInfo | None:
         """The cache's NodeInfo of `name`, ready to be changed: a copy replaces it first when the
@@ -279,7 +281,10 @@ class Cache:
         entries are replaced at their known positions, and the lists of nodes with (anti-)affinity
         pods are rebuilt only when a changed node had or has such pods."""
         if not self._dirty and not self._node_set_changed:
+            self.last_update = (0, False)
             return
+        # What this update did, for the cycle view: NodeInfos refreshed, node list rebuilt.
+        self.last_update = (len(self._dirty), self._node_set_changed)
         rebuild_aff = rebuild_anti = self._node_set_changed
         old_map = snap.node_info_map
         shared = self._shared
