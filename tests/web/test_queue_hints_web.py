@@ -4,6 +4,7 @@ plugin whose hint said Queue, and the cluster events whose hints all said QueueS
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -44,7 +45,7 @@ actions:
 
 
 def _text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 def test_queue_panel_names_the_hint_that_moved_each_pod(client: Client, inline_worker: list) -> None:  # noqa: F811
@@ -59,3 +60,16 @@ def test_queue_panel_names_the_hint_that_moved_each_pod(client: Client, inline_w
     html = _text(client.get(page, {"step": skipped.step}).content.decode())
     assert ("NodeAdd: every hint asked said QueueSkip, 2 pods stay unschedulable: default/big "
             "(NodeResourcesFit: QueueSkip), default/picky (NodeAffinity: QueueSkip)") in html
+
+
+def test_the_story_tells_which_hint_moved_the_pod(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = svc.run_start(scenario=scenario_create(actor=OWNER, name="story", yaml_text=SCENARIO), actor=OWNER)
+    act(run, RunAction.KIND_PLAY)
+    page = reverse("playground:run", args=[run.share_token])
+    skipped = run.events.get(type="queue_hints_skipped")
+    html = _text(client.get(page, {"step": skipped.step}).content.decode())
+    assert "NodeAdd: every queueing hint asked said QueueSkip, so 2 pods stayed unschedulable, no cycle wasted." in html
+    moved = run.events.get(type="queue_move", data__pod="default/big", data__event="NodeAdd")
+    html = _text(client.get(page, {"step": moved.step}).content.decode())
+    assert ("NodeAdd: NodeResourcesFit's hint said Queue, so big moved from unschedulable to activeQ "
+            "(QueueAfterBackoff).") in html
