@@ -52,7 +52,8 @@ ENTRIES = [
           "re-weights them.",
           "Since v1.23 defaults are written once under multiPoint instead of per extension point; "
           "DynamicResources joined the defaults (DRA is GA).",
-          gallery="resource-fit", look="Open a run: the framework strip lists each extension point's plugins."),
+          gallery="scheduler-profiles", look="Two profiles in one scheduler: each cycle names its profile, and "
+                                             "the Score table shows the strategy at work."),
     Entry("notes", "Start", "The scheduling loop (scheduleOne until the context ends)",
           "Unchanged in shape: pop a pod, run the scheduling cycle, hand the bind to its own cycle.",
           "Opportunistic batching (v1.35) may reuse the previous pod's Filter and Score for a pod with the "
