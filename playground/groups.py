@@ -7,6 +7,9 @@ Any code (a view, a service, a Celery task) sends through `send_to_group`; the c
   forwards to its browser, where the htmx ws extension swaps it in out-of-band by element id.
 - `run.updated` (`playground.services.runs.notify`): the run's log grew; each `RunConsumer`
   renders what changed for its own viewer from the database.
+- `challenge.changed` (`playground.services.challenges.notify_results`): a learner of a
+  challenge joined or one of their runs moved; each `ChallengeResultsConsumer` re-renders the
+  teacher's results table.
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ from django.template.loader import render_to_string
 DIAGNOSTICS_GROUP = "diagnostics"
 FRAGMENT_EVENT = "html.fragment"  # handled by FragmentConsumer.html_fragment
 RUN_UPDATED_EVENT = "run.updated"  # handled by RunConsumer.run_updated
+
+
+CHALLENGE_CHANGED_EVENT = "challenge.changed"  # handled by ChallengeResultsConsumer.challenge_changed
+
+
+def challenge_group(scenario_id: int) -> str:
+    """The group of the teacher's results pages of one challenge scenario."""
+    return f"challenge_{scenario_id}"
 
 
 def run_group(run_id: int) -> str:

@@ -52,7 +52,8 @@ ENTRIES = [
           "re-weights them.",
           "Since v1.23 defaults are written once under multiPoint instead of per extension point; "
           "DynamicResources joined the defaults (DRA is GA).",
-          gallery="resource-fit", look="Open a run: the framework strip lists each extension point's plugins."),
+          gallery="scheduler-profiles", look="Two profiles in one scheduler: each cycle names its profile, and "
+                                             "the Score table shows the strategy at work."),
     Entry("notes", "Start", "The scheduling loop (scheduleOne until the context ends)",
           "Unchanged in shape: pop a pod, run the scheduling cycle, hand the bind to its own cycle.",
           "Opportunistic batching (v1.35) may reuse the previous pod's Filter and Score for a pod with the "
@@ -62,7 +63,8 @@ ENTRIES = [
           "The same three places; moves are gated by each plugin's queueing hints.",
           "unschedulableQ became a plain map (unschedulablePods); QueueingHints decide which cluster event "
           "requeues which pod.",
-          gallery="priority-preemption", look="Watch the Queues panel and the reason of each move."),
+          gallery="queueing-hints", look="Each queue move names the plugin whose hint said Queue; at t=20 s "
+                                         "both hints say QueueSkip and nobody moves."),
     Entry("notes", "Scheduling queue", "Leftover unschedulable pods",
           "A pod that stayed unschedulable for 5 minutes is moved back, checked every 30 seconds.",
           "Was 60 seconds in these versions; the period stayed 30 s.",
@@ -93,10 +95,12 @@ ENTRIES = [
           "expires on its own (TTL 0) once its binding finished.",
           "In the articles' versions an assumed pod expired after a fixed time (15 minutes); today the "
           "TTL is 0: only a failed bind forgets it.",
-          gallery="resource-fit", look="The pod chip is marked assumed while its bind is in flight."),
+          gallery="bind-failure", look="The pods table's cache states; cycle 1's bind fails: Unreserve, "
+                                       "then ForgetPod."),
     Entry("notes", "Cache", "The snapshot each cycle reads",
           "Each cycle updates a snapshot from the cache, copying only the nodes whose generation changed.",
-          "", gallery="percentage-of-nodes-to-score", look="300 nodes: the cycle reads one snapshot."),
+          "", gallery="percentage-of-nodes-to-score",
+          look="The cycle view's first line: the snapshot generation and how many NodeInfos it refreshed."),
     Entry("notes", "Event", "Events recorded by the scheduler",
           "Scheduled, FailedScheduling and Preempted events, with upstream's messages.",
           "events.k8s.io/v1 events; the message texts changed with the plugins.",
@@ -106,6 +110,11 @@ ENTRIES = [
           "tolerationSeconds.",
           "Split out of the node lifecycle controller as its own controller (v1.29).",
           gallery="noexecute-eviction", look="Watch the Evictions panel's countdowns."),
+    Entry("notes", "Taint manager", "Node conditions become not-ready / unreachable taints",
+          "The node lifecycle controller taints a node whose Ready is False or Unknown (NoSchedule at once, "
+          "NoExecute at its 5-s health pass; Unknown after 50 s without a heartbeat).",
+          "The grace period was 40 s before v1.32; TaintBasedEvictions is no longer a gate.",
+          gallery="node-not-ready", look="The node cards' conditions and taints, then the evictions 300 s later."),
     Entry("notes", "Admission controller", "DefaultTolerationSeconds",
           "Every pod gets 300 s not-ready and unreachable NoExecute tolerations unless it has its own.",
           "", page=("docs_page", "admission")),
@@ -200,7 +209,8 @@ ENTRIES = [
     Entry("extender", "Bind", "The bind verb", "An extender with bindVerb binds instead of DefaultBinder.",
           "", gallery="extender-gpu"),
     Entry("extender", "Preempt", "The preempt verb",
-          "Called with the candidates; may remove victims or nodes.", "", gallery="extender-gpu"),
+          "Called with the candidates; may remove victims or nodes.", "", gallery="extender-preempt",
+          look="The extender_call event: the node it removed, and the victim that changed."),
 ]
 
 # Every v1.16 predicate name -> the v1.35 plugin (or what became of it).

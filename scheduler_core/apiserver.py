@@ -34,6 +34,7 @@ class APIServer:
 
     def delete_node(self, name: str) -> None:
         node = self.cluster.nodes.pop(name)
+        self.node_lifecycle.forget(name)
         self.on_node_delete(node)
         # Pods bound to a deleted node are removed (pod garbage collection).
         for key in [k for k, p in self.cluster.pods.items() if p.node_name == name]:
@@ -95,6 +96,10 @@ class APIServer:
         """The API binding (DefaultBinder's call): the pod now runs on node_name."""
         if node_name not in self.cluster.nodes:
             return Status.error(f'nodes "{node_name}" not found')
+        failures = getattr(self, "bind_failures", None)
+        if failures and pod.key in failures:
+            # A failBind action: the API server refuses this one binding.
+            return Status.error(failures.pop(pod.key))
         rec = self.cluster.records[pod.key]
         rec.status, rec.node, rec.bound_at = "Bound", node_name, self.clock.now()
         self.start_times[pod.key] = self.clock.now()
@@ -141,6 +146,29 @@ class APIServer:
                     self.delete_pod(ev.pod, by="TaintManagerEviction")
 
     # ---- node actions (what users and timelines do) ---------------------------------------------------
+    def update_node_conditions(self, node_name: str, conditions: dict[str, str]) -> None:
+        """A node status update of its conditions (the kubelet's or the node lifecycle controller's)."""
+        node = self.cluster.nodes[node_name]
+        self.update_node(dataclasses.replace(node, conditions=conditions))
+
+    def set_node_condition(self, node_name: str, status: str) -> None:
+        """A setNodeCondition action: the node's kubelet reports Ready=`status` (Unknown: it
+        stops posting); the node lifecycle controller takes it from there."""
+        self.node_lifecycle.kubelet_reports(self, node_name, status, self.clock.now())
+
+    def fire_node_lifecycle(self) -> bool:
+        return self.node_lifecycle.fire_due(self, self.clock.now())
+
+    def node_lifecycle_note(self, node_name: str, change: str, by: str) -> None:
+        if self.sink.enabled:
+            self.sink.emit("node_lifecycle", node=node_name, change=change, by=by)
+
+    def node_status_event(self, node_name: str, status: str) -> None:
+        """Upstream's RecordNodeStatusChange: a Normal event on the Node named after the new status."""
+        message = f"Node {node_name} status is now: {status}"
+        self.cluster.record_event(self.clock.now(), "Normal", status, node_name, message)
+        self.sink.emit("k8s_event", eventType="Normal", reason=status, object=node_name, message=message, kind="Node")
+
     def set_unschedulable(self, node_name: str, value: bool) -> None:
         node = self.cluster.nodes[node_name]
         self.update_node(dataclasses.replace(node, unschedulable=value))

@@ -27,8 +27,18 @@ EVENT_TYPES: dict[str, str] = {
     "run_started": "seed, nodes, pods, profiles, notes (only when the modelled version leaves part of "
                    "the scenario out, e.g. device claims in v1.30)",
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
-    "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event",
+    "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event; when queueing "
+                  "hints decided the move: strategy (QueueAfterBackoff|QueueImmediately|QueueSkip, what "
+                  "upstream's queue logs as the move's hint) and hints [{event, plugin, hint (Queue|"
+                  "QueueSkip), default (no hint function: always Queue)?, error?}: each rejecting plugin's "
+                  "hint asked, in order, up to the one that decided]",
+    "queue_hints_skipped": "event, count, pods [the first 10: {pod, hints [as in queue_move]}]: a cluster "
+                           "event every asked hint answered QueueSkip for, so those pods stay unschedulable",
     "cycle_started": "cycle, pod, profile, attempts",
+    "snapshot": "cycle, pod, generation (the snapshot's, counted per run: one more each time UpdateSnapshot "
+                "changed it), updated (NodeInfos refreshed from the cache this cycle: the nodes whose "
+                "generation is newer than the snapshot's), rebuilt (the node list was rebuilt: nodes "
+                "were added or removed, or a zone changed), nodes",
     "prefilter": "cycle, pod, results [per PreFilter plugin, in order, up to the one that ended the "
                  "point: {plugin, code, reasons, node_names (its narrowing, or null)}] (schema 2 and "
                  "before: one event per plugin with those fields; read through "
@@ -54,7 +64,7 @@ EVENT_TYPES: dict[str, str] = {
     "selected": "cycle, pod, node, score, ties [nodes with the top score]",
     "extension_point": "cycle, pod, point (Reserve|Permit|PreBind|Bind|PostBind|Unreserve), plugin, code, reasons",
     "assumed": "pod, node",
-    "forgotten": "pod, node",
+    "forgotten": "pod, node, why (when a binding failed: its error)",
     "bound": "pod, node",
     "permit_wait": "pod, node, plugin, timeout",
     "extender_call": "cycle, pod, extender (its urlPrefix), verb (filter|prioritize|preempt|bind), url, "
@@ -68,6 +78,8 @@ EVENT_TYPES: dict[str, str] = {
     "preemption": "cycle, pod, candidates [{node, victims, num_pdb_violations}], chosen, why",
     "victim_deleted": "pod, preemptor, node",
     "nominated": "pod, node (empty string clears)",
+    "node_lifecycle": "node, change (in words: a condition set, a taint added or removed), by (kubelet|"
+                      "node-lifecycle-controller): a node's health turned into taints (setNodeCondition)",
     "eviction_scheduled": "pod, node, at, taints",
     "eviction_cancelled": "pod, node",
     "pod_terminating": "pod, by, until: a deleted pod's grace period (graceful termination option)",
@@ -75,7 +87,8 @@ EVENT_TYPES: dict[str, str] = {
     "resource_claim": "action (created|allocated|reserved|unreserved|deallocated|deleted), claim, "
                       "pod, by (ResourceClaimController|DynamicResources), node, devices "
                       "[driver/pool/device]: a ResourceClaim written through the API",
-    "k8s_event": "eventType (Normal|Warning), reason, object, message",
+    "k8s_event": "eventType (Normal|Warning), reason, object, message, kind (Node for a node's event; "
+                 "else the object is a pod)",
     "clock": "from, to",
     "storage_change": "kind (PersistentVolume|PersistentVolumeClaim), name, action (created|updated|deleted), "
                       "by (who wrote it: VolumeBinding PreBind, persistentvolume-controller, provisioner, "

@@ -21,7 +21,11 @@ live runs agree):
 - prioritize: prefers nodes with more allocatable `nvidia.com/gpu` (see --resource), scaled to
   0..10 over the nodes it is asked about. It only sees nodes, not the pods on them, so it scores
   capacity, not what is left of it.
-- preempt: accepts every candidate node and victim as proposed (answers the victims' UIDs).
+- preempt: refuses the candidate nodes where a victim carries the label
+  `playground/extender-protected=true` (a service that knows some pods must not be disrupted,
+  which the scheduler's own criteria cannot see), and accepts every other candidate node and
+  victim as proposed (answering the victims' UIDs). With nodeCacheCapable: true it gets the
+  victims' UIDs only, and accepts them all.
 - bind: acknowledges (an empty Error): the scheduler then treats the pod as bound.
 
 With nodeCacheCapable: true it receives node names only; it then lets every node pass and scores
@@ -39,6 +43,7 @@ from typing import Any
 
 DEFAULT_LABEL = "playground/extender-allowed=true"
 DEFAULT_RESOURCE = "nvidia.com/gpu"
+PROTECTED_LABEL = "playground/extender-protected"
 MAX_EXTENDER_PRIORITY = 10
 
 _SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
@@ -108,7 +113,10 @@ class Policy:
                 out[node] = {"Pods": [{"UID": p["UID"]} for p in v.get("Pods") or []],
                              "NumPDBViolations": v.get("NumPDBViolations", 0)}
         for node, v in (args.get("NodeNameToVictims") or {}).items():
-            out[node] = {"Pods": [{"UID": p["metadata"]["uid"]} for p in v.get("Pods") or []],
+            pods = v.get("Pods") or []
+            if any((p["metadata"].get("labels") or {}).get(PROTECTED_LABEL) == "true" for p in pods):
+                continue  # a protected victim: this node is no candidate for this service
+            out[node] = {"Pods": [{"UID": p["metadata"]["uid"]} for p in pods],
                          "NumPDBViolations": v.get("NumPDBViolations", 0)}
         return {"NodeNameToMetaVictims": out}
 

@@ -212,11 +212,17 @@ class ScheduleOne:
                                     host: str, st: Status) -> None:
         pod = qpi.pod
         fwk.run_reserve_plugins_unreserve(state, pod, host)
+        if self.sink.enabled:
+            # Unreserve returns nothing; the event names the plugins it ran, in its (reverse) order.
+            self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point="Unreserve",
+                           code="Success", reasons=[], plugin=", ".join(pl.name for pl in reversed(fwk.reserve_plugins)))
         try:
             self.cache.forget_pod(pod)
         except CacheError:
             pass
         else:
+            if self.sink.enabled:
+                self.sink.emit("forgotten", pod=pod.key, node=host, why=st.message())
             if st.is_rejected():
                 uid = pod.uid
                 self._deferred_moves.append(lambda: self.queue.move_all_to_active_or_backoff_queue(
@@ -372,6 +378,10 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
     """Raises FitError / SchedulingError when no node is suggested."""
     sched.cache.update_snapshot(sched.snapshot)
     num_nodes = sched.snapshot.num_nodes()
+    if sched.sink.enabled:
+        updated, rebuilt = sched.cache.last_update
+        sched.sink.emit("snapshot", cycle=sched.queue.scheduling_cycle, pod=pod.key,
+                        generation=sched.snapshot.generation, updated=updated, rebuilt=rebuilt, nodes=num_nodes)
     if num_nodes == 0:
         raise SchedulingError(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_NODES_AVAILABLE))
     feasible, diagnosis = find_nodes_that_fit_pod(sched, fwk, state, pod)

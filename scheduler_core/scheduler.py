@@ -25,6 +25,7 @@ from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_q
 from scheduler_core.backend.workloadmanager import WorkloadManager
 from scheduler_core.cluster import ClusterState
 from scheduler_core.config.types import KubeSchedulerConfiguration
+from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
 from scheduler_core.controllers.tainteviction import TaintEvictionController
 from scheduler_core.eventhandlers import EventHandlers
 from scheduler_core.events import EventSink, NullRecorder, Recorder
@@ -80,6 +81,8 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self._deferred_moves: list = []
         self.graceful_termination = graceful_termination
         self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
+        # failBind actions: pod key -> the API error its next binding gets.
+        self.bind_failures: dict[str, str] = {}
         self.bind_updates = PendingBindUpdates()
         # Pod groups of Workloads (upstream creates the manager only with GenericWorkload on).
         self.workload_manager = WorkloadManager() if feature_gates.overrides and feature_gates.enabled(
@@ -114,6 +117,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
             on_event=self._on_taint_manager_event,
             comparison_operators=bool(feature_gates.overrides)
             and feature_gates.enabled("TaintTolerationComparisonOperators"))
+        self.node_lifecycle = NodeLifecycleController()
         # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
         # can all sign pods (and that has no extenders).
         self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}
@@ -124,6 +128,8 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
         self.__dict__.setdefault("workload_manager", None)  # checkpoints from before pod groups
+        self.__dict__.setdefault("bind_failures", {})
+        self.__dict__.setdefault("node_lifecycle", NodeLifecycleController())
         self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
 
@@ -149,15 +155,23 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
 
     def _attach_queue_callbacks(self) -> None:
         self.queue.attach_callbacks(on_move=self._on_queue_move, pod_lister=self.cluster.get_pod,
-                                    namespace_labels=self.cluster.namespace_labels, clock=self.clock)
+                                    namespace_labels=self.cluster.namespace_labels, clock=self.clock,
+                                    on_hints_skipped=self._on_hints_skipped, hint_recorder=self.sink)
 
     # ---- events ---------------------------------------------------------------------------
     def _on_queue_move(self, pod_key: str, from_q: str, to_q: str, reason: str,
-                       event_label: str | None = None) -> None:
+                       event_label: str | None = None, hints: dict[str, Any] | None = None) -> None:
         if not self.sink.enabled:  # every pop calls this: skip building the fields for nobody
             return
-        self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
-                       event=event_label)
+        if hints is None:
+            self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
+                           event=event_label)
+        else:
+            self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,
+                           event=event_label, strategy=hints["strategy"], hints=hints["asked"])
+
+    def _on_hints_skipped(self, event_label: str, count: int, sample: list[dict[str, Any]]) -> None:
+        self.sink.emit("queue_hints_skipped", event=event_label, count=count, pods=sample)
 
     def _on_taint_manager_event(self, kind: str, **fields: Any) -> None:
         if kind == "k8s_event":
@@ -168,6 +182,11 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
     def _k8s_event(self, type_: str, reason: str, obj: str, message: str) -> None:
         self.cluster.record_event(self.clock.now(), type_, reason, obj, message)
         self.sink.emit("k8s_event", eventType=type_, reason=reason, object=obj, message=message)
+
+    def fail_next_bind(self, pod_key: str, message: str) -> None:
+        """The API server will refuse the pod's next binding with `message` (a failBind action):
+        the binding cycle then runs Unreserve, forgets the assumed pod and requeues it."""
+        self.bind_failures[pod_key] = message
 
     def responsible_for_pod(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles

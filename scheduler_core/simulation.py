@@ -133,6 +133,10 @@ class Simulation:
             s.set_node_labels(params["node"], params["labels"])
         elif action == "setScoreWeight":
             s.set_score_weight(params["profile"], params["plugin"], params["weight"])
+        elif action == "failBind":
+            s.fail_next_bind(_pod_key(params["pod"]), params["message"])
+        elif action == "setNodeCondition":
+            s.set_node_condition(params["node"], params["status"])
         else:
             raise ValueError(f"unknown action {action!r}")
 
@@ -146,6 +150,13 @@ class Simulation:
         elif action == "deletePod":
             if _pod_key(params["pod"]) not in cs.pods:
                 raise ActionError(f'pod "{_pod_key(params["pod"])}" does not exist')
+        elif action == "failBind":
+            key = _pod_key(params["pod"])
+            if key not in cs.pods:
+                raise ActionError(f'pod "{key}" does not exist')
+            if cs.pods[key].node_name:
+                raise ActionError(f'pod "{key}" is already bound to node "{cs.pods[key].node_name}": '
+                                  "only a pending pod's binding can fail")
         elif action == "addNode":
             if params["node"].name in cs.nodes:
                 raise ActionError(f'node "{params["node"].name}" already exists')
@@ -212,6 +223,8 @@ class Simulation:
             else:
                 self.apply_action(a.action, a.params)
         s = self.scheduler
+        if s.node_lifecycle.nodes and s.fire_node_lifecycle():
+            self._settled_reported = False
         s.fire_evictions()
         s.finish_terminations()
         s.queue.run_due_timers(now)
@@ -225,6 +238,10 @@ class Simulation:
         t = s.taint_manager.next_fire_time()
         if t is not None:
             cands.append(t)
+        if s.node_lifecycle.nodes:
+            t = s.node_lifecycle.next_fire_time(s)
+            if t is not None:
+                cands.append(t)
         t = s.next_permit_deadline()
         if t is not None:
             cands.append(t)
@@ -392,6 +409,8 @@ class Simulation:
                     "deleting": [k for k in pod_keys if k not in cs.pods],
                     "nominated": nominated.get(name, []),
                 }
+                if node.conditions:
+                    entry["conditions"] = dict(node.conditions)
                 described = devices.describe(node) if devices is not None else None
                 if described is not None:
                     entry["devices"] = described
@@ -408,6 +427,7 @@ class Simulation:
                 memo[name] = (ni.generation, node, entry, dra_rev)
             nodes.append(entry)
         pods = []
+        cache_state = s.cache.pod_state
         for key in cs.all_pods:
             rec = cs.records[key]
             cur = cs.pods.get(key)
@@ -421,6 +441,7 @@ class Simulation:
                 "deletedBy": rec.deleted_by,
                 "message": rec.message if rec.status == "Pending" else None,
                 "owner": rec.owner,
+                "cache": cache_state(key) if cur is not None else None,
             })
             if cur is not None and rec.status == "Pending" and cur.scheduler_name not in s.profiles:
                 # No profile answers to this name: the informer never hands the pod to this

@@ -46,6 +46,24 @@ def _reasons(event: dict[str, Any]) -> str:
     return ("; ".join(str(r) for r in reasons)) if reasons else ""
 
 
+def _hint_list(hints: Any) -> str:
+    out = []
+    for h in hints or []:
+        note = " (no hint function)" if h.get("default") else (" (hint error)" if h.get("error") else "")
+        out.append(f"{h.get('plugin')}: {h.get('hint')}{note}")
+    return ", ".join(out)
+
+
+@register.filter
+def queue_hints(event: dict[str, Any]) -> str:
+    """Which plugins' queueing hints moved a pod, and the queue's resulting strategy
+    ("NodeResourcesFit: Queue → QueueAfterBackoff"); "" for a move no hint decided."""
+    if not event.get("strategy"):
+        return ""
+    asked = _hint_list(event.get("hints"))
+    return f"hints {asked} → {event['strategy']}" if asked else str(event["strategy"])
+
+
 SUMMARY_LIMIT = 300  # characters of one log line: a whole cluster's worth of fields is not a line
 
 
@@ -61,7 +79,13 @@ def _summary(event: dict[str, Any]) -> str:
     pod = event.get("pod", "")
     if t == "queue_move":
         why = event.get("event") or event.get("reason") or ""
-        return f"{pod}: {event.get('from')} → {event.get('to')} ({why})"
+        hints = queue_hints(event)
+        return f"{pod}: {event.get('from')} → {event.get('to')} ({why})" + (f" — {hints}" if hints else "")
+    if t == "queue_hints_skipped":
+        shown = ", ".join(f"{p.get('pod')} ({_hint_list(p.get('hints'))})" for p in event.get("pods") or [])
+        more = int(event.get("count") or 0) - len(event.get("pods") or [])
+        return (f"{event.get('event')}: every hint asked said QueueSkip, {plural(int(event.get('count') or 0), 'pod')} "
+                f"stay unschedulable: {shown}" + (f" and {more} more" if more > 0 else ""))
     if t == "cycle_started":
         return f"cycle {event.get('cycle')}: {pod} (attempt {event.get('attempts')})"
     if t == "prefilter" and "results" in event:
@@ -94,6 +118,13 @@ def _summary(event: dict[str, Any]) -> str:
         )
     if t == "k8s_event":
         return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
+    if t == "node_lifecycle":
+        return f"node {event.get('node')}: {event.get('change')} (by {event.get('by')})"
+    if t == "forgotten":
+        return f"{pod}: the scheduler cache forgot its assumption on {event.get('node')}" + (
+            f" (binding failed: {event.get('why')})" if event.get("why") else "")
+    if t == "assumed":
+        return f"{pod}: assumed onto {event.get('node')} in the scheduler cache"
     if t == "clock":
         return f"clock {event.get('from')}s → {event.get('to')}s"
     if t == "cluster_action":

@@ -82,6 +82,7 @@ def _set_nickname(request: HttpRequest, scenario: object) -> HttpResponse:
         actor = actor_for_request(request, create=True)
         ChallengeLearner.objects.update_or_create(scenario=scenario, owner_token=actor.session_token,
                                                   defaults={"nickname": nickname})
+        challenge_service.notify_results(scenario_id=scenario.pk)  # type: ignore[attr-defined]
         messages.success(request, f"You are {nickname} on this challenge. Now fork the scenario and run it.")
     return redirect(reverse("playground:scenario", args=[scenario.share_token]))  # type: ignore[attr-defined]
 
@@ -89,7 +90,8 @@ def _set_nickname(request: HttpRequest, scenario: object) -> HttpResponse:
 @require_http_methods(["GET"])
 def challenge_results_page(request: HttpRequest, token: str) -> HttpResponse:
     """The teacher's page: who solved it, attempts, the most common wrong answer. Owner only;
-    the table reloads itself every few seconds (?part=table)."""
+    the table is pushed again over the websocket (consumers/challenges.py) as learners join and
+    run; ?part=table is the table alone."""
     scenario = scenario_by_share_token(token=token)
     if not can_edit(scenario=scenario, actor=actor_for_request(request)):
         raise PermissionDenied("Only the challenge's owner sees its results.")

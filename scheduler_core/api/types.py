@@ -373,6 +373,14 @@ class Node:
     # status.declaredFeatures (NodeDeclaredFeatures, v1.35 alpha), as the kubelet reports them.
     declared_features: tuple[str, ...] = ()
     creation_index: int = 0
+    # status.conditions as type -> status, once a kubelet or the node lifecycle controller set
+    # one (a setNodeCondition action); empty: healthy (Ready True), as the recordings assume.
+    conditions: dict[str, str] = field(default_factory=dict)
+
+    def __setstate__(self, state: dict) -> None:
+        """Checkpoints written before node conditions hold Nodes without them: healthy."""
+        self.__dict__.update(state)
+        self.__dict__.setdefault("conditions", {})
 
 
 @dataclass

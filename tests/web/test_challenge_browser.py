@@ -57,10 +57,18 @@ def test_a_challenge_built_in_the_ui_works_through_its_share_link(
     expect(page.locator("#scenario-name")).to_have_text("Keep a empty")
     share = page.locator("#share-link").input_value()
 
+    # The teacher keeps the results page open: it is pushed over its websocket, never reloaded.
+    page.goto(share.rstrip("/") + "/challenge/results/")
+    expect(page.locator("#results-table")).to_contain_text("Nobody has joined yet.")
+    page.evaluate("window.__notReloaded = true")
+
     learner_context = browser.new_context(base_url=live_url)
     learner = learner_context.new_page()
     learner.set_default_timeout(30_000)
-    learner.goto(share)
+    learner.goto(share.rstrip("/") + "/challenge/")
+    learner.fill("#nickname", "Ada")
+    learner.locator("#nickname-save").click()
+    expect(page.locator("#results-table")).to_contain_text("Ada")
     learner.locator("#fork-button").click()
     expect(learner.locator("#scenario-name")).to_contain_text("Keep a empty")
     fork_url = learner.url
@@ -79,4 +87,7 @@ def test_a_challenge_built_in_the_ui_works_through_its_share_link(
     upload(learner, "fixed.yaml", text + challenge)
     _run_to_the_end(learner)
     expect(learner.locator("#challenge-verdict")).to_contain_text("Solved")
+    expect(page.locator("#results-summary")).to_contain_text("1 of 1 learner solved it.")
+    expect(page.locator("#results-table tr.solved td").first).to_have_text("Ada")
+    assert page.evaluate("window.__notReloaded") is True
     learner_context.close()

@@ -66,7 +66,7 @@ def test_the_teacher_sees_nicknames_attempts_solved_and_the_common_wrong_answer(
     url = reverse("playground:challenge_results", args=[scenario.share_token])
     assert _client("ada-token").get(url).status_code == 403  # learners do not see the class
     page = _client(TEACHER.session_token).get(url).content.decode()
-    assert 'hx-trigger="every 3s"' in page
+    assert 'ws-connect="/ws/challenges/' in page and "every 3s" not in page  # pushed, not polled
     table = _client(TEACHER.session_token).get(url, {"part": "table"}).content.decode()
     assert "<strong>1</strong> of 2 learners solved it." in table
     assert "<td>Ada</td><td>2</td><td>2</td><td>✓ solved</td>" in table

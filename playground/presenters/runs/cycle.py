@@ -33,6 +33,11 @@ def cycle_started(screen: Screen) -> dict[str, Any] | None:
     return screen.first("cycle_started")
 
 
+def snapshot(screen: Screen) -> dict[str, Any] | None:
+    """This cycle's UpdateSnapshot: the snapshot's generation and how much of it was refreshed."""
+    return screen.first("snapshot")
+
+
 def prefilters(screen: Screen) -> list[dict[str, Any]]:
     return prefilter_results(screen.all("prefilter"))
 

@@ -46,3 +46,8 @@ def queues(screen: Screen) -> dict[str, Any]:
 
 def moves(screen: Screen) -> list[dict[str, Any]]:
     return screen.all("queue_move")
+
+
+def hint_skips(screen: Screen) -> list[dict[str, Any]]:
+    """This step's cluster events whose queueing hints kept pods in the unschedulable pool."""
+    return screen.all("queue_hints_skipped")

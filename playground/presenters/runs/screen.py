@@ -130,6 +130,7 @@ class Screen:
     # -- the panels, each built by its presenter (once per screen) ------------------------------
     queues = cached_property(queues_panel.queues)
     moves = cached_property(queues_panel.moves)
+    hint_skips = cached_property(queues_panel.hint_skips)
     nodes = cached_property(cluster_panel.nodes)
     large_cluster = cached_property(cluster_panel.is_large)
     pods = cached_property(pods_panel.pods)
@@ -143,6 +144,7 @@ class Screen:
     preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
     cycle_started = cached_property(cycle_panel.cycle_started)
+    snapshot = cached_property(cycle_panel.snapshot)
     prefilters = cached_property(cycle_panel.prefilters)
     filter_matrix = cached_property(cycle_panel.filter_matrix)
     filter_groups = cached_property(cycle_groups.filter_groups)

@@ -165,7 +165,30 @@ def _cycle_sentences(screen: Screen) -> list[str]:
     else:
         moves = [m for m in screen.all("queue_move") if m.get("pod") == started["pod"] and m.get("to") != "none"]
         if moves:
-            out.append(f"The attempt failed, so {pod} went back to {moves[-1]['to']}.")
+            last = moves[-1]
+            because = ""
+            if last.get("hints"):
+                seen = "; ".join(f"{h.get('event')}: {h.get('plugin')} said {h.get('hint')}" for h in last["hints"])
+                because = (f" Events seen while it was in flight were put to its rejecting plugins' queueing hints "
+                           f"({seen}): {last.get('strategy')}.")
+            out.append(f"The attempt failed, so {pod} went back to {last['to']}.{because}")
+    return out
+
+
+def _hint_sentences(screen: Screen) -> list[str]:
+    """The queueing hints behind this frame's moves caused by cluster events (a failed attempt's
+    own move is told with the cycle), and the events whose hints kept pods waiting."""
+    out = []
+    for move in screen.all("queue_move"):
+        if not move.get("strategy") or not move.get("event"):
+            continue
+        said = ", ".join(f"{h.get('plugin')}'s hint said {h.get('hint')}" for h in move.get("hints") or [])
+        out.append(f"{move['event']}: {said}, so {_name(move.get('pod'))} moved from {move.get('from')} to "
+                   f"{move.get('to')} ({move['strategy']}).")
+    for skipped in screen.all("queue_hints_skipped"):
+        count = int(skipped.get("count") or 0)
+        out.append(f"{skipped.get('event')}: every queueing hint asked said QueueSkip, so "
+                   f"{count} pod{'s' if count != 1 else ''} stayed unschedulable, no cycle wasted.")
     return out
 
 
@@ -180,6 +203,9 @@ def narrative(screen: Screen) -> str:
     for deleted in screen.all("pod_deleted"):
         if deleted.get("by") == "TaintManagerEviction":
             out.append(f"The taint manager deleted {_name(deleted.get('pod'))} from {deleted.get('node')}.")
+    for change in screen.all("node_lifecycle"):
+        out.append(f"Node {change.get('node')}: {change.get('change')} (by {change.get('by')}).")
+    out.extend(_hint_sentences(screen))
     if frame.result == "start":
         out.append("The run starts: every pod without a node waits in activeQ. Step to run the first scheduling cycle.")
     elif frame.result == "clock":

@@ -34,6 +34,8 @@ CLUSTER_ACTIONS = {
     "setNodeLabels",
     "setScoreWeight",
     "scaleDeployment",
+    "failBind",
+    "setNodeCondition",
 }
 
 
@@ -112,6 +114,10 @@ def run_start(
             engine.flush()
             engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
         Run.objects.filter(pk=run.pk).update(**fields)
+        from playground.services.challenges import notify_results_for_run
+
+        pk = run.pk
+        transaction.on_commit(lambda: notify_results_for_run(run_id=pk))  # a new attempt
     run.refresh_from_db()
     return run
 

@@ -24,6 +24,9 @@ def notify(run_id: int, *, head_step: int | None = None, last_seq: int | None = 
         send_to_group(run_group(run_id), RUN_UPDATED_EVENT, head_step=head_step, last_seq=last_seq)
     except Exception:  # the log is the truth: a lost notification is caught up on reconnect
         logger.warning("run %s: notification failed", run_id, exc_info=True)
+    from playground.services.challenges import notify_results_for_run
+
+    notify_results_for_run(run_id=run_id)
 
 
 def runs_queue() -> str | None:

@@ -9,6 +9,8 @@ from playground.services.runs.errors import FieldError, RunError
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 NODE_OPS = ("cordon", "uncordon", "deleteNode")
+# The node form's kubelet choices: the Ready status a setNodeCondition action sets.
+NODE_CONDITION_OPS = {"readyFalse": "False", "readyUnknown": "Unknown", "readyTrue": "True"}
 MAX_REPLICAS = 1000  # a Deployment's replicas in one scaleDeployment action
 
 
@@ -38,6 +40,7 @@ def scale_action_from_form(data: Any, deployments: list[str]) -> dict[str, Any]:
 FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "addPod": ("form-add-pod", ("name", "cpu", "memory", "priorityClassName")),
     "deletePod": ("form-delete-pod", ("pod",)),
+    "failBind": ("form-fail-bind", ("pod",)),
     "addNode": ("form-add-node", ("name", "cpu", "memory")),
     "node": ("form-node-op", ("node", "op")),
     "addTaint": ("form-taint", ("node", "key", "value", "effect")),
@@ -75,6 +78,10 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not text("pod"):
             raise RunError("Choose a pod to delete.", field="pod")
         return {"action": "deletePod", "pod": text("pod")}
+    if what == "failBind":
+        if not text("pod"):
+            raise RunError("Choose the pod whose next binding fails.", field="pod")
+        return {"action": "failBind", "pod": text("pod")}
     if what == "addNode":
         name = text("name")
         if not name:
@@ -91,10 +98,12 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         }
     if what == "node":
         op = text("op")
-        if op not in NODE_OPS:
+        if op not in NODE_OPS and op not in NODE_CONDITION_OPS:
             raise RunError("Choose what to do with the node.", field="op")
         if not text("node"):
             raise RunError("Choose a node.", field="node")
+        if op in NODE_CONDITION_OPS:
+            return {"action": "setNodeCondition", "node": text("node"), "status": NODE_CONDITION_OPS[op]}
         return {"action": op, "node": text("node")}
     if what == "addTaint":
         if not text("node"):

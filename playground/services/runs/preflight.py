@@ -67,6 +67,10 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
         key = str(act.params["pod"])  # "namespace/name"
         if key not in pods:
             raise RunError(f'pod: pod "{key}" does not exist', field="pod")
+    elif action == "failBind":
+        key = str(act.params["pod"])
+        if key not in pods:
+            raise RunError(f'pod: pod "{key}" does not exist', field="pod")
     elif action == "addNode":
         name = act.params["node"].name
         if name in nodes:

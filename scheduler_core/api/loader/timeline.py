@@ -22,7 +22,7 @@ __all__ = ["parse_timeline", "parse_action", "TIMELINE_ACTIONS"]
 
 TIMELINE_ACTIONS = ("addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon",
                     "addTaint", "removeTaint", "setNodeLabels", "setScoreWeight",
-                    "scaleDeployment")
+                    "scaleDeployment", "failBind", "setNodeCondition")
 # The fields each action may have besides `at` and `action`.
 _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "addPod": ("pod",), "deletePod": ("pod",), "addNode": ("node",), "deleteNode": ("node",),
@@ -30,7 +30,12 @@ _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "removeTaint": ("node", "key", "effect"), "setNodeLabels": ("node", "labels"),
     "setScoreWeight": ("plugin", "weight", "profile"),
     "scaleDeployment": ("name", "namespace", "replicas"),
+    "failBind": ("pod", "message"),
+    "setNodeCondition": ("node", "type", "status"),
 }
+# What the API server answers a binding a failBind action refuses (its timeout filter's words).
+DEFAULT_BIND_FAILURE = "Timeout: request did not complete within requested timeout - context deadline exceeded"
+MAX_BIND_FAILURE_MESSAGE = 1024
 
 
 def _pod_ref(r: FieldReader, obj: Any, path: str) -> str:
@@ -100,6 +105,12 @@ def parse_timeline(r: FieldReader, obj: dict[str, Any], admission: PriorityAdmis
                 raise r.err(f"{p}.{key}.kind", f'Invalid value: "{kind}": expected {expected}')
         elif action == "deletePod":
             params["pod"] = _pod_ref(r, m.get("pod"), f"{p}.pod")
+        elif action == "failBind":
+            params["pod"] = _pod_ref(r, m.get("pod"), f"{p}.pod")
+            message = r.string(m.get("message"), f"{p}.message") or DEFAULT_BIND_FAILURE
+            if len(message) > MAX_BIND_FAILURE_MESSAGE:
+                raise r.err(f"{p}.message", f"Too long: may not be more than {MAX_BIND_FAILURE_MESSAGE} characters")
+            params["message"] = message
         elif action == "scaleDeployment":
             params.update(_scale_params(r, m, p))
         elif action == "setScoreWeight":
@@ -131,6 +142,17 @@ def parse_timeline(r: FieldReader, obj: dict[str, Any], admission: PriorityAdmis
                                                'values: "NoSchedule", "PreferNoSchedule", '
                                                '"NoExecute"')
                 params["effect"] = effect or None
+            elif action == "setNodeCondition":
+                ctype = r.string(m.get("type"), f"{p}.type") or "Ready"
+                if ctype != "Ready":
+                    raise r.err(f"{p}.type", f'Unsupported value: "{ctype}": supported values: "Ready"')
+                raw = m.get("status")
+                # An unquoted YAML True/False is a boolean: read it as the status it spells.
+                status = ("True" if raw else "False") if isinstance(raw, bool) else r.string(raw, f"{p}.status")
+                if status not in ("True", "False", "Unknown"):
+                    raise r.err(f"{p}.status", f'Unsupported value: "{status}": supported values: '
+                                               '"True", "False", "Unknown"')
+                params["status"] = status
             elif action == "setNodeLabels":
                 lm = r.mapping(m.get("labels"), f"{p}.labels", required=True)
                 labels: dict[str, str | None] = {}
@@ -226,6 +248,9 @@ def _check_timeline(r: FieldReader, parsed: list[tuple[float, int, TimelineActio
             if key not in pods:
                 raise r.err(f"{p}.pod", f'pod "{key}" does not exist at t={act.time:g}')
             pods.discard(key)
+        elif a == "failBind":
+            if act.params["pod"] not in pods:
+                raise r.err(f"{p}.pod", f'pod "{act.params["pod"]}" does not exist at t={act.time:g}')
         elif a == "addNode":
             node = act.params["node"]
             if node.name in nodes:

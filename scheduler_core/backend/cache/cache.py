@@ -40,6 +40,13 @@ class _PodState:
     binding_finished: bool = False
 
 
+ASSUMED = "assumed"
+BINDING_FINISHED = "binding finished"
+ADDED = "added"
+FORGOTTEN = "forgotten"
+EXPIRED = "expired"
+
+
 class CacheError(RuntimeError):
     pass
 
@@ -57,12 +64,18 @@ class Cache:
         self._node_set_changed = True
         # Nodes whose NodeInfo in `nodes` is also the snapshot's: copied before any change.
         self._shared: set[str] = set()
+        # Pods whose last assumption was forgotten (binding failed) or expired, and are not in
+        # the cache again: what the UI shows as the pod's cache state after it left.
+        self.left: dict[str, str] = {}
+        self.last_update: tuple[int, bool] = (0, False)
 
     def __setstate__(self, state: dict) -> None:
         # Checkpoints written before copy on write hold snapshots of copies: nothing is shared.
         self.__dict__.update(state)
         if "_shared" not in state:
             self._shared = set()
+        self.__dict__.setdefault("left", {})
+        self.__dict__.setdefault("last_update", (0, False))
 
     def _writable(self, name: str) -> NodeInfo | None:
         """The cache's NodeInfo of `name`, ready to be changed: a copy replaces it first when the
@@ -162,6 +175,8 @@ class Cache:
         self._add_pod_to_node(pod, pod_info)
         self.pod_states[key] = _PodState(pod)
         self.assumed_pods.add(key)
+        if self.left:
+            self.left.pop(key, None)
 
     def finish_binding(self, pod: Pod, now: float) -> None:
         st = self.pod_states.get(pod.key)
@@ -177,6 +192,7 @@ class Cache:
         self._remove_pod_from_node(st.pod)
         del self.pod_states[key]
         self.assumed_pods.discard(key)
+        self.left[key] = FORGOTTEN
 
     def add_pod(self, pod: Pod) -> None:
         """A bound pod observed (informer add): confirms an assumed pod or adds a new one."""
@@ -201,6 +217,8 @@ class Cache:
             raise CacheError(f"pod {key} was already in added state")
         self._add_pod_to_node(pod)
         self.pod_states[key] = _PodState(pod)
+        if self.left:
+            self.left.pop(key, None)
 
     def update_pod(self, old: Pod, new: Pod) -> None:
         key = old.key
@@ -234,7 +252,22 @@ class Cache:
                 expired.append(st.pod)
         for pod in expired:
             self.remove_pod(pod)
+            self.left[pod.key] = EXPIRED
         return expired
+
+    def pod_state(self, key: str) -> str | None:
+        """The pod's state in the cache's life cycle (upstream cache.go's diagram): "assumed"
+        (a cycle chose its node; binding in flight), "binding finished" (still assumed: the
+        informer has not confirmed it; with a TTL it would expire after it), "added" (the
+        informer's Add confirmed it, or it was bound when it arrived), "forgotten" (the binding
+        failed and the assumption was undone) or "expired" (never confirmed within the TTL);
+        None: the cache never held it."""
+        st = self.pod_states.get(key)
+        if st is None:
+            return self.left.get(key) if self.left else None
+        if key in self.assumed_pods:
+            return BINDING_FINISHED if st.binding_finished else ASSUMED
+        return ADDED
 
     def node_count(self) -> int:
         return len(self.nodes)
@@ -248,7 +281,10 @@ class Cache:
         entries are replaced at their known positions, and the lists of nodes with (anti-)affinity
         pods are rebuilt only when a changed node had or has such pods."""
         if not self._dirty and not self._node_set_changed:
+            self.last_update = (0, False)
             return
+        # What this update did, for the cycle view: NodeInfos refreshed, node list rebuilt.
+        self.last_update = (len(self._dirty), self._node_set_changed)
         rebuild_aff = rebuild_anti = self._node_set_changed
         old_map = snap.node_info_map
         shared = self._shared

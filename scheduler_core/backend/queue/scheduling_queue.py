@@ -70,7 +70,15 @@ class QueueingStrategy:
 
 HintFn = Callable[[Pod, Any, Any], Any]
 HintEntry = tuple[ClusterEvent, str, "HintFn | None"]
-OnMove = Callable[[str, str, str, str, "str | None"], None]
+OnMove = Callable[..., None]
+
+OnHintsSkipped = Callable[[str, int, list], None]
+
+# Pods listed by name when a cluster event's hints keep many in the unschedulable pool.
+HINT_SKIP_SAMPLE = 10
+
+# What each strategy is called in upstream's queue (the "hint" its log line reports).
+STRATEGY_NAMES = {0: "QueueSkip", 1: "QueueAfterBackoff", 2: "QueueImmediately"}
 
 
 def build_queueing_hint_entries(extensions: Iterable[tuple[str, Any]]) -> list[HintEntry]:
@@ -101,6 +109,19 @@ def build_queueing_hint_entries(extensions: Iterable[tuple[str, Any]]) -> list[H
         if node_added and not node_taint:
             out.append((ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT), name, None))
     return out
+
+
+def _hint_record(event: ClusterEvent, plugin: str, hint: Any, fn: Any, err: Any, hints_enabled: bool) -> dict[str, Any]:
+    """One plugin's answer to one cluster event, as the event stream reports it: its verdict
+    (Queue / QueueSkip), and why when no hint function gave it (none registered, the
+    SchedulerQueueingHints gate off, or an error, all of which upstream treats as Queue)."""
+    rec: dict[str, Any] = {"event": fe.event_label(event), "plugin": plugin,
+                           "hint": "QueueSkip" if hint == QueueingHint.SKIP else "Queue"}
+    if err:
+        rec["error"] = str(err)
+    elif fn is None or not hints_enabled:
+        rec["default"] = True
+    return rec
 
 
 def _default_pre_enqueue_ok(status: Any) -> bool:
@@ -148,6 +169,10 @@ class PriorityQueue:
         active_less = total_less or self._active_less
         self.clock = clock
         self.on_move = on_move
+        self.on_hints_skipped: OnHintsSkipped | None = None
+        self.hint_recorder: Any = None  # anything with `enabled` (the run's event sink)
+        self.last_hints: list[dict[str, Any]] | None = None
+        self._move_hints: dict[str, Any] | None = None
         self.namespace_labels = namespace_labels
         self.hints_enabled = queueing_hints_enabled
         self.pop_enabled = pop_from_backoff_q_enabled
@@ -187,11 +212,17 @@ class PriorityQueue:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["on_move"] = None
+        state["on_hints_skipped"] = None
+        state["hint_recorder"] = None
         state["namespace_labels"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("on_hints_skipped", None)  # checkpoints from before hint reports
+        self.__dict__.setdefault("last_hints", None)
+        self.__dict__.setdefault("hint_recorder", None)
+        self.__dict__.setdefault("_move_hints", None)
 
     def attach_callbacks(
         self,
@@ -199,9 +230,16 @@ class PriorityQueue:
         pod_lister: Callable[[str, str], Pod | None] | None = None,
         namespace_labels: Callable[[str], dict[str, str] | None] | None = None,
         clock: Any = None,
+        on_hints_skipped: OnHintsSkipped | None = None,
+        hint_recorder: Any = None,
     ) -> None:
-        """Re-attach what __getstate__ dropped (and optionally a new clock) after unpickling."""
+        """Re-attach what __getstate__ dropped (and optionally a new clock) after unpickling.
+        `on_hints_skipped(event_label, count, sample)`: a cluster event whose queueing hints kept
+        `count` pods in the unschedulable pool (`sample`: the first few, with the hints asked);
+        `hint_recorder`: the event sink whose `enabled` says whether to collect hints at all."""
         self.on_move = on_move
+        self.on_hints_skipped = on_hints_skipped
+        self.hint_recorder = hint_recorder
         self.nominator.pod_lister = pod_lister
         self.namespace_labels = namespace_labels
         if clock is not None:
@@ -248,7 +286,30 @@ class PriorityQueue:
             return
         to = self._location(pinfo)
         if to != frm:
-            self.on_move(pinfo.pod.key, frm, to, reason, event_label)
+            hints = getattr(self, "_move_hints", None)
+            if hints is None:
+                self.on_move(pinfo.pod.key, frm, to, reason, event_label)
+            else:
+                self.on_move(pinfo.pod.key, frm, to, reason, event_label, hints=hints)
+
+    def _reporting(self) -> bool:
+        """Whether anyone reads which hints were asked (the event stream is recorded)."""
+        rec = getattr(self, "hint_recorder", None)
+        return rec is not None and bool(rec.enabled)
+
+    def _requeue_with_hints(
+        self, pinfo: QueuedPodInfo, strategy: int, event: str, frm: str, label: str | None,
+        asked: list[dict[str, Any]] | None,
+    ) -> str:
+        """_requeue_pod_with_queueing_strategy, reporting the hints that decided it with the move
+        (upstream logs the strategy as the move's "hint"; the plugins' verdicts are what led to it)."""
+        if not asked:
+            return self._requeue_pod_with_queueing_strategy(pinfo, strategy, event, frm, label)
+        self._move_hints = {"strategy": STRATEGY_NAMES[strategy], "asked": list(asked or [])}
+        try:
+            return self._requeue_pod_with_queueing_strategy(pinfo, strategy, event, frm, label)
+        finally:
+            self._move_hints = None
 
     # ------------------------------------------------------------------------------------------
     # PreEnqueue
@@ -368,6 +429,7 @@ class PriorityQueue:
     def is_pod_worth_requeuing(self, pinfo: QueuedPodInfo, event: ClusterEvent, old_obj: Any, new_obj: Any) -> int:
         """Ask the hints of the plugins that rejected the pod: Queue from a Pending plugin means
         go to activeQ at once; from an Unschedulable plugin, after backoff; all Skip: stay."""
+        self.last_hints = None
         rejectors = pinfo.unschedulable_plugins | pinfo.pending_plugins
         if not rejectors:
             return QueueingStrategy.AFTER_BACKOFF
@@ -382,6 +444,9 @@ class PriorityQueue:
             return QueueingStrategy.AFTER_BACKOFF
         pod = pinfo.pod
         strategy = QueueingStrategy.SKIP
+        # The hints asked, for the event stream (only when someone listens to queue moves).
+        asked: list[dict[str, Any]] | None = [] if self._reporting() else None
+        self.last_hints = asked
         for ev, fns in hint_map.items():
             if not fe.match_cluster_events(ev, event):
                 continue
@@ -390,10 +455,13 @@ class PriorityQueue:
                     continue
                 # Without SchedulerQueueingHints every registered event queues (defaultQueueingHintFn).
                 hint = QueueingHint.QUEUE if fn is None or not self.hints_enabled else fn(pod, old_obj, new_obj)
+                err = None
                 if isinstance(hint, tuple):
                     hint, err = hint
                     if err:
                         hint = QueueingHint.QUEUE
+                if asked is not None:
+                    asked.append(_hint_record(event, plugin, hint, fn, err, self.hints_enabled))
                 if hint == QueueingHint.SKIP:
                     continue
                 if plugin in pinfo.pending_plugins:
@@ -476,13 +544,17 @@ class PriorityQueue:
             if not self.hints_enabled:
                 self._add_unschedulable_without_queueing_hint(pinfo, pod_scheduling_cycle)
                 return None
-            hint = self._determine_scheduling_hint_for_in_flight_pod(pinfo)
-            self._requeue_pod_with_queueing_strategy(pinfo, hint, fe.SCHEDULE_ATTEMPT_FAILURE, NONE)
+            asked: list[dict[str, Any]] = []
+            hint = self._determine_scheduling_hint_for_in_flight_pod(pinfo, asked)
+            self._requeue_with_hints(pinfo, hint, fe.SCHEDULE_ATTEMPT_FAILURE, NONE, None, asked)
             return None
         finally:
             self.done(pod_uid(pinfo.pod))
 
-    def _determine_scheduling_hint_for_in_flight_pod(self, pinfo: QueuedPodInfo) -> int:
+    def _determine_scheduling_hint_for_in_flight_pod(self, pinfo: QueuedPodInfo,
+                                                      asked: list[dict[str, Any]] | None = None) -> int:
+        """`asked` collects the hints consulted for the events received while the pod was in
+        flight, up to the one that decided."""
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             return QueueingStrategy.AFTER_BACKOFF
         events = self.active_q.cluster_events_for_pod(pinfo)
@@ -491,6 +563,8 @@ class PriorityQueue:
         strategy = QueueingStrategy.SKIP
         for e in events:
             s = self.is_pod_worth_requeuing(pinfo, e.event, e.old_obj, e.new_obj)
+            if asked is not None and self.last_hints:
+                asked.extend(self.last_hints)
             if s == QueueingStrategy.SKIP:
                 continue
             if s == QueueingStrategy.IMMEDIATELY:
@@ -553,7 +627,7 @@ class PriorityQueue:
                     frm = self._location(pinfo)
                     hint = self.is_pod_worth_requeuing(pinfo, evt, old_pod, new_pod)
                     lbl = fe.event_label(evt)
-                    q = self._requeue_pod_with_queueing_strategy(pinfo, hint, lbl, frm, lbl)
+                    q = self._requeue_with_hints(pinfo, hint, lbl, frm, lbl, self.last_hints)
                     if q == ACTIVE_Q or (self.pop_enabled and q == BACKOFF_Q):
                         break
                 return
@@ -622,15 +696,23 @@ class PriorityQueue:
         if not self.is_event_of_interest(event):
             return
         lbl = fe.event_label(event)
+        skipped: list[dict[str, Any]] = []
+        num_skipped = 0
         for pinfo in pods:
             if pinfo.gated and not fe.match_any_cluster_event(event, pinfo.gating_plugin_events):
                 continue
             hint = self.is_pod_worth_requeuing(pinfo, event, old_obj, new_obj)
             if hint == QueueingStrategy.SKIP:
+                if self.last_hints:
+                    num_skipped += 1
+                    if len(skipped) < HINT_SKIP_SAMPLE:
+                        skipped.append({"pod": pinfo.pod.key, "hints": self.last_hints})
                 continue
             frm = self._location(pinfo)
             self.unschedulable_pods.delete(pinfo.pod, pinfo.gated)
-            self._requeue_pod_with_queueing_strategy(pinfo, hint, lbl, frm, lbl)
+            self._requeue_with_hints(pinfo, hint, lbl, frm, lbl, self.last_hints)
+        if num_skipped and self.on_hints_skipped is not None:
+            self.on_hints_skipped(lbl, num_skipped, skipped)
         self.move_request_cycle = self.active_q.sched_cycle
         if self.hints_enabled:
             self.active_q.add_event_if_any_in_flight(old_obj, new_obj, event)

@@ -650,7 +650,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = pl.name
                     return s
-                return Status.error(f"running Bind plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+                return Status.error(f'running Bind plugin "{pl.name}": {s.message()}', plugin=pl.name)
             return s
         return Status(Code.SKIP)
 
