@@ -1,0 +1,73 @@
+"""RemoveDuplicates (Balance): no more pods of one owner (same kind, name and images) on a node
+than the owner's pods spread evenly over the nodes they fit would put there (upstream
+removeduplicates: the "upper average", ceil(pods / feasible nodes)); the extras on a crowded
+node are evicted. `excludeOwnerKinds` leaves owners of those kinds alone."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .. import argsreader as ar
+from .base import Strategy
+from .common_args import PodSelection, parse_selection
+
+NAME = "RemoveDuplicates"
+ARG_FIELDS = ("namespaces", "excludeOwnerKinds")
+
+
+@dataclass(frozen=True)
+class RemoveDuplicatesArgs:
+    selection: PodSelection
+    exclude_owner_kinds: tuple[str, ...] = ()
+
+
+def parse_args(value: Any, path: str, err: ar.Err) -> RemoveDuplicatesArgs:
+    m = ar.mapping(value, path, err, ARG_FIELDS)
+    return RemoveDuplicatesArgs(selection=parse_selection(m, path, err, label_selector=False),
+                                exclude_owner_kinds=ar.names(m.get("excludeOwnerKinds"),
+                                                             f"{path}.excludeOwnerKinds", err))
+
+
+class RemoveDuplicates(Strategy):
+    name = NAME
+    extension_point = "balance"
+
+    def run(self, nodes: list[Any]) -> None:
+        a: RemoveDuplicatesArgs = self.args
+        duplicates: dict[str, dict[tuple, list[Any]]] = {}
+        occurrences: dict[tuple, int] = {}
+        sample: dict[tuple, Any] = {}
+        for node in nodes:
+            seen: set[tuple] = set()
+            for pod in self.handle.pods_on(node.name):
+                if not a.selection.selects(pod) or not self.evictor.filter(pod):
+                    continue
+                owners = [o for o in pod.owner_references]
+                if not owners or any(o.kind in a.exclude_owner_kinds for o in owners):
+                    continue
+                images = tuple(sorted(c.image for c in pod.containers))
+                key = (pod.namespace, tuple(sorted((o.kind, o.name) for o in owners)), images)
+                occurrences[key] = occurrences.get(key, 0) + 1
+                sample.setdefault(key, pod)
+                if key in seen:
+                    duplicates.setdefault(node.name, {}).setdefault(key, []).append(pod)
+                else:
+                    seen.add(key)
+        for node in nodes:
+            for key, pods in duplicates.get(node.name, {}).items():
+                fits = [n for n in nodes if not n.unschedulable and self._fits(sample[key], n)]
+                if not fits:
+                    continue
+                upper = math.ceil(occurrences[key] / len(fits))
+                extra = len(pods) + 1 - upper
+                for pod in pods[len(pods) - extra:] if extra > 0 else []:
+                    if not self.evict_or_stop(pod):
+                        break
+
+    def _fits(self, pod: Any, node: Any) -> bool:
+        """The node's selector, affinity and taints admit the pod (resources are not counted:
+        upstream's feasibility for the average)."""
+        errs = self.handle.fit_errors(pod, node)
+        return not [e for e in errs if not e.startswith("insufficient")]
