@@ -34,6 +34,7 @@ CLUSTER_ACTIONS = {
     "setNodeLabels",
     "setScoreWeight",
     "scaleDeployment",
+    "runDescheduler",
 }
 
 
