@@ -3,7 +3,7 @@ descheduler now") and, when the policy sets `deschedulingInterval`, every interv
 time (the first one interval after the start, as a descheduler started with the cluster would
 first find its pods still pending).
 
-An interval pass that evicts nothing leaves the cluster as it found it, so another pass over the
+A pass run by the action restarts the interval's count. An interval pass that evicts nothing leaves the cluster as it found it, so another pass over the
 same cluster would evict nothing either: the interval then rests (a run can settle) until the
 cluster changes again (a scheduling cycle, an action).
 """
@@ -37,6 +37,8 @@ def run_action(sim: Any, obj: dict[str, Any]) -> TimelineAction:
     sim.sink.emit("cluster_action", action=ACTION, params={})
     result = run_descheduler(sim, policy, trigger="manual")
     rearm(sim)
+    if policy.descheduling_interval:  # the interval counts from the last pass
+        sim.desched_next = sim.clock.now() + policy.descheduling_interval
     return TimelineAction(time=sim.clock.now(), action=ACTION,
                           params={"evicted": result.evicted, "recreated": result.recreated})
 

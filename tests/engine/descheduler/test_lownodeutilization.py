@@ -139,3 +139,18 @@ def test_the_interval_runs_passes_on_the_virtual_clock_and_the_run_settles():
 def test_the_same_run_evicts_the_same_pods():
     a, b = _run(SCENARIO), _run(SCENARIO)
     assert evicted(deschedule(a)) == evicted(deschedule(b))
+
+
+def test_a_pass_run_by_the_action_restarts_the_interval():
+    text = SCENARIO.replace("kind: DeschedulerPolicy\n", "kind: DeschedulerPolicy\ndeschedulingInterval: 1m\n")
+    sim = Simulation(load_scenario_text(text, source="uneven.yaml"), record_events=True)
+    while sim.clock.now() < 10 or "node-6" not in sim.scheduler.cluster.nodes:
+        sim.step()
+    now = sim.clock.now()  # the clock has jumped to the interval's first pass, not run yet
+    assert now == 60.0
+    assert len(evicted(deschedule(sim))) == 2  # by hand
+    assert sim.view()["descheduler"]["next"] == now + 60
+    assert sim.run()
+    passes = [e for e in sim.sink.events if e["type"] == "descheduler_started"]
+    assert [(p["time"], p["trigger"]) for p in passes][:2] == [(60.0, "manual"), (120.0, "interval")]
+    assert len([e for e in sim.sink.events if e["type"] == "descheduler_evicted"]) == 2
