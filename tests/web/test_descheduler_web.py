@@ -79,3 +79,20 @@ def test_without_a_policy_the_action_is_refused_and_the_button_absent(inline_wor
     assert not run.actions.exists()
     with pytest.raises(svc.RunError, match="no DeschedulerPolicy"):
         svc.run_enqueue(run=run, actor=OWNER, kind=RunAction.KIND_CLUSTER, params={"action": "runDescheduler"})
+
+
+def test_the_web_yaml_paths_accept_a_policy_and_refuse_a_bad_one_with_its_field() -> None:
+    from pathlib import Path
+
+    from playground.services.scenarios import ScenarioInvalid, scenario_create, scenario_yaml_versioned
+
+    text = Path("playground/gallery/descheduler-rebalance.yaml").read_text()
+    scenario = scenario_create(actor=OWNER, name="rebalance", yaml_text=text)
+    stored, _ = scenario_yaml_versioned(scenario=scenario)
+    assert "kind: DeschedulerPolicy" in stored and "LowNodeUtilization" in stored
+    bad = text.replace("targetThresholds: {cpu: 50,", "targetThresholds: {cpu: 10,")
+    with pytest.raises(ScenarioInvalid) as error:
+        scenario_create(actor=OWNER, name="bad", yaml_text=bad)
+    assert error.value.kind == "DeschedulerPolicy"
+    assert error.value.field == "profiles[0].pluginConfig[1].args.thresholds.cpu"
+    assert "thresholds' cpu percentage is greater than targetThresholds'" in str(error.value)
