@@ -96,3 +96,10 @@ def test_the_web_yaml_paths_accept_a_policy_and_refuse_a_bad_one_with_its_field(
     assert error.value.kind == "DeschedulerPolicy"
     assert error.value.field == "profiles[0].pluginConfig[1].args.thresholds.cpu"
     assert "thresholds' cpu percentage is greater than targetThresholds'" in str(error.value)
+
+
+def test_the_docs_page_serves_the_descheduler_doc(client: Client) -> None:
+    index = client.get("/docs/").content.decode()
+    assert "The descheduler" in index
+    page = client.get("/docs/descheduler/")
+    assert page.status_code == 200 and "DefaultEvictor" in page.content.decode()
