@@ -18,7 +18,7 @@ from .evictions import PodEvictor
 from .handle import Handle
 from .plugins.base import Evictor, StopStrategy
 from .policy import DeschedulerPolicy
-from .registry import REGISTRY
+from .registry import STRATEGIES
 
 SMALL_CLUSTER = ("The cluster size is 0 or 1 meaning eviction causes service disruption or degradation. "
                  "So aborting..")
@@ -52,7 +52,7 @@ def run_descheduler(sim: Any, policy: DeschedulerPolicy, trigger: str = "manual"
         for point in ("deschedule", "balance"):
             for prof, evictor in built:
                 for name in getattr(prof.plugins, point).enabled:
-                    strategy = REGISTRY[name].strategy(prof.args_for(name), handle, evictor)
+                    strategy = STRATEGIES[name](prof.args_for(name), handle, evictor)
                     try:
                         strategy.run(list(nodes))
                     except StopStrategy:

@@ -11,8 +11,8 @@ from typing import Any
 from scheduler_core.api.errors import ScenarioError
 
 from . import argsreader as ar
+from .argsregistry import ARGS, NOT_MODELLED
 from .policy import API_VERSION, KIND, DeschedulerPolicy, DeschedulerProfile, PluginConfig, Plugins, PluginSet
-from .registry import NOT_MODELLED, REGISTRY
 
 TOP_FIELDS = ("apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
               "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "deschedulingInterval")
@@ -45,14 +45,14 @@ def _unknown_plugin(name: str, path: str, err: ar.Err) -> ScenarioError:
     if name in NOT_MODELLED:
         return err(path, f'plugin "{name}" is not supported: {NOT_MODELLED[name]}')
     return err(path, f'Unsupported value: "{name}": not a descheduler plugin '
-                     f'(known: {", ".join(sorted(REGISTRY))})')
+                     f'(known: {", ".join(sorted(ARGS))})')
 
 
 def _plugin_set(value: Any, path: str, point: str, err: ar.Err) -> PluginSet:
     m = ar.mapping(value, path, err, ("enabled", "disabled"))
     enabled = ar.names(m.get("enabled"), f"{path}.enabled", err)
     for i, name in enumerate(enabled):
-        reg = REGISTRY.get(name)
+        reg = ARGS.get(name)
         if reg is None:
             raise _unknown_plugin(name, f"{path}.enabled[{i}]", err)
         if reg.extension_point != EXTENSION_POINTS[point]:
@@ -80,7 +80,7 @@ def _profile(value: Any, path: str, err: ar.Err) -> DeschedulerProfile:
         where = f"{path}.pluginConfig[{i}]"
         cm = ar.mapping(c, where, err, ("name", "args"))
         pname = ar.text(cm.get("name"), f"{where}.name", err)
-        reg = REGISTRY.get(pname)
+        reg = ARGS.get(pname)
         if reg is None:
             raise _unknown_plugin(pname, f"{where}.name", err)
         if any(x.name == pname for x in configs):
@@ -90,7 +90,7 @@ def _profile(value: Any, path: str, err: ar.Err) -> DeschedulerProfile:
         configs.append(PluginConfig(pname, reg.parse_args(cm.get("args"), f"{where}.args", err)))
     for pname in sorted(enabled - {c.name for c in configs}):
         # A plugin without pluginConfig gets its defaulted args (and upstream's validation).
-        configs.append(PluginConfig(pname, REGISTRY[pname].parse_args(None, f"{path}.pluginConfig[{pname}]", err)))
+        configs.append(PluginConfig(pname, ARGS[pname].parse_args(None, f"{path}.pluginConfig[{pname}]", err)))
     return DeschedulerProfile(name=name, plugin_configs=tuple(configs), plugins=plugins)
 
 

@@ -6,28 +6,10 @@ node are evicted. `excludeOwnerKinds` leaves owners of those kinds alone."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
-from .. import argsreader as ar
+from ..pluginargs.removeduplicates import NAME, RemoveDuplicatesArgs
 from .base import Strategy
-from .common_args import PodSelection, parse_selection
-
-NAME = "RemoveDuplicates"
-ARG_FIELDS = ("namespaces", "excludeOwnerKinds")
-
-
-@dataclass(frozen=True)
-class RemoveDuplicatesArgs:
-    selection: PodSelection
-    exclude_owner_kinds: tuple[str, ...] = ()
-
-
-def parse_args(value: Any, path: str, err: ar.Err) -> RemoveDuplicatesArgs:
-    m = ar.mapping(value, path, err, ARG_FIELDS)
-    return RemoveDuplicatesArgs(selection=parse_selection(m, path, err, label_selector=False),
-                                exclude_owner_kinds=ar.names(m.get("excludeOwnerKinds"),
-                                                             f"{path}.excludeOwnerKinds", err))
 
 
 class RemoveDuplicates(Strategy):

@@ -5,28 +5,13 @@ removepodsviolatinginterpodantiaffinity)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api.types import Pod
 
-from .. import argsreader as ar
+from ..pluginargs.removepodsviolatinginterpodantiaffinity import NAME, RemovePodsViolatingInterPodAntiAffinityArgs
 from ..podutil import sort_pods_by_priority_low_to_high
 from .base import Strategy
-from .common_args import PodSelection, parse_selection
-
-NAME = "RemovePodsViolatingInterPodAntiAffinity"
-ARG_FIELDS = ("namespaces", "labelSelector")
-
-
-@dataclass(frozen=True)
-class RemovePodsViolatingInterPodAntiAffinityArgs:
-    selection: PodSelection
-
-
-def parse_args(value: Any, path: str, err: ar.Err) -> RemovePodsViolatingInterPodAntiAffinityArgs:
-    m = ar.mapping(value, path, err, ARG_FIELDS)
-    return RemovePodsViolatingInterPodAntiAffinityArgs(selection=parse_selection(m, path, err))
 
 
 class RemovePodsViolatingInterPodAntiAffinity(Strategy):

@@ -6,7 +6,6 @@ on their preferred terms than their own (upstream removepodsviolatingnodeaffinit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.framework.plugins.helper.nodeaffinity import (
@@ -14,32 +13,8 @@ from scheduler_core.framework.plugins.helper.nodeaffinity import (
     get_required_node_affinity,
 )
 
-from .. import argsreader as ar
+from ..pluginargs.removepodsviolatingnodeaffinity import NAME, REQUIRED, RemovePodsViolatingNodeAffinityArgs
 from .base import Strategy
-from .common_args import PodSelection, parse_selection
-
-NAME = "RemovePodsViolatingNodeAffinity"
-ARG_FIELDS = ("namespaces", "labelSelector", "nodeAffinityType")
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-
-
-@dataclass(frozen=True)
-class RemovePodsViolatingNodeAffinityArgs:
-    selection: PodSelection
-    node_affinity_type: tuple[str, ...]
-
-
-def parse_args(value: Any, path: str, err: ar.Err) -> RemovePodsViolatingNodeAffinityArgs:
-    m = ar.mapping(value, path, err, ARG_FIELDS)
-    types = ar.names(m.get("nodeAffinityType"), f"{path}.nodeAffinityType", err)
-    if not types:
-        raise err(f"{path}.nodeAffinityType", "nodeAffinityType needs to be set")
-    for i, t in enumerate(types):
-        if t not in (REQUIRED, PREFERRED):
-            raise err(f"{path}.nodeAffinityType[{i}]", f'Unsupported value: "{t}": supported values: '
-                                                      f'"{REQUIRED}", "{PREFERRED}"')
-    return RemovePodsViolatingNodeAffinityArgs(selection=parse_selection(m, path, err), node_affinity_type=types)
 
 
 def _preferred_score(pod: Any, node: Any) -> int:

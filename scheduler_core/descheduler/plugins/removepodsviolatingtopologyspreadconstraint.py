@@ -8,39 +8,16 @@ whenUnsatisfiable kinds considered (DoNotSchedule by default); with `topologyBal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.framework.plugins.helper.nodeaffinity import get_required_node_affinity
 
-from .. import argsreader as ar
+from ..pluginargs.removepodsviolatingtopologyspreadconstraint import (
+    NAME,
+    RemovePodsViolatingTopologySpreadConstraintArgs,
+)
 from ..podutil import sort_pods_by_priority_low_to_high, tolerates_taints
 from .base import Strategy
-from .common_args import PodSelection, parse_selection
-
-NAME = "RemovePodsViolatingTopologySpreadConstraint"
-ARG_FIELDS = ("namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit")
-KINDS = ("DoNotSchedule", "ScheduleAnyway")
-
-
-@dataclass(frozen=True)
-class RemovePodsViolatingTopologySpreadConstraintArgs:
-    selection: PodSelection
-    constraints: tuple[str, ...] = ("DoNotSchedule",)
-    topology_balance_node_fit: bool = True
-
-
-def parse_args(value: Any, path: str, err: ar.Err) -> RemovePodsViolatingTopologySpreadConstraintArgs:
-    m = ar.mapping(value, path, err, ARG_FIELDS)
-    kinds = ar.names(m.get("constraints"), f"{path}.constraints", err) or ("DoNotSchedule",)
-    for i, k in enumerate(kinds):
-        if k not in KINDS:
-            raise err(f"{path}.constraints[{i}]", f'Unsupported value: "{k}": supported values: '
-                                                 '"DoNotSchedule", "ScheduleAnyway"')
-    return RemovePodsViolatingTopologySpreadConstraintArgs(
-        selection=parse_selection(m, path, err), constraints=kinds,
-        topology_balance_node_fit=ar.boolean(m.get("topologyBalanceNodeFit"), f"{path}.topologyBalanceNodeFit",
-                                             err, default=True))
 
 
 class RemovePodsViolatingTopologySpreadConstraint(Strategy):

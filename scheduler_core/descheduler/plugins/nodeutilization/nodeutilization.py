@@ -17,13 +17,11 @@ from typing import Any
 from scheduler_core.api.types import Node, Pod
 from scheduler_core.framework.types import pod_requests
 
-from ... import argsreader as ar
 from ...evictions import EvictionLimitError
+from ...pluginargs.nodeutilization import MAX_RESOURCE_PERCENTAGE, MIN_RESOURCE_PERCENTAGE
 from ...podutil import in_namespaces, pod_tolerates_taints_of_any, sort_pods_by_priority_low_to_high
 from ..base import Evictor
 
-MIN_RESOURCE_PERCENTAGE = 0
-MAX_RESOURCE_PERCENTAGE = 100
 BASIC_RESOURCES = ("cpu", "memory", "pods")
 
 
@@ -108,16 +106,6 @@ def extended_resource_names(thresholds: dict[str, float]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def validate_thresholds(thresholds: dict[str, float], path: str, err: ar.Err, what: str = "") -> None:
-    prefix = f"{what} config is not valid: " if what else ""
-    if not thresholds:
-        raise err(path, f"{prefix}no resource threshold is configured")
-    for name, pct in thresholds.items():
-        if pct < MIN_RESOURCE_PERCENTAGE or pct > MAX_RESOURCE_PERCENTAGE:
-            raise err(f"{path}.{name}", f"{prefix}{name} threshold not in [{MIN_RESOURCE_PERCENTAGE}, "
-                                        f"{MAX_RESOURCE_PERCENTAGE}] range")
-
-
 def sort_nodes_by_usage(nodes: list[NodeUsage], ascending: bool) -> list[NodeUsage]:
     """The sum of a node's usage values (cpu in millicores) orders the nodes; name breaks ties."""
     def total(nu: NodeUsage) -> int:
@@ -177,16 +165,6 @@ def _evict_pods(handle: Any, evictor: Evictor, strategy: str, pods: list[Pod], n
             available[name] -= used
         if not continue_eviction(nu, available):
             break
-
-
-def parse_evictable_namespaces(value: Any, path: str, err: ar.Err) -> tuple[str, ...]:
-    ns = ar.namespaces(value, path, err)
-    if ns is None:
-        return ()
-    include, exclude = ns
-    if include:
-        raise err(path, "only Exclude namespaces can be set, inclusion is not supported")
-    return exclude
 
 
 def classified_event(nodes: list[Node], pct: dict[str, dict[str, float]], groups: dict[str, str],
