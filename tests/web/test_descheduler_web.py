@@ -61,6 +61,8 @@ def test_the_button_runs_a_pass_whose_evictions_and_replacements_the_page_shows(
     assert "pod evicted from node-1 node by sigs.k8s.io/descheduler" in page  # the events panel
     for new in finished["recreated"]:
         assert new in page  # the queue panel lists the replacements
+    # The story panel says what the pass did.
+    assert "The descheduler evicted web-1 from node-1 (LowNodeUtilization) and web-4 from node-2" in page
     # Stepping schedules the replacements onto node-6.
     _post(client, url, {"action": "step"})
     _post(client, url, {"action": "step"})

@@ -154,3 +154,19 @@ def test_a_pass_run_by_the_action_restarts_the_interval():
     passes = [e for e in sim.sink.events if e["type"] == "descheduler_started"]
     assert [(p["time"], p["trigger"]) for p in passes][:2] == [(60.0, "manual"), (120.0, "interval")]
     assert len([e for e in sim.sink.events if e["type"] == "descheduler_evicted"]) == 2
+
+
+def test_a_restored_checkpoint_runs_the_same_passes():
+    text = SCENARIO.replace("kind: DeschedulerPolicy\n", "kind: DeschedulerPolicy\ndeschedulingInterval: 1m\n")
+    whole = _run(text)
+    sim = Simulation(load_scenario_text(text, source="uneven.yaml"), record_events=True)
+    while sim.clock.now() < 60:
+        sim.step()
+    restored = Simulation.restore(sim.checkpoint())
+    restored.sink.events.clear()
+    assert restored.run()
+
+    def passes(events: list[dict]) -> list[tuple]:
+        return [(e["time"], e["type"], e.get("pod")) for e in events if e["type"].startswith("descheduler_")]
+
+    assert passes(restored.sink.events) == passes(whole.sink.events)
