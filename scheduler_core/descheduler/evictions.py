@@ -50,6 +50,9 @@ class PodEvictor:
     namespace_count: dict[str, int] = field(default_factory=dict)
     evicted: list[str] = field(default_factory=list)
     recreated: list[str] = field(default_factory=list)
+    # Names ever used per namespace (a generated name never repeats one), built at the first
+    # replacement of the pass and kept up to date by it.
+    _taken: dict[str, set[str]] | None = None
 
     def total(self) -> int:
         return len(self.evicted)
@@ -88,8 +91,12 @@ class PodEvictor:
         targets = summary.scale_targets if summary is not None else {}
         if pod.key in cs.pods and not any(o.controller and o.kind != "StatefulSet" for o in pod.owner_references):
             return  # a StatefulSet pod comes back under its own name once the old one is gone
-        taken = {k.split("/", 1)[1] for k in cs.records if k.startswith(pod.namespace + "/") and k in cs.pods}
-        taken |= {k.split("/", 1)[1] for k in cs.records if k.startswith(pod.namespace + "/")}
+        if self._taken is None:
+            self._taken = {}
+            for k in cs.records:
+                ns, _, name = k.partition("/")
+                self._taken.setdefault(ns, set()).add(name)
+        taken = self._taken.setdefault(pod.namespace, set())
         manifest = replacement_manifest(pod, targets, taken, f"descheduler/{pod.key}/{len(cs.all_pods)}")
         if manifest is None:
             return
@@ -106,4 +113,5 @@ class PodEvictor:
         if new.key in cs.pods:
             return
         sim.scheduler.create_pod(new)
+        taken.add(new.name)
         self.recreated.append(new.key)

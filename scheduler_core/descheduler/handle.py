@@ -28,6 +28,7 @@ class Handle:
         self.nodes: list[Node] = [n for _, n in sorted(cs.nodes.items())
                                   if ar.selector_text_matches(terms, n.labels)]
         self.priority_classes = cs.priority_classes
+        self._requested: dict[str, dict[str, Fraction]] = {}  # node -> summed requests (node fit)
         self._by_node: dict[str, list[Pod]] = {n.name: [] for n in cs.nodes.values()}
         for key in cs.all_pods:
             pod = cs.pods.get(key)
@@ -60,18 +61,24 @@ class Handle:
         pods = self._by_node.get(node_name)
         if pods is not None:
             self._by_node[node_name] = [p for p in pods if p.key != pod.key]
+        self._requested.pop(node_name, None)
 
     # ---- node fit (upstream: nodeutil.PodFitsAnyOtherNode / PodFitsCurrentNode) ----------------
     def node_requested(self, node_name: str) -> dict[str, Fraction]:
-        total: dict[str, Fraction] = {}
-        for p in self._by_node.get(node_name, ()):
-            for name, q in pod_requests(p).items():
-                total[name] = total.get(name, Fraction(0)) + q
-        total["pods"] = Fraction(len(self._by_node.get(node_name, ())))
+        """What the node's pods request, summed once per pass (an eviction forgets the sum)."""
+        total = self._requested.get(node_name)
+        if total is None:
+            total = {}
+            for p in self._by_node.get(node_name, ()):
+                for name, q in pod_requests(p).items():
+                    total[name] = total.get(name, Fraction(0)) + q
+            total["pods"] = Fraction(len(self._by_node.get(node_name, ())))
+            self._requested[node_name] = total
         return total
 
-    def fit_errors(self, pod: Pod, node: Node) -> list[str]:
-        """Why the pod could not run on the node (empty: it fits), as upstream's NodeFit says."""
+    def placement_errors(self, pod: Pod, node: Node) -> list[str]:
+        """Why the node would not admit the pod, resources aside: selector and required node
+        affinity, NoSchedule/NoExecute taints, cordon."""
         errs: list[str] = []
         if not get_required_node_affinity(pod).match(node):
             errs.append("pod node selector does not match the node label")
@@ -81,6 +88,13 @@ class Handle:
             errs.append("pod does not tolerate taints on the node")
         if node.unschedulable:
             errs.append("node is not schedulable")
+        return errs
+
+    def fit_errors(self, pod: Pod, node: Node) -> list[str]:
+        """Why the pod could not run on the node (empty: it fits), as upstream's NodeFit says."""
+        errs = self.placement_errors(pod, node)
+        if errs:
+            return errs
         used = self.node_requested(node.name)
         alloc = node.allocatable
         for name, q in pod_requests(pod).items():

@@ -37,19 +37,15 @@ class RemoveDuplicates(Strategy):
                     duplicates.setdefault(node.name, {}).setdefault(key, []).append(pod)
                 else:
                     seen.add(key)
+        feasible: dict[tuple, int] = {}  # owner key -> nodes its pods could run on
         for node in nodes:
             for key, pods in duplicates.get(node.name, {}).items():
-                fits = [n for n in nodes if not n.unschedulable and self._fits(sample[key], n)]
-                if not fits:
+                if key not in feasible:
+                    feasible[key] = sum(1 for n in nodes if not self.handle.placement_errors(sample[key], n))
+                if not feasible[key]:
                     continue
-                upper = math.ceil(occurrences[key] / len(fits))
+                upper = math.ceil(occurrences[key] / feasible[key])
                 extra = len(pods) + 1 - upper
                 for pod in pods[len(pods) - extra:] if extra > 0 else []:
                     if not self.evict_or_stop(pod):
                         break
-
-    def _fits(self, pod: Any, node: Any) -> bool:
-        """The node's selector, affinity and taints admit the pod (resources are not counted:
-        upstream's feasibility for the average)."""
-        errs = self.handle.fit_errors(pod, node)
-        return not [e for e in errs if not e.startswith("insufficient")]

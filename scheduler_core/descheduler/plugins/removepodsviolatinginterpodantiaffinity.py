@@ -40,11 +40,21 @@ class RemovePodsViolatingInterPodAntiAffinity(Strategy):
 
     def run(self, nodes: list[Any]) -> None:
         a: RemovePodsViolatingInterPodAntiAffinityArgs = self.args
-        by_name = {n.name: n for n in self.handle.cluster.nodes.values()}
+        cs = self.handle.cluster
+        others: list[tuple[Pod, Any]] | None = None  # every placed pod with its node, built when needed
+        gone: set[str] = set()
         for node in nodes:
             for pod in sort_pods_by_priority_low_to_high(self.handle.pods_on(node.name)):
+                aff = pod.affinity
+                if aff is None or aff.pod_anti_affinity is None or not aff.pod_anti_affinity.required:
+                    continue
                 if not a.selection.selects(pod) or not self.evictor.filter(pod):
                     continue
-                others = [(p, by_name[n]) for n in by_name for p in self.handle.pods_on(n)]
-                if self._violates(pod, node, others) and not self.evict_or_stop(pod):
-                    break
+                if others is None:
+                    others = [(p, n) for _, n in sorted(cs.nodes.items()) for p in self.handle.pods_on(n.name)]
+                live = [(p, n) for p, n in others if p.key not in gone]
+                if self._violates(pod, node, live):
+                    if not self.evict_or_stop(pod):
+                        break
+                    if pod.key not in cs.pods or cs.pods[pod.key].deletion_timestamp is not None:
+                        gone.add(pod.key)
