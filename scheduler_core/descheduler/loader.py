@@ -89,8 +89,15 @@ def _profile(value: Any, path: str, err: ar.Err) -> DeschedulerProfile:
             raise err(f"{where}.name", f'plugin "{pname}" has args but is not enabled at any extension point')
         configs.append(PluginConfig(pname, reg.parse_args(cm.get("args"), f"{where}.args", err)))
     for pname in sorted(enabled - {c.name for c in configs}):
-        # A plugin without pluginConfig gets its defaulted args (and upstream's validation).
-        configs.append(PluginConfig(pname, ARGS[pname].parse_args(None, f"{path}.pluginConfig[{pname}]", err)))
+        # A plugin without pluginConfig gets its defaulted args (and upstream's validation); a
+        # refusal names where the plugin was enabled.
+        point = next((k for k in ("deschedule", "balance") if pname in getattr(plugins, k).enabled), "")
+        where = f"{path}.plugins.{point}.enabled[{getattr(plugins, point).enabled.index(pname)}]" if point else path
+
+        def defaulted(_field: str, reason: str, where: str = where, pname: str = pname) -> ScenarioError:
+            return err(where, f'"{pname}" has no pluginConfig and its default args are not valid: {reason}')
+
+        configs.append(PluginConfig(pname, ARGS[pname].parse_args(None, where, defaulted)))
     return DeschedulerProfile(name=name, plugin_configs=tuple(configs), plugins=plugins)
 
 

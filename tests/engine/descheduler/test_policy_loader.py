@@ -44,7 +44,9 @@ def test_scenarios_without_a_policy_have_none():
     (policy([profile("LowNodeUtilization", "balance", {"thresholds": {"cpu": 120}, "targetThresholds": {"cpu": 150}})]),
      "profiles[0].pluginConfig[0].args.thresholds.cpu", "thresholds config is not valid: cpu threshold not in [0, 100] range"),
     (policy([profile("LowNodeUtilization", "balance")]),
-     "profiles[0].pluginConfig[LowNodeUtilization].thresholds", "thresholds config is not valid: no resource threshold is configured"),
+     "profiles[0].plugins.balance.enabled[0]",
+     '"LowNodeUtilization" has no pluginConfig and its default args are not valid: thresholds config is not valid: '
+     "no resource threshold is configured"),
     (policy([profile("LowNodeUtilization", "deschedule", LNU)]),
      "profiles[0].plugins.deschedule.enabled[0]", "does not implement the deschedule extension point"),
     (policy([profile("RemovePodsHavingTooManyRestarts", "deschedule")]),
