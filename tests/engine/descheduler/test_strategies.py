@@ -101,3 +101,54 @@ def test_remove_duplicates_recreates_with_a_new_generated_name_under_the_same_ow
     assert len(new) == 1 and new[0].startswith("default/web-")
     sim.run()
     assert next(p for p in sim.view()["pods"] if p["key"] == new[0])["owner"] == "ReplicaSet/web"
+
+
+def _lnu_cluster(args, **top):
+    """Three nodes: a (3 of 4 cpus requested by three pods), b (1 cpu), c (empty)."""
+    pods = [pod(f"a{i}", "a", cpu="1") for i in range(3)] + [pod("b0", "b", cpu="1")]
+    return _sim([node("a"), node("b"), node("c")], pods, profile("LowNodeUtilization", "balance", args), **top)
+
+
+def _classes(events):
+    classified = next(e for e in events if e["type"] == "descheduler_nodes_classified")
+    return {n["node"]: n["class"] for n in classified["nodes"]}, classified
+
+
+def test_low_node_utilization_number_of_nodes_and_excluded_namespaces():
+    args = {"thresholds": {"cpu": 20}, "targetThresholds": {"cpu": 50}}
+    assert len(evicted(deschedule(_lnu_cluster(args)))) == 1  # c takes one pod up to its 50% target
+    events = deschedule(_lnu_cluster({**args, "numberOfNodes": 1}))
+    assert evicted(events) == [] and _classes(events)[1]["outcome"].startswith("Number of nodes underutilized")
+    excluded = deschedule(_lnu_cluster({**args, "evictableNamespaces": {"exclude": ["default"]}}))
+    assert evicted(excluded) == []
+
+
+def test_low_node_utilization_deviation_thresholds_are_relative_to_the_average():
+    # Average cpu usage (75 + 25 + 0) / 3 = 33.3%: under 33.3 - 10, over 33.3 + 10.
+    events = deschedule(_lnu_cluster({"thresholds": {"cpu": 10}, "targetThresholds": {"cpu": 10},
+                                      "useDeviationThresholds": True}))
+    classes, classified = _classes(events)
+    assert classes == {"a": "overutilized", "b": "appropriately utilized", "c": "underutilized"}
+    low, high = classified["nodes"][0]["thresholds"]
+    assert (low["cpu"], high["cpu"]) == (23.33, 43.33)
+    # c's room up to 43.33% is 1733m: after one 1-cpu pod 733m remain (> 0), so a second goes,
+    # and then a (1 cpu of 4) is under its target.
+    assert evicted(events) == ["default/a0", "default/a1"]
+
+
+def test_low_node_utilization_node_limit():
+    pods = [pod(f"a{i}", "a", cpu="1") for i in range(4)]
+    args = {"thresholds": {"cpu": 20}, "targetThresholds": {"cpu": 30}, "evictionLimits": {"node": 1}}
+    sim = _sim([node("a"), node("b"), node("c")], pods, profile("LowNodeUtilization", "balance", args))
+    assert len(evicted(deschedule(sim))) == 1
+
+
+def test_topology_spread_schedule_anyway_only_when_asked():
+    tsc = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                                          "labelSelector": {"matchLabels": {"app": "web"}}}]}
+    pods = [pod(f"w{i}", "a", spec=tsc) for i in range(4)]
+    nodes = [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})]
+    plugin = "RemovePodsViolatingTopologySpreadConstraint"
+    assert evicted(deschedule(_sim(nodes, pods, profile(plugin, "balance")))) == []
+    asked = _sim(nodes, pods, profile(plugin, "balance", {"constraints": ["DoNotSchedule", "ScheduleAnyway"]}))
+    assert len(evicted(deschedule(asked))) == 2
