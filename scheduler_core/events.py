@@ -81,7 +81,7 @@ EVENT_TYPES: dict[str, str] = {
                       "by (who wrote it: VolumeBinding PreBind, persistentvolume-controller, provisioner, "
                       "ephemeral-volume-controller, garbage-collector), change (what changed, in words)",
     "settled": "settled, pending",
-    "descheduler_started": "trigger (manual|interval), profiles [names], nodes (how many the pass considers)",
+    "descheduler_started": "trigger (manual|interval|timeline), profiles [names], nodes (how many the pass considers)",
     "descheduler_nodes_classified": "strategy (LowNodeUtilization|HighNodeUtilization), profile, nodes [{node, "
                                     "usage {resource: percent of allocatable requested}, thresholds [low, high], "
                                     "class (underutilized|overutilized|appropriately utilized)}], outcome "

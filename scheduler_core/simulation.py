@@ -212,6 +212,8 @@ class Simulation:
             a = self.timeline.pop(0)
             if a.action == "scaleDeployment":
                 self._timeline_scale(a)
+            elif a.action == desched_schedule.ACTION:
+                desched_schedule.run_timeline(self)
             else:
                 self.apply_action(a.action, a.params)
         s = self.scheduler

@@ -1,5 +1,5 @@
 """When a run's descheduling passes happen: the `runDescheduler` run action ("run the
-descheduler now") and, when the policy sets `deschedulingInterval`, every interval of virtual
+descheduler now", also a Timeline action at a given time) and, when the policy sets `deschedulingInterval`, every interval of virtual
 time (the first one interval after the start, as a descheduler started with the cluster would
 first find its pods still pending).
 
@@ -41,6 +41,13 @@ def run_action(sim: Any, obj: dict[str, Any]) -> TimelineAction:
         sim.desched_next = sim.clock.now() + policy.descheduling_interval
     return TimelineAction(time=sim.clock.now(), action=ACTION,
                           params={"evicted": result.evicted, "recreated": result.recreated})
+
+
+def run_timeline(sim: Any) -> None:
+    """A Timeline's `runDescheduler` action (the loader made sure the scenario has a policy)."""
+    sim.sink.emit("cluster_action", action=ACTION, params={})
+    run_descheduler(sim, _policy(sim), trigger="timeline")
+    rearm(sim)
 
 
 def start(sim: Any) -> None:

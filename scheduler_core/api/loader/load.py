@@ -110,4 +110,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     if policy is not None:
         check_against_scenario(policy, scenario.priority_classes, source)
         scenario.descheduler_policy = policy
+    elif any(a.action == "runDescheduler" for a in scenario.timeline):
+        raise ScenarioError("a runDescheduler action needs a DeschedulerPolicy document in the scenario "
+                            "(apiVersion descheduler/v1alpha2)", file=source, kind="Timeline", field="actions")
     return scenario

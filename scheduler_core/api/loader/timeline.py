@@ -22,7 +22,7 @@ __all__ = ["parse_timeline", "parse_action", "TIMELINE_ACTIONS"]
 
 TIMELINE_ACTIONS = ("addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon",
                     "addTaint", "removeTaint", "setNodeLabels", "setScoreWeight",
-                    "scaleDeployment")
+                    "scaleDeployment", "runDescheduler")
 # The fields each action may have besides `at` and `action`.
 _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "addPod": ("pod",), "deletePod": ("pod",), "addNode": ("node",), "deleteNode": ("node",),
@@ -30,6 +30,7 @@ _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "removeTaint": ("node", "key", "effect"), "setNodeLabels": ("node", "labels"),
     "setScoreWeight": ("plugin", "weight", "profile"),
     "scaleDeployment": ("name", "namespace", "replicas"),
+    "runDescheduler": (),
 }
 
 
@@ -102,6 +103,8 @@ def parse_timeline(r: FieldReader, obj: dict[str, Any], admission: PriorityAdmis
             params["pod"] = _pod_ref(r, m.get("pod"), f"{p}.pod")
         elif action == "scaleDeployment":
             params.update(_scale_params(r, m, p))
+        elif action == "runDescheduler":
+            pass  # one pass of the scenario's DeschedulerPolicy (checked once the scenario is built)
         elif action == "setScoreWeight":
             plugin = r.string(m.get("plugin"), f"{p}.plugin")
             if not plugin:
@@ -211,7 +214,7 @@ def _check_timeline(r: FieldReader, parsed: list[tuple[float, int, TimelineActio
             key = f"{act.params['namespace']}/{act.params['name']}"
             if key not in deployments:
                 raise r.err(f"{p}.name", f'Deployment "{key}" does not exist in the scenario')
-        elif a == "setScoreWeight":
+        elif a in ("setScoreWeight", "runDescheduler"):
             continue
         elif a == "addPod":
             pod = act.params["pod"]

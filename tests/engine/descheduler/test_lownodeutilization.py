@@ -170,3 +170,27 @@ def test_a_restored_checkpoint_runs_the_same_passes():
         return [(e["time"], e["type"], e.get("pod")) for e in events if e["type"].startswith("descheduler_")]
 
     assert passes(restored.sink.events) == passes(whole.sink.events)
+
+
+def test_a_timeline_action_runs_a_pass_at_its_time():
+    text = SCENARIO.replace("""      capacity: {cpu: '4', memory: 8Gi, pods: '110'}
+---
+apiVersion: descheduler""", """      capacity: {cpu: '4', memory: 8Gi, pods: '110'}
+- {at: 30, action: runDescheduler}
+---
+apiVersion: descheduler""")
+    sim = _run(text)
+    evictions = [e for e in sim.sink.events if e["type"] == "descheduler_evicted"]
+    assert [(e["time"], e["trigger"]) for e in evictions] == [(30.0, "timeline"), (30.0, "timeline")]
+
+
+def test_a_timeline_action_needs_a_policy():
+    import pytest
+
+    from scheduler_core.api.errors import ScenarioError
+
+    text = SCENARIO.split("---\napiVersion: descheduler")[0].replace(
+        "      capacity: {cpu: '4', memory: 8Gi, pods: '110'}\n",
+        "      capacity: {cpu: '4', memory: 8Gi, pods: '110'}\n- {at: 30, action: runDescheduler}\n")
+    with pytest.raises(ScenarioError, match="needs a DeschedulerPolicy"):
+        load_scenario_text(text, source="uneven.yaml")
