@@ -18,6 +18,9 @@ from scheduler_core.controllers.workloads.replace import replacement_manifest
 EVENT_ACTION = "Descheduled"
 EVENT_NOTE = "pod evicted from {node} node by sigs.k8s.io/descheduler"
 EVICTED_BY = "Evicted"
+# Replacement pods' creation indexes count from here: after any live action's (their place in the
+# run's log), before a timeline scale's (scheduler_core.simulation), so none is shared.
+REPLACEMENT_INDEX = 2_000_000
 
 
 class EvictionLimitError(Exception):
@@ -104,7 +107,7 @@ class PodEvictor:
 
         try:
             act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),
-                               index=len(cs.all_pods))
+                               index=REPLACEMENT_INDEX + len(cs.all_pods))
         except ScenarioError as error:  # a template the loader accepted once always loads again
             sim.sink.emit("descheduler_eviction_failed", pod=pod.key, node="", strategy="", profile="",
                           error=f"replacement not created: {error}")
