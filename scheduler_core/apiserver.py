@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from scheduler_core.api.types import Node, Pod, Taint
-from scheduler_core.cluster import PodRecord
+from scheduler_core.api.types import Node, Pod, PodDisruptionBudget, Taint
+from scheduler_core.cluster import ClusterState, PodRecord
 from scheduler_core.controllers.resourceclaim import claims_after_pod_deleted, claims_for_new_pod
 from scheduler_core.framework.status import Status
 
@@ -136,6 +136,28 @@ class APIServer:
                 del self.pending_deletions[key]
                 self.delete_pod(key, by=by)
 
+    # ---- the eviction subresource (pods/eviction: the descheduler's, kubectl drain's way) ------
+    def evict_pod(self, key: str) -> str | None:
+        """POST pods/{name}/eviction: refused (the API's message returned) when the pod's
+        PodDisruptionBudget allows no disruption now, else the pod is deleted (gracefully, with
+        the DisruptionTarget reason EvictionByEvictionAPI, under the graceful option)."""
+        pod = self.cluster.pods.get(key)
+        if pod is None:
+            return f'pods "{key.split("/", 1)[1]}" not found'
+        pdbs = [p for p in self.cluster.pdbs()
+                if p.namespace == pod.namespace and p.selector is not None and p.selector.matches(pod.labels)]
+        if len(pdbs) > 1:
+            return ("This pod has more than one PodDisruptionBudget, which the eviction subresource "
+                    "does not support.")
+        if pdbs and self.cluster.records[key].status == "Bound" and pod.deletion_timestamp is None:
+            if current_disruptions_allowed(self.cluster, pdbs[0]) <= 0:
+                return "Cannot evict pod as it would violate the pod's disruption budget."
+        if self.graceful_termination:
+            self._terminate(key, "Evicted", "EvictionByEvictionAPI")
+        else:
+            self.delete_pod(key, by="Evicted")
+        return None
+
     # ---- taint manager -----------------------------------------------------------------------------
     def fire_evictions(self) -> None:
         for ev in self.taint_manager.fire_due(self.clock.now()):
@@ -193,6 +215,20 @@ class APIServer:
             else:
                 new_labels[k] = v
         self.update_node(dataclasses.replace(node, labels=new_labels))
+
+
+def current_disruptions_allowed(cluster: ClusterState, pdb: PodDisruptionBudget) -> int:
+    """status.disruptionsAllowed as the disruption controller would compute it now, by the
+    loader's rule (api.loader.build: an integer minAvailable; maxUnavailable and percentages
+    allow none): healthy pods are the matching pods bound to a node and not terminating."""
+    if pdb.selector is None or not isinstance(pdb.min_available, int) or pdb.max_unavailable is not None:
+        return 0
+    healthy = 0
+    for k, p in cluster.pods.items():
+        if p.namespace == pdb.namespace and pdb.selector.matches(p.labels) and p.deletion_timestamp is None \
+                and cluster.records[k].status == "Bound":
+            healthy += 1
+    return max(0, healthy - pdb.min_available)
 
 
 def _owner_of(pod: Pod) -> str | None:

@@ -94,6 +94,15 @@ EVENT_TYPES: dict[str, str] = {
                       "by (who wrote it: VolumeBinding PreBind, persistentvolume-controller, provisioner, "
                       "ephemeral-volume-controller, garbage-collector), change (what changed, in words)",
     "settled": "settled, pending",
+    "descheduler_started": "trigger (manual|interval|timeline), profiles [names], nodes (how many the pass considers)",
+    "descheduler_nodes_classified": "strategy (LowNodeUtilization|HighNodeUtilization), profile, nodes [{node, "
+                                    "usage {resource: percent of allocatable requested}, thresholds [low, high], "
+                                    "class (underutilized|overutilized|appropriately utilized)}], outcome "
+                                    "(evicting, or upstream's reason for doing nothing)",
+    "descheduler_evicted": "pod, node, strategy, profile, reason (upstream's event reason: the strategy), trigger",
+    "descheduler_eviction_failed": "pod, node, strategy, profile, error (the eviction API's refusal, e.g. a "
+                                   "PodDisruptionBudget)",
+    "descheduler_finished": "trigger, evicted [pod keys], recreated [the controllers' new pods], note",
 }
 
 

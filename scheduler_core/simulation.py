@@ -21,6 +21,7 @@ from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
+from scheduler_core.descheduler import schedule as desched_schedule
 from scheduler_core.dra.versions import dra_version_notes
 from scheduler_core.dra.view import DeviceView
 from scheduler_core.events import EventSink
@@ -80,6 +81,7 @@ class Simulation:
         self._settled_reported = False
         self._actions_applied = 0
         self._gang_rounds = GangStallDetector()
+        desched_schedule.start(self)
         self._start()
 
     def _start(self) -> None:
@@ -109,6 +111,7 @@ class Simulation:
         self._check_action(action, params)
         self._settled_reported = False
         self._actions_applied = getattr(self, "_actions_applied", 0) + 1
+        desched_schedule.rearm(self)
         self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         if action == "addPod":
             pod: Pod = params["pod"]
@@ -186,6 +189,8 @@ class Simulation:
             from scheduler_core.scale_action import scale_deployment
 
             return scale_deployment(self, obj, index, limits=limits)
+        if isinstance(obj, dict) and obj.get("action") == desched_schedule.ACTION:
+            return desched_schedule.run_action(self, obj)
         act = parse_action(obj, self.scenario, at=self.clock.now(), index=index)
         if limits is not None:
             self._check_room(act.action, limits)
@@ -220,6 +225,8 @@ class Simulation:
             a = self.timeline.pop(0)
             if a.action == "scaleDeployment":
                 self._timeline_scale(a)
+            elif a.action == desched_schedule.ACTION:
+                desched_schedule.run_timeline(self)
             else:
                 self.apply_action(a.action, a.params)
         s = self.scheduler
@@ -227,6 +234,7 @@ class Simulation:
             self._settled_reported = False
         s.fire_evictions()
         s.finish_terminations()
+        desched_schedule.run_due(self)
         s.queue.run_due_timers(now)
 
     def next_wakeup(self) -> float | None:
@@ -251,6 +259,9 @@ class Simulation:
         t = s.queue.next_backoff_wakeup(self.clock.now())
         if t is not None:
             cands.append(t)
+        t = desched_schedule.next_pass(self)
+        if t is not None:
+            cands.append(t)
         if not cands:
             return None
         # The 5-minute leftover flush is no reason to keep running, but it happens on the way.
@@ -264,6 +275,7 @@ class Simulation:
         if self.scheduler.schedule_one():
             self.cycles += 1
             self._settled_reported = False
+            desched_schedule.rearm(self)
             return "cycle"
         # Permit timeouts due now fire one at a time, each once the scheduling loop is idle:
         # the loop runs between two members' timers, as it does upstream between goroutines.
@@ -471,6 +483,9 @@ class Simulation:
         storage = storage_view(s)
         if storage is not None:
             view.update(storage)
+        descheduler = desched_schedule.view(self)
+        if descheduler is not None:
+            view["descheduler"] = descheduler
         return view
 
     # ---- results ---------------------------------------------------------------------------

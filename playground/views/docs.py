@@ -21,6 +21,7 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "challenges": ("docs/challenges.md", "Challenge documents", "goals a run must meet: build, run, pass or fail"),
     "timeline": ("docs/timeline.md", "Timeline documents", "change the cluster while a run plays"),
     "admission": ("docs/admission.md", "Admission", "what the API server adds to a pod before the scheduler sees it"),
+    "descheduler": ("docs/descheduler.md", "The descheduler", "DeschedulerPolicy: rebalance a running cluster by evicting pods"),
     "versions": ("docs/versions.md", "Kubernetes versions", "which versions a run can model and what differs"),
     "async-edges": ("docs/async-edges.md", "Asynchronous edges", "upstream's timers and goroutines on the virtual clock"),
     "architecture": ("docs/architecture.md", "Architecture", "how a scenario travels from upload to browser, and where new code goes"),

@@ -68,3 +68,5 @@ class Scenario:
     kubernetes_version: str = "v1.35"
     # PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and CSIDrivers
     storage: StorageObjects = field(default_factory=StorageObjects)
+    # The DeschedulerPolicy (scheduler_core.descheduler.policy), if the scenario has one.
+    descheduler_policy: Any = field(default=None, compare=False, repr=False)

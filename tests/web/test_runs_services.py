@@ -49,6 +49,11 @@ def inline_worker(
 _capture: Any = None
 
 
+def _capture_run() -> Any:
+    """Run the on-commit callbacks (the queued action's worker call) at once, in this test."""
+    return _capture(execute=True)
+
+
 def gallery_scenario(slug: str) -> Scenario:
     gallery.seed()
     return Scenario.objects.get(gallery_slug=slug)

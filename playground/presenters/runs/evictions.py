@@ -1,5 +1,6 @@
 """The evictions panel (partials/evictions.html): NoExecute evictions pending with their
-countdowns, and the timeline of evictions scheduled, cancelled and done."""
+countdowns, and the timeline of evictions scheduled, cancelled and done, the descheduler's
+included (its evictions, by strategy, and the ones the eviction API refused)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
 
 HISTORY_LIMIT = 200
-_HISTORY_TYPES = ["evicted", "eviction_scheduled", "eviction_cancelled", "pod_deleted"]
+_HISTORY_TYPES = ["evicted", "eviction_scheduled", "eviction_cancelled", "pod_deleted",
+                  "descheduler_evicted", "descheduler_eviction_failed"]
 
 
 def evictions(screen: Screen) -> list[dict[str, Any]]:

@@ -206,6 +206,7 @@ def narrative(screen: Screen) -> str:
     for change in screen.all("node_lifecycle"):
         out.append(f"Node {change.get('node')}: {change.get('change')} (by {change.get('by')}).")
     out.extend(_hint_sentences(screen))
+    out.extend(_descheduler_sentences(screen))
     if frame.result == "start":
         out.append("The run starts: every pod without a node waits in activeQ. Step to run the first scheduling cycle.")
     elif frame.result == "clock":
@@ -221,6 +222,24 @@ def narrative(screen: Screen) -> str:
         out.append(max_time_text(screen))
     out.extend(_cycle_sentences(screen))
     return " ".join(out)
+
+
+def _descheduler_sentences(screen: Screen) -> list[str]:
+    """A descheduling pass in this frame: what it evicted, by which strategy, and the
+    replacements the controllers made (they wait in activeQ)."""
+    out: list[str] = []
+    for done in screen.all("descheduler_finished"):
+        how = "An interval pass of the descheduler" if done.get("trigger") == "interval" else "The descheduler"
+        evicted = [e for e in screen.all("descheduler_evicted") if e.get("trigger") == done.get("trigger")]
+        if not evicted:
+            out.append(f"{how} ran and evicted nothing." + (f" {done['note']}" if done.get("note") else ""))
+            continue
+        moves = [f"{_name(e.get('pod'))} from {e.get('node')} ({e.get('strategy')})" for e in evicted]
+        out.append(f"{how} evicted {_join(moves)}.")
+        if done.get("recreated"):
+            out.append(f"Their controllers created {_join([_name(k) for k in done['recreated']])}, "
+                       "now waiting in activeQ for the scheduler.")
+    return out
 
 
 def _due(screen: Screen) -> list[str]:
@@ -274,7 +293,8 @@ def steps_between(screen: Screen) -> list[dict[str, Any]]:
         return []
     first = max(action.first_step, action.last_step - STEPS_BETWEEN_LIMIT + 1)
     lines: dict[int, list[str]] = {s: [] for s in range(first, action.last_step + 1)}
-    kinds = ["cycle_started", "bound", "clock", "cluster_action", "preemption", "pod_deleted", "settled"]
+    kinds = ["cycle_started", "bound", "clock", "cluster_action", "preemption", "pod_deleted", "settled",
+             "descheduler_finished"]
     for step, data in (
         RunEvent.objects.filter(run=screen.run, step__gte=first, step__lte=action.last_step, type__in=kinds)
         .order_by("seq")
@@ -289,6 +309,8 @@ def steps_between(screen: Screen) -> list[dict[str, Any]]:
             lines[step].append(f"the clock jumped to {_secs(data.get('to'))}")
         elif kind == "cluster_action":
             lines[step].append(f"cluster change: {data.get('action')}")
+        elif kind == "descheduler_finished":
+            lines[step].append(f"descheduler: {len(data.get('evicted') or [])} evicted")
         elif kind == "preemption" and data.get("chosen"):
             lines[step].append(f"preemption on {data['chosen']}")
         elif kind == "pod_deleted":

@@ -36,6 +36,7 @@ CLUSTER_ACTIONS = {
     "scaleDeployment",
     "failBind",
     "setNodeCondition",
+    "runDescheduler",
 }
 
 

@@ -122,6 +122,8 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not text("key"):
             raise RunError("Removing a taint needs the taint's key.", field="key")
         return {"action": "removeTaint", "node": text("node"), "key": text("key")}
+    if what == "runDescheduler":
+        return {"action": "runDescheduler"}
     if what == "setScoreWeight":
         if not text("plugin"):
             raise RunError("Choose a Score plugin.", field="plugin")

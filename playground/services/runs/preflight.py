@@ -42,6 +42,7 @@ FORM_FIELDS = {
     "weight": "weight",
 }
 _PRIORITY_CLASS_DOC = re.compile(r"^kind:\s*PriorityClass\s*$", re.M)
+_DESCHEDULER_POLICY_DOC = re.compile(r"^kind:\s*[\"']?DeschedulerPolicy[\"']?\s*$", re.M)
 _DOC_SPLIT = re.compile(r"^---\s*$", re.M)
 
 
@@ -50,6 +51,11 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader.timeline import parse_action
 
+    if params.get("action") == "runDescheduler":
+        if set(params) != {"action"} or not _DESCHEDULER_POLICY_DOC.search(run.scenario_yaml):
+            raise RunError("This scenario has no DeschedulerPolicy document (apiVersion descheduler/v1alpha2): "
+                           "add one to the scenario to say which strategies the descheduler runs.")
+        return
     try:
         act = parse_action(params, _admission(run.scenario_yaml), at=0.0)
     except ScenarioError as error:

@@ -21,6 +21,7 @@ from scheduler_core.api.loader.strict import NotSimulated, raise_duplicate_key
 from scheduler_core.api.loader.yaml_input import decode_yaml
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.descheduler.loader import check_against_scenario, split_policies
 from scheduler_core.util.collector import collector_paused
 
 __all__ = ["load_scenario_file", "load_scenario_text"]
@@ -88,6 +89,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
         documents.extend(docs)
     docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
     docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
+    docs, policy = split_policies(docs, source)  # a DeschedulerPolicy: what the descheduler runs
     notes = NotSimulated()
     check_workload_documents(docs, source, notes)
     try:
@@ -105,4 +107,10 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     scenario.load_summary = summary
     scenario.lessons = lessons
     scenario.challenges = challenges
+    if policy is not None:
+        check_against_scenario(policy, scenario.priority_classes, source)
+        scenario.descheduler_policy = policy
+    elif any(a.action == "runDescheduler" for a in scenario.timeline):
+        raise ScenarioError("a runDescheduler action needs a DeschedulerPolicy document in the scenario "
+                            "(apiVersion descheduler/v1alpha2)", file=source, kind="Timeline", field="actions")
     return scenario

@@ -22,7 +22,8 @@ __all__ = ["parse_timeline", "parse_action", "TIMELINE_ACTIONS"]
 
 TIMELINE_ACTIONS = ("addPod", "deletePod", "addNode", "deleteNode", "cordon", "uncordon",
                     "addTaint", "removeTaint", "setNodeLabels", "setScoreWeight",
-                    "scaleDeployment", "failBind", "setNodeCondition")
+                    "scaleDeployment", "failBind", "setNodeCondition",
+                    "runDescheduler")
 # The fields each action may have besides `at` and `action`.
 _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "addPod": ("pod",), "deletePod": ("pod",), "addNode": ("node",), "deleteNode": ("node",),
@@ -32,6 +33,7 @@ _ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "scaleDeployment": ("name", "namespace", "replicas"),
     "failBind": ("pod", "message"),
     "setNodeCondition": ("node", "type", "status"),
+    "runDescheduler": (),
 }
 # What the API server answers a binding a failBind action refuses (its timeout filter's words).
 DEFAULT_BIND_FAILURE = "Timeout: request did not complete within requested timeout - context deadline exceeded"
@@ -113,6 +115,8 @@ def parse_timeline(r: FieldReader, obj: dict[str, Any], admission: PriorityAdmis
             params["message"] = message
         elif action == "scaleDeployment":
             params.update(_scale_params(r, m, p))
+        elif action == "runDescheduler":
+            pass  # one pass of the scenario's DeschedulerPolicy (checked once the scenario is built)
         elif action == "setScoreWeight":
             plugin = r.string(m.get("plugin"), f"{p}.plugin")
             if not plugin:
@@ -233,7 +237,7 @@ def _check_timeline(r: FieldReader, parsed: list[tuple[float, int, TimelineActio
             key = f"{act.params['namespace']}/{act.params['name']}"
             if key not in deployments:
                 raise r.err(f"{p}.name", f'Deployment "{key}" does not exist in the scenario')
-        elif a == "setScoreWeight":
+        elif a in ("setScoreWeight", "runDescheduler"):
             continue
         elif a == "addPod":
             pod = act.params["pod"]

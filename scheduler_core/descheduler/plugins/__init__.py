@@ -1,0 +1,1 @@
+"""The descheduler's strategies (upstream pkg/framework/plugins/<name>), one module each."""

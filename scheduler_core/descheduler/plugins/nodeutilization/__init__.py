@@ -1,0 +1,2 @@
+"""LowNodeUtilization and HighNodeUtilization: requests-based node usage (upstream
+pkg/framework/plugins/nodeutilization)."""
