@@ -3,7 +3,8 @@ link, like the run page), at the head, at `?step=N` or at `?cycle=N`.
 
 Both are recomputed from the stored events up to that point, once per version of the run (the
 key: its head and last event, and the address asked for), then served from the cache: a class
-opening the same link costs one recomputation."""
+opening the same link costs one recomputation. The page and the text also carry the engine's own
+wall time per plugin that the worker stored with each frame (not recomputed: measured once)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,65 @@
+"""What timing the plugins costs the web worker: the first N steps of a scenario, stepped as the
+worker steps (one `Simulation.step` per unit), without a clock and with a fresh
+`PluginWallClock` attached around each step (`Engine.execute`), plus attaching and detaching
+alone. Without a clock the engine runs exactly as before (nothing is wrapped).
+
+    python bench/plugin_wall.py ../shared/bench/perf-5000n-1000p.yaml [--steps 300] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file  # noqa: E402
+from scheduler_core.metrics.wall import PluginWallClock  # noqa: E402
+from scheduler_core.simulation import Simulation  # noqa: E402
+
+
+def _steps(file: str, seed: int, steps: int, timed: bool) -> tuple[float, int, int]:
+    sim = Simulation(load_scenario_file(file, limits=CLI_LIMITS), seed=seed, record_events=True,
+                     event_writer=lambda ev: None)
+    profiles = sim.scheduler.profiles
+    calls = rows = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        if timed:
+            wall = PluginWallClock()
+            with wall.attached(profiles):
+                result = sim.step(3600.0)
+            calls += sum(wall.calls.values())
+            rows += len(wall.rows())
+        else:
+            result = sim.step(3600.0)
+        if result in ("settled", "max-time"):
+            break
+    return time.perf_counter() - t0, calls, rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    plain, _, _ = _steps(args.file, args.seed, args.steps, timed=False)
+    timed, calls, rows = _steps(args.file, args.seed, args.steps, timed=True)
+    print(f"{args.steps} steps: no clock {plain:.2f} s; a clock attached per step {timed:.2f} s "
+          f"({timed / plain:.3f}x); {calls:,} timed calls, {rows / args.steps:.1f} rows stored a step")
+    sim = Simulation(load_scenario_file(args.file, limits=CLI_LIMITS), seed=args.seed)
+    n = 1000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        with PluginWallClock().attached(sim.scheduler.profiles):
+            pass
+    print(f"attach + detach alone: {(time.perf_counter() - t0) / n * 1e6:.0f} µs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
