@@ -44,12 +44,27 @@ class PluginWallClock:
         self.seconds: dict[tuple[str, str, str], float] = {}
         self.calls: dict[tuple[str, str, str], int] = {}
         self._clock = clock
-        self._wrapped: list[tuple[Any, str]] = []  # (plugin, method) given an instance wrapper
+        self._wrapped: list[tuple[Any, str]] = []  # (plugin, method) given an instance wrapper now
+        # The wrappers, made once per set of profiles: a worker attaches them at every step, so
+        # attaching is only putting them on the instances (their accumulators are cleared in
+        # place by `take_rows`, never replaced).
+        self._plan: list[tuple[Any, str, Callable[..., Any]]] = []
+        self._plan_for: dict[str, Any] | None = None
 
     def instrument(self, profiles: dict[str, Any]) -> None:
         """Time every plugin method the profiles' frameworks call (each instance once). A method
         already set on the instance (another clock's wrapper, a plugin's own attribute) is left
         alone, so `detach` removes only what this call added."""
+        if self._plan_for is not profiles:
+            self._plan, self._plan_for = self._make_plan(profiles), profiles
+        for plugin, method, wrapper in self._plan:
+            attrs = vars(plugin)
+            if method not in attrs:
+                attrs[method] = wrapper
+                self._wrapped.append((plugin, method))
+
+    def _make_plan(self, profiles: dict[str, Any]) -> list[tuple[Any, str, Callable[..., Any]]]:
+        plan: list[tuple[Any, str, Callable[..., Any]]] = []
         for profile, fwk in profiles.items():
             done: set[tuple[int, str]] = set()
             for point, methods in POINT_METHODS.items():
@@ -59,9 +74,9 @@ class PluginWallClock:
                                 or not callable(getattr(plugin, method, None)):
                             continue
                         done.add((id(plugin), method))
-                        setattr(plugin, method, self._timed(getattr(plugin, method),
-                                                            (plugin.name, label, profile)))
-                        self._wrapped.append((plugin, method))
+                        plan.append((plugin, method, self._timed(getattr(plugin, method),
+                                                                 (plugin.name, label, profile))))
+        return plan
 
     def detach(self) -> None:
         """Take this clock's wrappers off the plugins (the class methods answer again)."""
@@ -81,6 +96,13 @@ class PluginWallClock:
     def rows(self) -> list[list[Any]]:
         """[[plugin, extension point, profile, seconds, calls]], sorted: a JSON-able record."""
         return [[*key, round(self.seconds[key], 9), self.calls.get(key, 0)] for key in sorted(self.seconds)]
+
+    def take_rows(self) -> list[list[Any]]:
+        """`rows`, then start again from zero (the worker's record of one unit)."""
+        rows = self.rows()
+        self.seconds.clear()
+        self.calls.clear()
+        return rows
 
     def add_rows(self, rows: list[list[Any]]) -> None:
         """Add a record made by `rows` (e.g. one unit's, to total a run's)."""
