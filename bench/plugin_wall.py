@@ -1,5 +1,5 @@
 """What timing the plugins costs the web worker: the first N steps of a scenario, stepped as the
-worker steps (one `Simulation.step` per unit), without a clock and with the engine's
+worker steps (one `Simulation.step` per unit), two engines in turn: without a clock and with the engine's
 `PluginWallClock` attached around each step and its rows taken after it (`Engine.execute`), plus
 attaching and detaching alone. Without a clock the engine runs exactly as before (nothing is wrapped).
 
@@ -21,24 +21,33 @@ from scheduler_core.metrics.wall import PluginWallClock  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 
 
-def _steps(file: str, seed: int, steps: int, timed: bool) -> tuple[float, int, int]:
-    sim = Simulation(load_scenario_file(file, limits=CLI_LIMITS), seed=seed, record_events=True,
-                     event_writer=lambda ev: None)
-    profiles = sim.scheduler.profiles
-    calls = rows = 0
+def _interleaved(file: str, seed: int, steps: int) -> tuple[float, float, int, int]:
+    """Two engines of the same scenario stepped in turn, one plain and one timed, so that the
+    shared machine's load changes weigh on both alike. Returns (plain s, timed s, calls, rows)."""
+    plain = Simulation(load_scenario_file(file, limits=CLI_LIMITS), seed=seed, record_events=True,
+                       event_writer=lambda ev: None)
+    timed = Simulation(load_scenario_file(file, limits=CLI_LIMITS), seed=seed, record_events=True,
+                       event_writer=lambda ev: None)
+    profiles = timed.scheduler.profiles
     wall = PluginWallClock()
-    t0 = time.perf_counter()
+    plain_s = timed_s = 0.0
+    calls = rows = 0
+    clock = time.perf_counter
     for _ in range(steps):
-        if timed:
-            with wall.attached(profiles):
-                result = sim.step(3600.0)
-            calls += sum(wall.calls.values())
-            rows += len(wall.take_rows())
-        else:
-            result = sim.step(3600.0)
+        t0 = clock()
+        result = plain.step(3600.0)
+        t1 = clock()
+        with wall.attached(profiles):
+            timed.step(3600.0)
+        step_rows = wall.take_rows()
+        t2 = clock()
+        plain_s += t1 - t0
+        timed_s += t2 - t1
+        calls += sum(r[4] for r in step_rows)
+        rows += len(step_rows)
         if result in ("settled", "max-time"):
             break
-    return time.perf_counter() - t0, calls, rows
+    return plain_s, timed_s, calls, rows
 
 
 def main() -> int:
@@ -47,8 +56,7 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    plain, _, _ = _steps(args.file, args.seed, args.steps, timed=False)
-    timed, calls, rows = _steps(args.file, args.seed, args.steps, timed=True)
+    plain, timed, calls, rows = _interleaved(args.file, args.seed, args.steps)
     print(f"{args.steps} steps: no clock {plain:.2f} s; a clock attached per step {timed:.2f} s "
           f"({timed / plain:.3f}x); {calls:,} timed calls, {rows / args.steps:.1f} rows stored a step")
     sim = Simulation(load_scenario_file(args.file, limits=CLI_LIMITS), seed=args.seed)
