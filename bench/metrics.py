@@ -1,5 +1,6 @@
 """What the run metrics cost: `simulate` with and without `--metrics`, and the metrics page of a
-run stepped like the web steps it (one frame per cycle), rendered with its real template.
+run stepped like the web steps it (one frame per cycle, the plugins timed per step as the worker
+times them), rendered with its real template.
 
     python bench/metrics.py ../shared/bench/perf-5000n-1000p.yaml [--seed 0]
 
@@ -48,19 +49,23 @@ def main() -> int:
     django.setup()
     from django.template.loader import render_to_string
 
-    from playground.presenters.runs.metrics import metrics_page
+    from playground.presenters.runs.metrics import metrics_page, wall_page
     from playground.selectors.run_metrics import MAX_POINTS, thin
     from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file
     from scheduler_core.metrics import RunMetrics
     from scheduler_core.metrics.run_metrics import METRIC_EVENT_TYPES
+    from scheduler_core.metrics.wall import PluginWallClock
     from scheduler_core.simulation import Simulation
 
     events: list[dict] = []
     sim = Simulation(load_scenario_file(args.file, limits=CLI_LIMITS), seed=args.seed, record_events=True,
                      event_writer=lambda ev: events.append(ev) if ev["type"] in METRIC_EVENT_TYPES else None)
     frames: list[int] = []  # the last event index of each step
+    wall, walls = PluginWallClock(), []  # the engine's own time per step, as the worker stores it
     while True:
-        result = sim.step(3600.0)
+        with wall.attached(sim.scheduler.profiles):
+            result = sim.step(3600.0)
+        walls.append(wall.take_rows())
         frames.append(len(events))
         if result in ("settled", "max-time"):
             break
@@ -74,6 +79,11 @@ def main() -> int:
     recompute = time.perf_counter() - t0
     t0 = time.perf_counter()
     context = metrics_page(points=thin(points, MAX_POINTS), metrics=metrics, run_url="/runs/x/", steps=len(points))
+    totals, wall_points = PluginWallClock(), []
+    for p, rows in zip(points, walls, strict=True):
+        totals.add_rows(rows)
+        wall_points.append({**p, "seconds": sum(r[3] for r in rows)})
+    context.update(wall_page(thin(wall_points, MAX_POINTS), totals, "/runs/x/"))
     html = render_to_string("playground/runs/metrics.html", {
         **context, "run": {"scenario_name": Path(args.file).stem, "share_token": "x"},
         "frame": {"step": len(points) - 1, "cycle": metrics.last_cycle, "clock": metrics.last_time},

@@ -117,6 +117,10 @@ class RunFrame(models.Model):
     first_seq = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0)  # first_seq > last_seq: no events
     view = models.JSONField(default=dict)  # Simulation.view() without its k8s events (those are RunEvents)
+    # The playground engine's own wall time in each plugin during this unit (PluginWallClock.rows:
+    # [[plugin, extension point, profile, seconds, calls]]). Not the cluster's, not deterministic:
+    # never compared on replay, never part of the event stream. Empty for step 0 and older frames.
+    plugin_wall = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["run", "step"]

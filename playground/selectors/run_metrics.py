@@ -13,6 +13,7 @@ from typing import Any
 from playground.models import Run, RunFrame
 from scheduler_core.metrics import RunMetrics
 from scheduler_core.metrics.run_metrics import METRIC_EVENT_TYPES
+from scheduler_core.metrics.wall import PluginWallClock
 
 MAX_POINTS = 200
 ITERATOR_CHUNK = 200  # events per database round trip (some carry a whole node list)
@@ -46,6 +47,30 @@ def metrics_at(*, run: Run, frame: RunFrame) -> RunMetrics:
     events = (run.events.filter(seq__lte=frame.last_seq, type__in=METRIC_EVENT_TYPES)
               .order_by("seq").values_list("data", flat=True).iterator(chunk_size=ITERATOR_CHUNK))
     return RunMetrics().feed_all(events)
+
+
+@dataclass
+class WallTimeline:
+    """The playground engine's own wall time in the plugins (RunFrame.plugin_wall), not the
+    cluster's: totals up to the frame, and a point per frame (thinned like the metrics')."""
+
+    totals: PluginWallClock
+    points: list[dict[str, Any]]  # {step, cycle, time, seconds, calls}, oldest first
+    steps: int
+
+
+def plugin_wall_upto(*, run: Run, frame: RunFrame, max_points: int = MAX_POINTS) -> WallTimeline:
+    """Totals per (plugin, extension point, profile) after `frame`, and seconds per step."""
+    totals = PluginWallClock()
+    points: list[dict[str, Any]] = []
+    rows = (run.frames.filter(step__lte=frame.step).order_by("step")
+            .values_list("step", "cycle", "clock", "plugin_wall").iterator(chunk_size=ITERATOR_CHUNK))
+    for step, cycle, clock, wall in rows:
+        wall = wall or []
+        totals.add_rows(wall)
+        points.append({"step": step, "cycle": cycle, "time": clock,
+                       "seconds": sum(float(r[3]) for r in wall), "calls": sum(int(r[4]) for r in wall)})
+    return WallTimeline(totals=totals, points=thin(points, max_points), steps=len(points))
 
 
 def thin(points: list[dict[str, Any]], max_points: int) -> list[dict[str, Any]]:

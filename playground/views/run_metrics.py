@@ -3,7 +3,8 @@ link, like the run page), at the head, at `?step=N` or at `?cycle=N`.
 
 Both are recomputed from the stored events up to that point, once per version of the run (the
 key: its head and last event, and the address asked for), then served from the cache: a class
-opening the same link costs one recomputation."""
+opening the same link costs one recomputation. The page and the text also carry the engine's own
+wall time per plugin that the worker stored with each frame (not recomputed: measured once)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from playground.models import Run, RunFrame
-from playground.presenters.runs.metrics import metrics_page
+from playground.presenters.runs.metrics import metrics_page, wall_page
 from playground.presenters.runs.paging import int_param
 from playground.selectors import run_metrics as metrics_selectors
 from playground.selectors import runs as run_selectors
@@ -43,8 +44,10 @@ def run_metrics(request: HttpRequest, token: str) -> HttpResponse:
     def page() -> HttpResponse:
         timeline = metrics_selectors.metrics_upto(run=run, frame=frame)
         run_url = reverse("playground:run", args=[run.share_token])
+        wall = metrics_selectors.plugin_wall_upto(run=run, frame=frame)
         context = metrics_page(points=timeline.points, metrics=timeline.metrics, run_url=run_url,
                                steps=timeline.steps)
+        context.update(wall_page(wall.points, wall.totals, run_url))
         context.update(run=run, frame=frame, pinned=pinned, run_url=run_url)
         return render(request, "playground/runs/metrics.html", context)
 
@@ -57,6 +60,7 @@ def run_metrics_text(request: HttpRequest, token: str) -> HttpResponse:
     key = _key("run-metrics-text", request, run, frame)
     text = cache.get(key)
     if text is None:
-        text = exposition(metrics_selectors.metrics_at(run=run, frame=frame))
+        wall = metrics_selectors.plugin_wall_upto(run=run, frame=frame, max_points=1).totals
+        text = exposition(metrics_selectors.metrics_at(run=run, frame=frame), wall)
         cache.set(key, text, read_cache.TIMEOUT)
     return HttpResponse(text, content_type=EXPOSITION_CONTENT_TYPE)

@@ -42,7 +42,12 @@ def test_metrics_page_and_exposition_follow_the_stored_events(client: Any, inlin
     assert values[("scheduler_schedule_attempts_total", (("profile", "default-scheduler"), ("result", "scheduled")))] \
         == expected.attempts_total[("scheduled", "default-scheduler")]
     assert values[("scheduler_preemption_attempts_total", ())] == expected.preemption_attempts
-    assert not any(name.startswith("playground_") for name, _ in values)  # wall time is the CLI's only
+    # The engine's own wall time the worker stored with each frame, totalled (its own family).
+    wall = {labels: v for (name, labels), v in values.items()
+            if name == "playground_plugin_execution_wall_seconds_total"}
+    fit = (("extension_point", "Filter"), ("plugin", "NodeResourcesFit"), ("profile", "default-scheduler"))
+    assert wall[fit] > 0
+    assert values[("playground_plugin_execution_calls_total", fit)] >= 1
 
     page = client.get(reverse("playground:run_metrics", args=[run.share_token]))
     html = page.content.decode()
@@ -51,7 +56,7 @@ def test_metrics_page_and_exposition_follow_the_stored_events(client: Any, inlin
         assert f'id="{chart}"' in html
     # One linked point per frame (a short run is not thinned), each linking to its step.
     frames = run.frames.count()
-    assert len(re.findall(r'<a href="[^"]+\?step=\d+" class="hit"', html)) == 2 * frames
+    assert len(re.findall(r'<a href="[^"]+\?step=\d+" class="hit"', html)) == 3 * frames  # + wall per step
     assert f'id="preemption-attempts">{expected.preemption_attempts}<' in html
     run_page = client.get(reverse("playground:run", args=[run.share_token])).content.decode()
     assert 'id="run-metrics-link"' in run_page
@@ -75,6 +80,34 @@ def test_metrics_at_a_step_count_only_the_events_up_to_it(client: Any, inline_wo
     page = client.get(reverse("playground:run_metrics", args=[run.share_token]) + "?step=1")
     assert "up to step 1 " in page.content.decode()
     assert client.get(reverse("playground:run_metrics", args=[run.share_token]) + "?step=1")["X-Read-Cache"] == "hit"
+
+
+def test_the_worker_stores_each_steps_plugin_wall_time_and_the_page_shows_it(
+        client: Any, inline_worker: list) -> None:  # noqa: F811
+    run = start()
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_PLAY)
+    frames = list(run.frames.order_by("step").values_list("step", "result", "plugin_wall"))
+    assert frames[0][2] == []  # step 0 (the start) ran no plugin
+    cycles = [wall for _, result, wall in frames if result == "cycle"]
+    assert cycles and all(wall for wall in cycles)
+    first = {(p, point): (sec, calls) for p, point, _prof, sec, calls in cycles[0]}
+    assert first[("NodeResourcesFit", "Filter")][0] > 0 and first[("NodeResourcesFit", "Filter")][1] >= 1
+
+    html = client.get(reverse("playground:run_metrics", args=[run.share_token])).content.decode()
+    section = html[html.index('id="metrics-plugin-wall"'):]
+    assert "not the cluster" in section
+    for chart in ("chart-plugin-wall", "chart-plugin-wall-steps", "plugin-wall-table"):
+        assert f'id="{chart}"' in section
+    row = re.search(r'<tr data-plugin="NodeResourcesFit" data-point="Filter">.*?<td class="wall-seconds">([^<]+)</td>'
+                    r'<td class="wall-calls">(\d+)</td>', section)
+    assert row is not None and float(row.group(1)) > 0 and int(row.group(2)) >= len(cycles)
+    total = sum(sec for _, _, wall in frames for _p, _pt, _prof, sec, _c in wall)
+    assert abs(float(re.search(r'id="plugin-wall-total">([^<]+)<', section).group(1)) - total) < 1e-3
+
+    # At step 0 nothing ran: the section says so rather than drawing empty charts.
+    at0 = client.get(reverse("playground:run_metrics", args=[run.share_token]) + "?step=0").content.decode()
+    assert 'id="plugin-wall-none"' in at0
 
 
 def test_thinning_keeps_the_ends_and_the_bound() -> None:

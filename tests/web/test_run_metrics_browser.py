@@ -29,8 +29,12 @@ def test_metrics_charts_match_the_events_and_link_to_the_scrubber(page: Page, ce
 
     page.locator("#run-metrics-link").click()
     expect(page.locator("h1")).to_contain_text("Metrics of the run")
-    for chart in ("#chart-queues svg", "#chart-attempts svg", "#hist-sli svg", "#chart-plugins svg"):
+    for chart in ("#chart-queues svg", "#chart-attempts svg", "#hist-sli svg", "#chart-plugins svg",
+                  "#chart-plugin-wall svg", "#chart-plugin-wall-steps svg"):
         expect(page.locator(chart)).to_be_visible()
+    # The real Celery worker timed the plugins of the steps it executed (the engine's own time).
+    fit = page.locator('#plugin-wall-table tr[data-plugin="NodeResourcesFit"][data-point="Filter"] .wall-seconds')
+    assert float(fit.text_content() or "0") > 0
     assert page.evaluate("window.__cspViolations") == []  # server-drawn SVG: nothing to block
 
     # The tooltip of the last point of "attempts by result" ...

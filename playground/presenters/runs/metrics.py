@@ -14,6 +14,7 @@ from typing import Any
 from scheduler_core.metrics import RunMetrics
 from scheduler_core.metrics import definitions as d
 from scheduler_core.metrics.histogram import Histogram
+from scheduler_core.metrics.wall import PluginWallClock
 
 WIDTH, HEIGHT = 640, 180
 LEFT, RIGHT, TOP, BOTTOM = 44, 8, 10, 22
@@ -49,6 +50,33 @@ def metrics_page(*, points: list[dict[str, Any]], metrics: RunMetrics, run_url: 
         "preemption_victims": metrics.preemption_victims.merged()[1],
         "steps": steps,
         "shown": len(points),
+    }
+
+
+def wall_page(points: list[dict[str, Any]], totals: PluginWallClock, run_url: str) -> dict[str, Any]:
+    """The playground engine's own time in the plugins (not the cluster's): a bar per plugin and
+    extension point, a line of the time per step, and a table of seconds, calls and the mean."""
+    metric = d.PLUGIN_WALL_SECONDS.name + "_total"
+    rows = sorted(
+        ({"plugin": plugin, "point": point, "profile": profile, "seconds": round(sec, 6),
+          "calls": totals.calls.get((plugin, point, profile), 0),
+          "mean_us": round(sec * 1e6 / max(totals.calls.get((plugin, point, profile), 0), 1), 1)}
+         for (plugin, point, profile), sec in totals.seconds.items()),
+        key=lambda r: (-r["seconds"], r["plugin"], r["point"], r["profile"]))
+    per_label: dict[str, float] = {}
+    for r in rows:
+        label = f"{r['plugin']} {r['point']}"
+        per_label[label] = per_label.get(label, 0.0) + r["seconds"]
+    ordered = sorted(per_label.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {
+        "wall_chart": hbar_chart("chart-plugin-wall", "Engine wall time per plugin and extension point (ms)", metric,
+                                 [k for k, _ in ordered], [round(v * 1000, 3) for _, v in ordered]),
+        "wall_step_chart": line_chart(
+            "chart-plugin-wall-steps", "Engine wall time in plugins per step (ms)", metric, points,
+            [("plugins", "q-active", lambda p: round(p["seconds"] * 1000, 3))], run_url),
+        "wall_rows": rows,
+        "wall_seconds": round(sum(r["seconds"] for r in rows), 6),
+        "wall_calls": sum(r["calls"] for r in rows),
     }
 
 

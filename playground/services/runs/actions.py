@@ -233,6 +233,7 @@ def run_fork(*, run: Run, actor: Actor, step: int) -> Run:
                     first_seq=f.first_seq,
                     last_seq=f.last_seq,
                     view=f.view,
+                    plugin_wall=f.plugin_wall,  # the steps the fork shares were timed when first run
                 )
                 for f in run.frames.filter(step__lte=step)
             ],

@@ -116,6 +116,7 @@ class Engine:
     last_result: str = ""
     node_memo: dict[str, Any] = field(default_factory=dict)  # Simulation.view's, between steps
     interval: int = CHECKPOINT_EVERY  # frames between checkpoints for this run's cluster size
+    wall: Any = None  # PluginWallClock attached around each unit (made at the first; never pickled)
 
     @classmethod
     def rebuild(cls, run: Run) -> Engine:
@@ -166,15 +167,21 @@ class Engine:
         first_seq = sim.sink.seq + 1
         calls_before = len(sim.extender_transcript)
         from playground.limits import web_limits
+        from scheduler_core.metrics.wall import PluginWallClock
 
-        result = apply_unit(sim, unit, limits=web_limits())
+        # The engine's own time per plugin, for the metrics page: wrappers only for this unit.
+        if self.wall is None:
+            self.wall = PluginWallClock()
+        with self.wall.attached(sim.scheduler.profiles):
+            result = apply_unit(sim, unit, limits=web_limits())
+        plugin_wall = self.wall.take_rows()
         new_calls = sim.extender_transcript.calls[calls_before:]
         if new_calls:
             # Extender answers are part of the run's log: a rebuild replays them, never the service.
             unit = {**unit, "extender_calls": [c.to_json() for c in new_calls]}
         new_events, sim.sink.events = sim.sink.events, []
         self.step += 1
-        self._record(unit, result, action_index, first_seq, new_events)
+        self._record(unit, result, action_index, first_seq, new_events, plugin_wall)
         self.last_result = result
         return result
 
@@ -185,6 +192,7 @@ class Engine:
         action_index: int | None,
         first_seq: int,
         new_events: list[dict[str, Any]],
+        plugin_wall: list[list[Any]] | None = None,
     ) -> None:
         sim = self.sim
         view = frame_views.compact_view(engine_view(sim, self.node_memo))
@@ -206,6 +214,7 @@ class Engine:
                 first_seq=first_seq,
                 last_seq=sim.sink.seq,
                 view=stored,
+                plugin_wall=plugin_wall or [],
             )
         )
         self.events.extend(
