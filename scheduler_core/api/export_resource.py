@@ -56,7 +56,13 @@ def _sub(r: DeviceSubRequest, with_name: bool) -> dict[str, Any]:
     d["allocationMode"] = r.allocation_mode
     if r.allocation_mode != ALLOCATION_MODE_ALL:
         d["count"] = r.count
+    if r.tolerations:
+        d["tolerations"] = [t.to_json() for t in r.tolerations]
     return d
+
+
+def _counters(values: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    return {k: {"value": texts.get(k) or str(v)} for k, v in values.items()}
 
 
 def _claim_spec(spec: DeviceClaimSpec) -> dict[str, Any]:
@@ -84,6 +90,8 @@ def _allocation(a: AllocationResult) -> dict[str, Any]:
         d: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
         if r.admin_access is not None:
             d["adminAccess"] = r.admin_access
+        if r.tolerations:
+            d["tolerations"] = [t.to_json() for t in r.tolerations]
         results.append(d)
     devices: dict[str, Any] = {"results": results}
     if a.config:
@@ -120,8 +128,19 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
             dd["attributes"] = {k: a.to_json() for k, a in d.attributes.items()}
         if d.capacity:
             dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v)} for k, v in d.capacity.items()}
+        if d.consumes_counters:
+            dd["consumesCounters"] = [{"counterSet": c.counter_set,
+                                       "counters": _counters(c.counters, c.counters_text)}
+                                      for c in d.consumes_counters]
+        if d.taints:
+            dd["taints"] = [{"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect,
+                             **({"timeAdded": t.time_added} if t.time_added else {})} for t in d.taints]
         devices.append(dd)
-    spec["devices"] = devices
+    if s.shared_counters:
+        spec["sharedCounters"] = [{"name": c.name, "counters": _counters(c.counters, c.counters_text)}
+                                  for c in s.shared_counters]
+    if devices or not s.shared_counters:
+        spec["devices"] = devices
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": object_meta(s.name),
             "spec": spec}
 

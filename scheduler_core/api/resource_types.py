@@ -14,7 +14,8 @@ from fractions import Fraction
 from scheduler_core.api.types import NodeSelector, OwnerReference, Pod
 
 __all__ = [
-    "DeviceAttribute", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
+    "DeviceAttribute", "DeviceTaint", "DeviceToleration", "CounterSet", "DeviceCounterConsumption",
+    "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
     "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
     "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
@@ -47,12 +48,79 @@ class DeviceAttribute:
         return {self.kind: self.value}
 
 
+@dataclass(frozen=True)
+class DeviceTaint:
+    """A device's taint (DRADeviceTaints): NoSchedule and NoExecute keep untolerating claims off
+    the device; None and effects this release does not know are informational."""
+
+    key: str
+    value: str = ""
+    effect: str = ""
+    time_added: str = ""  # as written (RFC 3339), for export
+
+
+@dataclass(frozen=True)
+class DeviceToleration:
+    """A device request's toleration (resourceclaim.ToleratesTaint semantics)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: DeviceTaint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return self.operator == "Exists"
+
+    def to_json(self) -> dict[str, str | int]:
+        out: dict[str, str | int] = {}
+        if self.key:
+            out["key"] = self.key
+        out["operator"] = self.operator
+        if self.value:
+            out["value"] = self.value
+        if self.effect:
+            out["effect"] = self.effect
+        if self.toleration_seconds is not None:
+            out["tolerationSeconds"] = self.toleration_seconds
+        return out
+
+
+@dataclass
+class CounterSet:
+    """A ResourceSlice's sharedCounters entry (DRAPartitionableDevices): counters the pool's
+    devices draw on; not allocatable by themselves."""
+
+    name: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+    counters_text: dict[str, str] = field(default_factory=dict)  # as written, for export
+
+
+@dataclass
+class DeviceCounterConsumption:
+    """A device's consumesCounters entry: how much of each counter of one set it uses."""
+
+    counter_set: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+    counters_text: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Device:
     name: str
     attributes: dict[str, DeviceAttribute] = field(default_factory=dict)
     capacity: dict[str, Fraction] = field(default_factory=dict)
     capacity_text: dict[str, str] = field(default_factory=dict)  # as written, for export
+    # Alpha fields (used only when the run's gate is on; with it off the engine behaves as the
+    # apiserver with the gate off, which drops them).
+    taints: list[DeviceTaint] = field(default_factory=list)  # DRADeviceTaints
+    consumes_counters: list[DeviceCounterConsumption] = field(default_factory=list)  # DRAPartitionableDevices
 
 
 @dataclass
@@ -67,6 +135,7 @@ class ResourceSlice:
     all_nodes: bool = False
     devices: list[Device] = field(default_factory=list)
     uid: str = ""
+    shared_counters: list[CounterSet] = field(default_factory=list)  # DRAPartitionableDevices
 
 
 @dataclass
@@ -91,6 +160,7 @@ class DeviceSubRequest:
     selectors: list[DeviceSelector] = field(default_factory=list)
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
+    tolerations: list[DeviceToleration] = field(default_factory=list)  # DRADeviceTaints
 
 
 @dataclass
@@ -125,6 +195,7 @@ class DeviceRequestAllocationResult:
     pool: str
     device: str
     admin_access: bool | None = None
+    tolerations: list[DeviceToleration] = field(default_factory=list)
 
 
 @dataclass

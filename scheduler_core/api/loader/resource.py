@@ -21,15 +21,19 @@ from scheduler_core.api.resource_types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
     AllocationResult,
+    CounterSet,
     Device,
     DeviceAttribute,
     DeviceClaimSpec,
     DeviceClass,
     DeviceConstraint,
+    DeviceCounterConsumption,
     DeviceRequest,
     DeviceRequestAllocationResult,
     DeviceSelector,
     DeviceSubRequest,
+    DeviceTaint,
+    DeviceToleration,
     ExactDeviceRequest,
     PodResourceClaim,
     ResourceClaim,
@@ -41,6 +45,8 @@ from scheduler_core.api.types import NodeSelector
 from scheduler_core.api.validation import (
     dns1123_label_error,
     dns1123_subdomain_error,
+    label_value_error,
+    qualified_name_error,
 )
 from scheduler_core.dra.cel import compile_selector
 
@@ -57,6 +63,13 @@ MAX_CONSTRAINTS = 32  # DeviceConstraintsMaxSize
 MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
 MAX_POD_CLAIMS = 128
 MAX_ATTRIBUTE_STRING = 64  # DeviceAttributeMaxValueLength
+MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64  # ResourceSliceMaxDevicesWithTaintsOrConsumesCounters
+MAX_TAINTS = 16  # DeviceTaintsMaxLength
+MAX_TOLERATIONS = 16  # DeviceTolerationsMaxLength
+MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
+MAX_COUNTERS = 32  # ResourceSliceMaxCountersPerCounterSet / ...PerDeviceCounterConsumption
+MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
 
 
 def _qualified_name_error(name: str, *, fully: bool) -> str | None:
@@ -214,7 +227,153 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITY:
         raise r.err(path, f"Too many: {len(attrs) + len(caps)}: the combined number of "
                           f"attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITY}")
-    return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts)
+    return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts,
+                  taints=_taints(r, m.get("taints"), f"{path}.taints"),
+                  consumes_counters=_consumptions(r, m.get("consumesCounters"), f"{path}.consumesCounters"))
+
+
+def _taints(r: FieldReader, obj: Any, path: str) -> list[DeviceTaint]:
+    """Device taints (DRADeviceTaints): key a label name, value a label value, a known effect."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_TAINTS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_TAINTS} items")
+    out = []
+    for i, t in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(t, p, required=True)
+        key = r.string(m.get("key"), f"{p}.key")
+        if not key:
+            raise r.err(f"{p}.key", "Required value")
+        err = qualified_name_error(key)
+        if err:
+            raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+        value = r.string(m.get("value"), f"{p}.value")
+        err = label_value_error(value) if value else None
+        if err:
+            raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
+        effect = r.string(m.get("effect"), f"{p}.effect")
+        if not effect:
+            raise r.err(f"{p}.effect", "Required value")
+        if effect not in TAINT_EFFECTS:
+            raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
+                                       '"NoExecute", "NoSchedule", "None"')
+        out.append(DeviceTaint(key=key, value=value, effect=effect,
+                               time_added=r.string(m.get("timeAdded"), f"{p}.timeAdded")))
+    return out
+
+
+def _tolerations(r: FieldReader, obj: Any, path: str) -> list[DeviceToleration]:
+    """A request's tolerations (DRADeviceTaints); the operator defaults to Equal."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_TOLERATIONS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_TOLERATIONS} items")
+    out = []
+    for i, t in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(t, p, required=True)
+        key = r.string(m.get("key"), f"{p}.key")
+        if key:
+            err = qualified_name_error(key)
+            if err:
+                raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+        operator = r.string(m.get("operator"), f"{p}.operator") or "Equal"
+        if operator not in ("Equal", "Exists"):
+            raise r.err(f"{p}.operator", f'Unsupported value: "{operator}": supported values: '
+                                         '"Equal", "Exists"')
+        value = r.string(m.get("value"), f"{p}.value")
+        if not key and operator != "Exists":
+            raise r.err(f"{p}.operator", f'Invalid value: "{operator}": value must be Exists when '
+                                         "`key` is empty, which means \"match all values and all keys\"")
+        if operator == "Exists" and value:
+            raise r.err(f"{p}.operator", f'Invalid value: "{operator}": value must be empty when '
+                                         "`operator` is 'Exists'")
+        if value:
+            err = label_value_error(value)
+            if err:
+                raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
+        effect = r.string(m.get("effect"), f"{p}.effect")
+        if effect and effect not in TAINT_EFFECTS:
+            raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
+                                       '"NoExecute", "NoSchedule", "None"')
+        seconds = m.get("tolerationSeconds")
+        out.append(DeviceToleration(key=key, operator=operator, value=value, effect=effect,
+                                    toleration_seconds=None if seconds is None else
+                                    r.integer(seconds, f"{p}.tolerationSeconds", bits=64)))
+    return out
+
+
+def _counters(r: FieldReader, obj: Any, path: str, *, required: bool) -> tuple[dict[str, Any], dict[str, str]]:
+    """A counters map: DNS-label names, each `{value: quantity}` (non-negative)."""
+    m = r.mapping(obj, path, required=required)
+    if required and not m:
+        raise r.err(path, "Required value")
+    if len(m) > MAX_COUNTERS:
+        raise r.err(path, f"Too many: {len(m)}: must have at most {MAX_COUNTERS} items")
+    values: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    for k, v in m.items():
+        if not isinstance(k, str):
+            raise r.err(path, f"keys must be strings, got {k!r}")
+        err = dns1123_label_error(k)
+        if err:
+            raise r.err(path, f'Invalid value: "{k}": {err}')
+        cm = r.mapping(v, f"{path}.{k}", required=True)
+        for extra in cm:
+            if extra != "value":
+                raise r.err(f"{path}.{k}.{extra}", 'unknown field (a counter has "value")')
+        if cm.get("value") is None:
+            raise r.err(f"{path}.{k}.value", "Required value")
+        q = r.quantity(cm["value"], f"{path}.{k}.value")
+        if q < 0:
+            raise r.err(f"{path}.{k}.value", f'Invalid value: "{cm["value"]}": must be greater '
+                                             "than or equal to 0")
+        values[k] = q
+        texts[k] = cm["value"] if isinstance(cm["value"], str) else format_quantity(q)
+    return values, texts
+
+
+def _consumptions(r: FieldReader, obj: Any, path: str) -> list[DeviceCounterConsumption]:
+    """A device's consumesCounters (DRAPartitionableDevices): one entry per counter set."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_COUNTER_CONSUMPTIONS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_COUNTER_CONSUMPTIONS} items")
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(c, p, required=True)
+        name = _counter_set_name(r, m.get("counterSet"), f"{p}.counterSet", seen)
+        values, texts = _counters(r, m.get("counters"), f"{p}.counters", required=True)
+        out.append(DeviceCounterConsumption(counter_set=name, counters=values, counters_text=texts))
+    return out
+
+
+def _counter_set_name(r: FieldReader, obj: Any, path: str, seen: set[str]) -> str:
+    name = r.string(obj, path)
+    if not name:
+        raise r.err(path, "Required value")
+    err = dns1123_label_error(name)
+    if err:
+        raise r.err(path, f'Invalid value: "{name}": {err}')
+    if name in seen:
+        raise r.err(path, f'Duplicate value: "{name}"')
+    seen.add(name)
+    return name
+
+
+def _shared_counters(r: FieldReader, obj: Any, path: str) -> list[CounterSet]:
+    items = r.seq(obj, path)
+    if len(items) > MAX_COUNTER_SETS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_COUNTER_SETS} items")
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(c, p, required=True)
+        name = _counter_set_name(r, m.get("name"), f"{p}.name", seen)
+        values, texts = _counters(r, m.get("counters"), f"{p}.counters", required=True)
+        out.append(CounterSet(name=name, counters=values, counters_text=texts))
+    return out
 
 
 def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
@@ -254,7 +413,12 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
     all_nodes = r.boolean(spec.get("allNodes"), "spec.allNodes")
     per_device = r.boolean(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection")
     chosen = sum(1 for x in (node_name, node_selector is not None, all_nodes, per_device) if x)
-    if chosen != 1:
+    shared = _shared_counters(r, spec.get("sharedCounters"), "spec.sharedCounters")
+    if shared and spec.get("devices"):
+        raise r.err("spec", "Invalid value: only one of `devices`, `sharedCounters` may be set")
+    # A slice that only publishes counter sets is in the pool of every node, so it may leave
+    # the node selection out.
+    if chosen != 1 and not (shared and chosen == 0):
         raise r.err("spec", "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
                             "`perDeviceNodeSelection` is required")
     if per_device:
@@ -273,7 +437,12 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
             raise r.err(f"spec.devices[{i}].name", f'Duplicate value: "{dev.name}"')
         seen.add(dev.name)
         devices.append(dev)
-    return ResourceSlice(name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS and \
+            any(d.taints or d.consumes_counters for d in devices):
+        raise r.err("spec.devices", f"Too many: {len(devices)}: must have at most "
+                                    f"{MAX_DEVICES_WITH_TAINTS_OR_COUNTERS} items when a device has "
+                                    "taints or consumes counters")
+    return ResourceSlice(shared_counters=shared, name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
                          pool_name=pool_name, pool_generation=generation,
                          resource_slice_count=count, node_name=node_name,
                          node_selector=node_selector, all_nodes=all_nodes, devices=devices)
@@ -351,7 +520,8 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             requests.append(DeviceRequest(name=name, exactly=ExactDeviceRequest(
                 name=name, device_class_name=_class_name(r, em, ep),
                 selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors"),
-                allocation_mode=mode, count=count, admin_access=admin)))
+                allocation_mode=mode, count=count, admin_access=admin,
+                tolerations=_tolerations(r, em.get("tolerations"), f"{ep}.tolerations"))))
             continue
         fp = f"{p}.firstAvailable"
         subs_raw = r.seq(rm.get("firstAvailable"), fp)
@@ -369,7 +539,8 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             subs.append(DeviceSubRequest(
                 name=sname, device_class_name=_class_name(r, sm, sp),
                 selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors"),
-                allocation_mode=mode, count=count))
+                allocation_mode=mode, count=count,
+                tolerations=_tolerations(r, sm.get("tolerations"), f"{sp}.tolerations")))
         requests.append(DeviceRequest(name=name, first_available=subs))
     constraints = []
     raw_constraints = r.seq(devices.get("constraints"), f"{dpath}.constraints")
@@ -437,7 +608,8 @@ def _allocation(r: FieldReader, obj: Any, path: str, spec: DeviceClaimSpec) -> A
         admin = rm.get("adminAccess")
         results.append(DeviceRequestAllocationResult(
             request=vals["request"], driver=vals["driver"], pool=vals["pool"],
-            device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess")))
+            device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess"),
+            tolerations=_tolerations(r, rm.get("tolerations"), f"{p}.tolerations")))
     config = []
     for i, c in enumerate(r.seq(devices.get("config"), f"{path}.devices.config")):
         cm = r.mapping(c, f"{path}.devices.config[{i}]", required=True)

@@ -29,15 +29,16 @@ _SELECTOR = {"cel": {"expression": SIMULATED}}
 _OPAQUE_CONFIG = {"opaque": {"driver": SIMULATED, "parameters": SIMULATED}}
 _TOLERATION = {"key": SIMULATED, "operator": SIMULATED, "value": SIMULATED, "effect": SIMULATED,
                "tolerationSeconds": SIMULATED}
+_TAINT = {"key": SIMULATED, "value": SIMULATED, "effect": SIMULATED, "timeAdded": SIMULATED}
 _SUB_REQUEST = {
     "name": SIMULATED, "deviceClassName": SIMULATED, "selectors": [_SELECTOR],
-    "allocationMode": SIMULATED, "count": SIMULATED,
-    **_ignored("tolerations", "capacity"),
+    "allocationMode": SIMULATED, "count": SIMULATED, "tolerations": [_TOLERATION],
+    **_ignored("capacity"),
 }
 _EXACT_REQUEST = {
     "deviceClassName": SIMULATED, "selectors": [_SELECTOR], "allocationMode": SIMULATED,
-    "count": SIMULATED, "adminAccess": SIMULATED,
-    **_ignored("tolerations", "capacity"),
+    "count": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
+    **_ignored("capacity"),
 }
 _CLAIM_SPEC = {
     "devices": {
@@ -51,8 +52,8 @@ _CLAIM_STATUS = {
     "allocation": {
         "devices": {
             "results": [{"request": SIMULATED, "driver": SIMULATED, "pool": SIMULATED,
-                         "device": SIMULATED, "adminAccess": SIMULATED,
-                         **_ignored("tolerations", "bindingConditions",
+                         "device": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
+                         **_ignored("bindingConditions",
                                     "bindingFailureConditions", "shareID", "consumedCapacity")}],
             "config": [{"source": SIMULATED, "requests": SIMULATED, **_OPAQUE_CONFIG}],
         },
@@ -64,8 +65,9 @@ _CLAIM_STATUS = {
     **_ignored("devices"),
 }
 _DEVICE = {
-    "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED,
-    **_ignored("consumesCounters", "nodeName", "nodeSelector", "allNodes", "taints",
+    "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED, "taints": [_TAINT],
+    "consumesCounters": [{"counterSet": SIMULATED, "counters": SIMULATED}],
+    **_ignored("nodeName", "nodeSelector", "allNodes",
                "bindsToNode", "bindingConditions", "bindingFailureConditions",
                "allowMultipleAllocations"),
 }
@@ -78,7 +80,8 @@ RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
         "pool": {"name": SIMULATED, "generation": SIMULATED, "resourceSliceCount": SIMULATED},
         "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
         "devices": [_DEVICE],
-        **_ignored("perDeviceNodeSelection", "sharedCounters"),
+        "sharedCounters": [{"name": SIMULATED, "counters": SIMULATED}],
+        **_ignored("perDeviceNodeSelection"),
     }},
     "ResourceClaim": {**_TOP, "spec": _CLAIM_SPEC, "status": _CLAIM_STATUS},
     "ResourceClaimTemplate": {**_TOP, "spec": {"metadata": OBJECT_META, "spec": _CLAIM_SPEC}},

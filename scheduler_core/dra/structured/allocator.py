@@ -1,7 +1,14 @@
 """The structured-parameters allocator (upstream k8s.io/dynamic-resource-allocation/structured,
 the "incubating" implementation v1.35 selects with its default gates: DRAAdminAccess and
 DRAPrioritizedList on; partitionable devices, device taints, consumable capacity and binding
-conditions off).
+conditions off). The run's gates switch on the alpha paths the "incubating" allocator has:
+
+* DRADeviceTaints: a device with a NoSchedule or NoExecute taint that the request does not
+  tolerate is skipped; the request's tolerations are copied into each allocation result.
+* DRAPartitionableDevices: a device that consumes counters is allocated only while its pool's
+  counter sets have enough left after the devices of allocated claims and those picked earlier in
+  this attempt (as upstream, counters taken for a candidate that a taint or a constraint then
+  rejects are not given back within the attempt).
 
 `Allocator.allocate(node, claims)` tries to give every request of every claim its devices from
 the pools that node sees, depth first with backtracking, in upstream's order: claims, then
@@ -21,6 +28,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.resource_types import (
@@ -33,6 +41,7 @@ from scheduler_core.api.resource_types import (
     DeviceClass,
     DeviceRequestAllocationResult,
     DeviceSubRequest,
+    DeviceToleration,
     ResourceClaim,
     ResourceSlice,
 )
@@ -54,6 +63,8 @@ def device_id_string(d: DeviceID) -> str:
 class Features:
     admin_access: bool = True
     prioritized_list: bool = True
+    device_taints: bool = False
+    partitionable_devices: bool = False
 
 
 class AllocationError(Exception):
@@ -75,7 +86,7 @@ class _RequestData:
     admin_access: bool
     cls: DeviceClass | None
     num_devices: int = 0
-    all_devices: list[tuple[DeviceID, Device, ResourceSlice]] = field(default_factory=list)
+    all_devices: list[tuple[DeviceID, Device, ResourceSlice, Pool]] = field(default_factory=list)
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request.name}" if self.parent else self.request.name
@@ -88,6 +99,7 @@ class _DeviceResult:
     id: DeviceID
     slice: ResourceSlice
     admin_access: bool | None
+    tolerations: list[DeviceToleration]
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request}" if self.parent else self.request
@@ -211,6 +223,10 @@ class _Attempt:
         self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[_DeviceResult]] = [[] for _ in claims]
+        # DRAPartitionableDevices, keyed by pool name as upstream: counters left after allocated
+        # claims (computed once per pool), and counters taken by this attempt's devices.
+        self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
 
     # ---- setup ---------------------------------------------------------------------------------
     def run(self) -> list[AllocationResult] | None:
@@ -284,7 +300,7 @@ class _Attempt:
                 for s in pool.slices:
                     for device in s.devices:
                         if self._selectable(key, rd, s, device):
-                            rd.all_devices.append(((s.driver, s.pool_name, device.name), device, s))
+                            rd.all_devices.append(((s.driver, s.pool_name, device.name), device, s, pool))
             rd.num_devices = len(rd.all_devices)
         else:
             raise AllocationError(f"claim {claim.key}, request {name}: unsupported count mode "
@@ -329,8 +345,8 @@ class _Attempt:
         if len(self.result[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
             raise _MaxSizeExceeded
         if do_all:
-            did, device, s = rd.all_devices[di]
-            undo = self._allocate_device(ci, ri, si, did, device, s, must=True)
+            did, device, s, dpool = rd.all_devices[di]
+            undo = self._allocate_device(ci, ri, si, did, device, s, dpool, must=True)
             if undo is None:
                 return False
             try:
@@ -357,7 +373,7 @@ class _Attempt:
                         continue
                     if not self._selectable(key, rd, s, device):
                         continue
-                    undo = self._allocate_device(ci, ri, si, did, device, s, must=False)
+                    undo = self._allocate_device(ci, ri, si, did, device, s, pool, must=False)
                     if undo is None:
                         continue
                     try:
@@ -405,13 +421,19 @@ class _Attempt:
         return f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
 
     def _allocate_device(self, ci: int, ri: int, si: int, did: DeviceID, device: Device,
-                         s: ResourceSlice, *, must: bool) -> Callable[[], None] | None:
+                         s: ResourceSlice, pool: Pool, *, must: bool) -> Callable[[], None] | None:
         claim = self.claims[ci]
         rd = self.request_data[(ci, ri, si)]
         if rd.admin_access:
             if ci in self.allocating.get(did, ()):
                 return None
         elif self._in_use(did):
+            return None
+        features = self.a.features
+        counters = features.partitionable_devices and bool(device.consumes_counters)
+        if counters and not self._take_counters(pool, device):
+            return None
+        if features.device_taints and _taint_prevents_allocation(device, rd.request.tolerations):
             return None
         if rd.parent is None:
             base, sub = rd.request.name, ""
@@ -431,21 +453,66 @@ class _Attempt:
         results = self.result[ci]
         previous = len(results)
         results.append(_DeviceResult(request=rd.request.name, parent=rd.parent or "", id=did,
-                                     slice=s, admin_access=True if rd.admin_access else None))
+                                     slice=s, admin_access=True if rd.admin_access else None,
+                                     tolerations=list(rd.request.tolerations) if features.device_taints else []))
 
         def undo() -> None:
             for c in constraints:
                 c.remove(base, sub, device, did)
             self.allocating[did].discard(ci)
+            if counters:
+                self._give_back_counters(pool, device)
             del results[previous:]
         return undo
+
+    # ---- DRAPartitionableDevices -----------------------------------------------------------------
+    def _take_counters(self, pool: Pool, device: Device) -> bool:
+        """checkAvailableCounters: take the device's counters; False (and nothing taken) when a
+        counter of the pool would be overdrawn."""
+        key = pool.pool
+        available = self.available_counters.get(key)
+        if available is None:
+            available = {name: dict(cs.counters) for name, cs in pool.counter_sets.items()}
+            allocated = self.a.allocated_devices
+            for s in (*pool.slices, *pool.slices_not_targeting):
+                for d in s.devices:
+                    if (s.driver, s.pool_name, d.name) not in allocated:
+                        continue
+                    for use in d.consumes_counters:
+                        left = available.get(use.counter_set)
+                        if left is None:
+                            continue
+                        for name, value in use.counters.items():
+                            if name in left:
+                                left[name] -= value  # may go negative: nothing left
+            self.available_counters[key] = available
+        consumed = self.consumed_counters.setdefault(key, {})
+        for use in device.consumes_counters:
+            taken = consumed.setdefault(use.counter_set, {})
+            for name, value in use.counters.items():
+                taken[name] = taken.get(name, 0) + value
+        for set_name, left in available.items():
+            taken = consumed.get(set_name, {})
+            for name, value in left.items():
+                if value < taken.get(name, 0):
+                    self._give_back_counters(pool, device)
+                    return False
+        return True
+
+    def _give_back_counters(self, pool: Pool, device: Device) -> None:
+        consumed = self.consumed_counters.get(pool.pool, {})
+        for use in device.consumes_counters:
+            taken = consumed.setdefault(use.counter_set, {})
+            for name, value in use.counters.items():
+                taken[name] = taken.get(name, 0) - value
 
     # ---- the answer ----------------------------------------------------------------------------
     def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
         devices = self.result[ci]
         out = AllocationResult(results=[
             DeviceRequestAllocationResult(request=d.request_name(), driver=d.id[0], pool=d.id[1],
-                                          device=d.id[2], admin_access=d.admin_access)
+                                          device=d.id[2], admin_access=d.admin_access,
+                                          tolerations=d.tolerations)
             for d in devices])
         # Class configuration first (once per class, naming every request that used it), then
         # the claim's own, for the requests (or chosen subrequests) it names.
@@ -482,6 +549,16 @@ class _Attempt:
                     out.config.append({"source": "FromClaim", "requests": list(reqs), **body})
         out.node_selector = _node_selector(devices)
         return out
+
+
+def _taint_prevents_allocation(device: Device, tolerations: list[DeviceToleration]) -> bool:
+    """Only NoSchedule and NoExecute keep a device from being allocated; None and unknown effects
+    are informational."""
+    for taint in device.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and \
+                not any(t.tolerates(taint) for t in tolerations):
+            return True
+    return False
 
 
 def _node_selector(devices: list[_DeviceResult]) -> NodeSelector | None:

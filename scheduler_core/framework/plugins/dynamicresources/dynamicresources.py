@@ -49,6 +49,7 @@ from scheduler_core.dra.structured.allocator import (
     Features,
 )
 from scheduler_core.dra.structured.pools import SliceIndex
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -149,7 +150,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         "feature gate is disabled")
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
-        self.features = Features(admin_access=True, prioritized_list=True)
+        gates = gates_of(handle)
+        # The alpha gates of the allocator (AllocatorFeatures): each only when the run sets it.
+        on = (lambda g: gates.enabled(g)) if gates.overrides else (lambda g: False)
+        self.features = Features(admin_access=True, prioritized_list=True,
+                                 device_taints=on("DRADeviceTaints"),
+                                 partitionable_devices=on("DRAPartitionableDevices"))
         # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
         self._index_for: tuple[int, int] | None = None
         self._index: SliceIndex | None = None
@@ -176,7 +182,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         slices = self._cluster().resource_slices
         ident = (id(slices), len(slices))
         if self._index is None or self._index_for != ident:
-            self._index = SliceIndex(list(slices))
+            self._index = SliceIndex(list(slices), self.features.partitionable_devices)
             self._index_for = ident
             self._cel = DeviceCelCache()
         return self._index

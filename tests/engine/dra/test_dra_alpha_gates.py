@@ -1,0 +1,226 @@
+"""The DRA alpha gates of v1.35 in whole runs: DRADeviceTaints (tainted devices are skipped unless
+the request tolerates the taint) and DRAPartitionableDevices (devices that consume shared
+counters are allocated only while the pool's counters last). Each gate off behaves as the
+apiserver with the gate off, which drops the fields: the devices are allocated as if untainted and
+uncounted."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.export import dump_scenario
+from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.simulation import Simulation
+from tests.engine.dra.test_dra_plugin import CLASS, node, pod
+
+UNTOLERATED = ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+               "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+
+
+def tainted_slice(effect: str = "NoSchedule") -> str:
+    return f"""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: n1-gpu}}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {{name: n1, generation: 1, resourceSliceCount: 1}}
+  devices:
+  - name: gpu-0
+    taints: [{{key: example.com/unhealthy, value: ecc, effect: {effect}}}]
+  - name: gpu-1
+"""
+
+
+def template(name: str = "one-gpu", tolerations: str = "") -> str:
+    tol = f", tolerations: {tolerations}" if tolerations else ""
+    return f"""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: {name}}}
+spec:
+  spec:
+    devices:
+      requests:
+      - {{name: gpu, exactly: {{deviceClassName: gpu{tol}}}}}
+"""
+
+
+def run(docs: list[str], gates: str | None = None) -> tuple[Simulation, dict[str, dict]]:
+    sim = Simulation(load_scenario_text("\n---\n".join(docs)), record_events=True, feature_gates=gates)
+    assert sim.run()
+    return sim, {p["name"]: p for p in sim.result(True)["pods"]}
+
+
+def devices_of(sim: Simulation) -> dict[str, list[str]]:
+    """claim name -> the devices its allocation names."""
+    return {c.name: [r.device for r in c.allocation.results]
+            for c in sim.scheduler.cluster.resource_claims.values() if c.allocation is not None}
+
+
+# ---- DRADeviceTaints ---------------------------------------------------------------------------
+def test_gate_off_taints_are_ignored_as_the_apiserver_drops_them() -> None:
+    sim, pods = run([CLASS, node("n1"), tainted_slice(), template(), pod("a"), pod("b")])
+    assert pods["a"]["node"] == pods["b"]["node"] == "n1"
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"], "b-gpu": ["gpu-1"]}
+
+
+@pytest.mark.parametrize("effect", ["NoSchedule", "NoExecute"])
+def test_untolerated_taint_keeps_the_device_free(effect: str) -> None:
+    sim, pods = run([CLASS, node("n1"), tainted_slice(effect), template(), pod("a"), pod("b")],
+                    "DRADeviceTaints=true")
+    assert pods["a"]["node"] == "n1"
+    assert devices_of(sim) == {"a-gpu": ["gpu-1"]}
+    assert pods["b"]["status"] == "Pending"
+    assert pods["b"]["message"] == UNTOLERATED
+
+
+def test_effect_none_is_informational() -> None:
+    sim, _ = run([CLASS, node("n1"), tainted_slice("None"), template(), pod("a")], "DRADeviceTaints=true")
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"]}
+
+
+@pytest.mark.parametrize("toleration", [
+    "[{key: example.com/unhealthy, operator: Exists}]",
+    "[{key: example.com/unhealthy, value: ecc, effect: NoSchedule}]",
+    "[{operator: Exists}]",
+])
+def test_tolerated_taint_allows_the_device_and_is_recorded(toleration: str) -> None:
+    sim, pods = run([CLASS, node("n1"), tainted_slice(), template("tolerant", toleration),
+                     pod("a", "resourceClaimTemplateName: tolerant")], "DRADeviceTaints=true")
+    assert pods["a"]["node"] == "n1"
+    claim = sim.scheduler.cluster.resource_claims["default/a-gpu"]
+    assert [r.device for r in claim.allocation.results] == ["gpu-0"]
+    assert claim.allocation.results[0].tolerations  # copied from the request, as upstream
+
+
+@pytest.mark.parametrize("toleration", [
+    "[{key: example.com/unhealthy, value: other}]",
+    "[{key: example.com/unhealthy, operator: Exists, effect: NoExecute}]",
+])
+def test_non_matching_toleration_does_not_help(toleration: str) -> None:
+    sim, pods = run([CLASS, node("n1"), tainted_slice(), template("t", toleration),
+                     pod("a", "resourceClaimTemplateName: t")], "DRADeviceTaints=true")
+    assert devices_of(sim) == {"a-gpu": ["gpu-1"]}
+
+
+# ---- DRAPartitionableDevices -------------------------------------------------------------------
+PARTITIONS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-counters}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters:
+      memory: {value: 40Gi}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-partitions}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: gpu-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 40Gi}}}]
+  - name: gpu-0-half-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+  - name: gpu-0-half-1
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+"""
+
+
+def test_partitions_share_the_counters() -> None:
+    sim, pods = run([CLASS, node("n1"), PARTITIONS, template(), pod("a"), pod("b")],
+                    "DRAPartitionableDevices=true")
+    # a takes the whole GPU (all 40Gi of its counter): no partition fits after it.
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"]}
+    assert pods["b"]["status"] == "Pending"
+    assert pods["b"]["message"] == UNTOLERATED
+
+
+def test_half_partitions_fit_twice() -> None:
+    halves = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: half}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu
+          selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].half == true'}}]
+"""
+    parts = PARTITIONS.replace("  - name: gpu-0\n", "  - name: gpu-0\n    attributes: {half: {bool: false}}\n")
+    parts = parts.replace("  - name: gpu-0-half-0\n", "  - name: gpu-0-half-0\n    attributes: {half: {bool: true}}\n")
+    parts = parts.replace("  - name: gpu-0-half-1\n", "  - name: gpu-0-half-1\n    attributes: {half: {bool: true}}\n")
+    sim, pods = run([CLASS, node("n1"), parts, halves, template(),
+                     pod("a", "resourceClaimTemplateName: half"), pod("b", "resourceClaimTemplateName: half"),
+                     pod("c")], "DRAPartitionableDevices=true")
+    assert devices_of(sim) == {"a-gpu": ["gpu-0-half-0"], "b-gpu": ["gpu-0-half-1"]}
+    assert pods["c"]["status"] == "Pending"  # the whole GPU's counters are used up by the halves
+
+
+def test_gate_off_counters_are_ignored() -> None:
+    sim, pods = run([CLASS, node("n1"), PARTITIONS, template(), pod("a"), pod("b"), pod("c")])
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"], "b-gpu": ["gpu-0-half-0"], "c-gpu": ["gpu-0-half-1"]}
+
+
+def test_a_device_consuming_an_unknown_counter_set_makes_the_pool_invalid() -> None:
+    bad = PARTITIONS.replace("counterSet: gpu-0-counters, counters: {memory: {value: 40Gi}}",
+                             "counterSet: nope, counters: {memory: {value: 40Gi}}")
+    _, pods = run([CLASS, node("n1"), bad, template(), pod("a")], "DRAPartitionableDevices=true")
+    assert pods["a"]["status"] == "Pending"
+    assert "1 invalid resource pools were encountered" in pods["a"]["message"]
+
+
+# ---- the loader ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("fragment", "where", "why"), [
+    ("taints: [{key: a, effect: Sometimes}]", "spec.devices[0].taints[0].effect", 'Unsupported value: "Sometimes"'),
+    ("taints: [{value: x, effect: NoSchedule}]", "spec.devices[0].taints[0].key", "Required value"),
+    ("taints: [{key: a, effect: NoSchedule, colour: red}]", "spec.devices[0].taints[0].colour", "unknown field"),
+    ("consumesCounters: [{counterSet: s, counters: {m: {value: 1, max: 2}}}]",
+     "spec.devices[0].consumesCounters[0].counters.m.max", "unknown field"),
+    ("consumesCounters: [{counterSet: s, counters: {m: {value: -1}}}]",
+     "spec.devices[0].consumesCounters[0].counters.m.value", "must be greater than or equal to 0"),
+])
+def test_loader_refuses_bad_alpha_fields_with_a_location(fragment: str, where: str, why: str) -> None:
+    doc = ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+           "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: p, resourceSliceCount: 1}\n"
+           f"  devices:\n  - name: d\n    {fragment}\n")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, node("n1"), doc]))
+    assert where in str(err.value) and why in str(err.value)
+
+
+def test_loader_refuses_a_bad_toleration_operator() -> None:
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, template("t", "[{key: a, operator: Gt, value: '1'}]")]))
+    assert "spec.spec.devices.requests[0].exactly.tolerations[0].operator" in str(err.value)
+    assert 'Unsupported value: "Gt"' in str(err.value)
+
+
+def test_slice_with_devices_and_counters_is_refused() -> None:
+    doc = PARTITIONS.split("---\n")[0] + "  devices: [{name: d}]\n"
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, node("n1"), doc]))
+    assert "only one of `devices`, `sharedCounters` may be set" in str(err.value)
+
+
+def test_alpha_fields_export_and_load_back() -> None:
+    scenario = load_scenario_text("\n---\n".join(
+        [CLASS, node("n1"), tainted_slice(), PARTITIONS.replace("n1-", "m1-").replace("name: n1,", "name: m1,"),
+         template("t", "[{key: example.com/unhealthy, operator: Exists}]")]))
+    text = dump_scenario(scenario)
+    again = load_scenario_text(text)
+    assert dump_scenario(again) == text
+    assert "taints" in text and "sharedCounters" in text and "consumesCounters" in text and "tolerations" in text
