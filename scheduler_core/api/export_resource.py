@@ -121,6 +121,8 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
         spec["nodeSelector"] = _node_selector(s.node_selector)
     if s.all_nodes:
         spec["allNodes"] = True
+    if s.per_device_node_selection:
+        spec["perDeviceNodeSelection"] = True
     devices = []
     for d in s.devices:
         dd: dict[str, Any] = {"name": d.name}
@@ -132,6 +134,12 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
             dd["consumesCounters"] = [{"counterSet": c.counter_set,
                                        "counters": _counters(c.counters, c.counters_text)}
                                       for c in d.consumes_counters]
+        if d.node_name:
+            dd["nodeName"] = d.node_name
+        if d.node_selector is not None:
+            dd["nodeSelector"] = _node_selector(d.node_selector)
+        if d.all_nodes:
+            dd["allNodes"] = True
         if d.taints:
             dd["taints"] = [{"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect,
                              **({"timeAdded": t.time_added} if t.time_added else {})} for t in d.taints]

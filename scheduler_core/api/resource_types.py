@@ -121,6 +121,10 @@ class Device:
     # apiserver with the gate off, which drops them).
     taints: list[DeviceTaint] = field(default_factory=list)  # DRADeviceTaints
     consumes_counters: list[DeviceCounterConsumption] = field(default_factory=list)  # DRAPartitionableDevices
+    # Where the device is available, when its slice has perDeviceNodeSelection (exactly one set).
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
 
 
 @dataclass
@@ -136,6 +140,7 @@ class ResourceSlice:
     devices: list[Device] = field(default_factory=list)
     uid: str = ""
     shared_counters: list[CounterSet] = field(default_factory=list)  # DRAPartitionableDevices
+    per_device_node_selection: bool = False  # DRAPartitionableDevices
 
 
 @dataclass

@@ -232,6 +232,26 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
                   consumes_counters=_consumptions(r, m.get("consumesCounters"), f"{path}.consumesCounters"))
 
 
+def _device_node_selection(r: FieldReader, obj: dict[str, Any], path: str, dev: Device,
+                           per_device: bool) -> None:
+    """A device's own nodeName / nodeSelector / allNodes: exactly one when its slice has
+    perDeviceNodeSelection, none otherwise."""
+    dev.node_name = r.string(obj.get("nodeName"), f"{path}.nodeName")
+    if dev.node_name:
+        err = dns1123_subdomain_error(dev.node_name)
+        if err:
+            raise r.err(f"{path}.nodeName", f'Invalid value: "{dev.node_name}": {err}')
+    dev.node_selector = _node_selector(r, obj.get("nodeSelector"), f"{path}.nodeSelector")
+    dev.all_nodes = r.boolean(obj.get("allNodes"), f"{path}.allNodes")
+    chosen = sum(1 for x in (dev.node_name, dev.node_selector is not None, dev.all_nodes) if x)
+    if per_device and chosen != 1:
+        raise r.err(path, "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes` is "
+                          "required when `perDeviceNodeSelection` is set")
+    if not per_device and chosen:
+        field = "nodeName" if dev.node_name else "nodeSelector" if dev.node_selector else "allNodes"
+        raise r.err(f"{path}.{field}", "Forbidden: may only be set when `perDeviceNodeSelection` is true")
+
+
 def _taints(r: FieldReader, obj: Any, path: str) -> list[DeviceTaint]:
     """Device taints (DRADeviceTaints): key a label name, value a label value, a known effect."""
     items = r.seq(obj, path)
@@ -421,10 +441,6 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
     if chosen != 1 and not (shared and chosen == 0):
         raise r.err("spec", "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
                             "`perDeviceNodeSelection` is required")
-    if per_device:
-        raise r.err("spec.perDeviceNodeSelection", "Forbidden: per-device node selection "
-                                                   "(DRAPartitionableDevices) is off by default "
-                                                   "in v1.35 and not simulated")
     raw_devices = r.seq(spec.get("devices"), "spec.devices")
     if len(raw_devices) > MAX_DEVICES_PER_SLICE:
         raise r.err("spec.devices", f"Too many: {len(raw_devices)}: must have at most "
@@ -433,6 +449,7 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
     seen: set[str] = set()
     for i, d in enumerate(raw_devices):
         dev = _device(r, d, f"spec.devices[{i}]")
+        _device_node_selection(r, d, f"spec.devices[{i}]", dev, per_device)
         if dev.name in seen:
             raise r.err(f"spec.devices[{i}].name", f'Duplicate value: "{dev.name}"')
         seen.add(dev.name)
@@ -442,7 +459,7 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
         raise r.err("spec.devices", f"Too many: {len(devices)}: must have at most "
                                     f"{MAX_DEVICES_WITH_TAINTS_OR_COUNTERS} items when a device has "
                                     "taints or consumes counters")
-    return ResourceSlice(shared_counters=shared, name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
+    return ResourceSlice(shared_counters=shared, per_device_node_selection=per_device, name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
                          pool_name=pool_name, pool_generation=generation,
                          resource_slice_count=count, node_name=node_name,
                          node_selector=node_selector, all_nodes=all_nodes, devices=devices)

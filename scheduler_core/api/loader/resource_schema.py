@@ -67,7 +67,8 @@ _CLAIM_STATUS = {
 _DEVICE = {
     "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED, "taints": [_TAINT],
     "consumesCounters": [{"counterSet": SIMULATED, "counters": SIMULATED}],
-    **_ignored("nodeName", "nodeSelector", "allNodes",
+    "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
+    **_ignored(
                "bindsToNode", "bindingConditions", "bindingFailureConditions",
                "allowMultipleAllocations"),
 }
@@ -81,7 +82,7 @@ RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
         "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
         "devices": [_DEVICE],
         "sharedCounters": [{"name": SIMULATED, "counters": SIMULATED}],
-        **_ignored("perDeviceNodeSelection"),
+        "perDeviceNodeSelection": SIMULATED,
     }},
     "ResourceClaim": {**_TOP, "spec": _CLAIM_SPEC, "status": _CLAIM_STATUS},
     "ResourceClaimTemplate": {**_TOP, "spec": {"metadata": OBJECT_META, "spec": _CLAIM_SPEC}},

@@ -47,7 +47,7 @@ from scheduler_core.api.resource_types import (
 )
 from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from scheduler_core.dra.cel import compile_selector, device_activation
-from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex
+from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex, node_matches
 
 __all__ = ["Allocator", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
            "device_id_string"]
@@ -100,6 +100,7 @@ class _DeviceResult:
     slice: ResourceSlice
     admin_access: bool | None
     tolerations: list[DeviceToleration]
+    device: Device
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request}" if self.parent else self.request
@@ -401,6 +402,11 @@ class _Attempt:
             ok = False
         elif not self._selectors_match(key[0], s, device, None, rd.request.selectors):
             ok = False
+        elif s.per_device_node_selection:
+            try:
+                ok = node_matches(self.node, device.node_name, device.all_nodes, device.node_selector)
+            except NodeSelectorError as exc:
+                raise AllocationError(str(exc)) from None
         self.matches[mk] = ok
         return ok
 
@@ -454,7 +460,8 @@ class _Attempt:
         previous = len(results)
         results.append(_DeviceResult(request=rd.request.name, parent=rd.parent or "", id=did,
                                      slice=s, admin_access=True if rd.admin_access else None,
-                                     tolerations=list(rd.request.tolerations) if features.device_taints else []))
+                                     tolerations=list(rd.request.tolerations) if features.device_taints else [],
+                                     device=device))
 
         def undo() -> None:
             for c in constraints:
@@ -566,11 +573,13 @@ def _node_selector(devices: list[_DeviceResult]) -> NodeSelector | None:
     term = NodeSelectorTerm()
     for d in devices:
         s = d.slice
-        if s.node_name:
+        # perDeviceNodeSelection: the device says where it is available
+        where = d.device if s.per_device_node_selection else s
+        if where.node_name:
             return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
-                NodeSelectorRequirement("metadata.name", "In", (s.node_name,))])])
-        if s.node_selector is not None:
-            terms = s.node_selector.node_selector_terms
+                NodeSelectorRequirement("metadata.name", "In", (where.node_name,))])])
+        if where.node_selector is not None:
+            terms = where.node_selector.node_selector_terms
             if len(terms) == 1:
                 _add_new(terms[0].match_fields, term.match_fields)
                 _add_new(terms[0].match_expressions, term.match_expressions)

@@ -77,11 +77,14 @@ class SliceIndex:
         self.other: list[ResourceSlice] = []  # allNodes / nodeSelector slices
         self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
         for s in slices:
+            # (every slice of a pool counts when checking that the pool is complete)
+            self.by_pool.setdefault((s.driver, s.pool_name), []).append(s)
+            if s.per_device_node_selection and not partitionable:
+                continue  # left out by GatherPools without the gate
             if s.node_name and not (partitionable and s.shared_counters):
                 self.by_node.setdefault(s.node_name, []).append(s)
             else:
                 self.other.append(s)
-            self.by_pool.setdefault((s.driver, s.pool_name), []).append(s)
 
     def may_target(self, node: Node) -> bool:
         """Could any slice make devices available on `node`? (cheap: no selector is evaluated)"""
@@ -110,7 +113,11 @@ class SliceIndex:
     def _gather(self, node: Node) -> list[Pool]:
         pools: dict[tuple[str, str], list[ResourceSlice]] = {}
         for s in self.candidates(node):
-            if not (self.partitionable and s.shared_counters) and not node_matches(node, s.node_name, s.all_nodes, s.node_selector):
+            if s.per_device_node_selection:
+                if not any(node_matches(node, d.node_name, d.all_nodes, d.node_selector) for d in s.devices):
+                    continue
+            elif not (self.partitionable and s.shared_counters) and \
+                    not node_matches(node, s.node_name, s.all_nodes, s.node_selector):
                 continue
             key = (s.driver, s.pool_name)
             current = pools.get(key)

@@ -224,3 +224,53 @@ def test_alpha_fields_export_and_load_back() -> None:
     again = load_scenario_text(text)
     assert dump_scenario(again) == text
     assert "taints" in text and "sharedCounters" in text and "consumesCounters" in text and "tolerations" in text
+
+
+PER_DEVICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: fabric}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: link-0
+    nodeName: n2
+  - name: link-1
+    nodeSelector:
+      nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]
+"""
+
+
+def test_per_device_node_selection_places_the_pod_where_the_device_is() -> None:
+    sim, pods = run([CLASS, node("n1"), node("n2"), PER_DEVICE, template(), pod("a")],
+                    "DRAPartitionableDevices=true")
+    assert pods["a"]["node"] == "n2"
+    claim = sim.scheduler.cluster.resource_claims["default/a-gpu"]
+    assert [r.device for r in claim.allocation.results] == ["link-0"]
+    term = claim.allocation.node_selector.node_selector_terms[0]
+    assert [(f.key, f.values) for f in term.match_fields] == [("metadata.name", ("n2",))]
+
+
+def test_per_device_node_selector_device() -> None:
+    rack = node("n3").replace("labels: {", "labels: {rack: a, ")
+    sim, pods = run([CLASS, node("n1"), rack, PER_DEVICE.replace("nodeName: n2", "nodeName: n9"),
+                     template(), pod("a")], "DRAPartitionableDevices=true")
+    assert pods["a"]["node"] == "n3"
+    term = sim.scheduler.cluster.resource_claims["default/a-gpu"].allocation.node_selector.node_selector_terms[0]
+    assert [(e.key, e.values) for e in term.match_expressions] == [("rack", ("a",))]
+
+
+def test_per_device_slice_is_left_out_without_the_gate() -> None:
+    _, pods = run([CLASS, node("n1"), node("n2"), PER_DEVICE, template(), pod("a")])
+    assert pods["a"]["status"] == "Pending"
+    assert "2 cannot allocate all claims" in pods["a"]["message"]
+
+
+def test_device_node_selection_needs_the_slice_flag() -> None:
+    doc = PER_DEVICE.replace("  perDeviceNodeSelection: true\n", "  allNodes: true\n")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, doc]))
+    assert "spec.devices[0].nodeName" in str(err.value)
+    assert "may only be set when `perDeviceNodeSelection` is true" in str(err.value)
