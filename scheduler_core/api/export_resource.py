@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.export_meta import object_meta
+from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.resource_types import (
     ALLOCATION_MODE_ALL,
     AllocationResult,
@@ -58,7 +59,13 @@ def _sub(r: DeviceSubRequest, with_name: bool) -> dict[str, Any]:
         d["count"] = r.count
     if r.tolerations:
         d["tolerations"] = [t.to_json() for t in r.tolerations]
+    if r.capacity_requests:
+        d["capacity"] = {"requests": _counters_plain(r.capacity_requests, r.capacity_requests_text)}
     return d
+
+
+def _counters_plain(values: dict[str, Any], texts: dict[str, str]) -> dict[str, str]:
+    return {k: texts.get(k) or format_quantity(v) for k, v in values.items()}
 
 
 def _counters(values: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
@@ -78,7 +85,9 @@ def _claim_spec(spec: DeviceClaimSpec) -> dict[str, Any]:
     devices: dict[str, Any] = {"requests": requests}
     if spec.constraints:
         devices["constraints"] = [{**({"requests": list(c.requests)} if c.requests else {}),
-                                   "matchAttribute": c.match_attribute} for c in spec.constraints]
+                                   **({"matchAttribute": c.match_attribute} if c.match_attribute
+                                      else {"distinctAttribute": c.distinct_attribute})}
+                                  for c in spec.constraints]
     if spec.config:
         devices["config"] = [dict(c) for c in spec.config]
     return {"devices": devices}
@@ -92,6 +101,10 @@ def _allocation(a: AllocationResult) -> dict[str, Any]:
             d["adminAccess"] = r.admin_access
         if r.tolerations:
             d["tolerations"] = [t.to_json() for t in r.tolerations]
+        if r.share_id is not None:
+            d["shareID"] = r.share_id
+        if r.consumed_capacity:
+            d["consumedCapacity"] = {k: format_quantity(v) for k, v in r.consumed_capacity.items()}
         results.append(d)
     devices: dict[str, Any] = {"results": results}
     if a.config:
@@ -129,7 +142,12 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
         if d.attributes:
             dd["attributes"] = {k: a.to_json() for k, a in d.attributes.items()}
         if d.capacity:
-            dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v)} for k, v in d.capacity.items()}
+            dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v),
+                                  **({"requestPolicy": d.request_policies[k].text}
+                                     if k in d.request_policies else {})}
+                              for k, v in d.capacity.items()}
+        if d.allow_multiple_allocations is not None:
+            dd["allowMultipleAllocations"] = d.allow_multiple_allocations
         if d.consumes_counters:
             dd["consumesCounters"] = [{"counterSet": c.counter_set,
                                        "counters": _counters(c.counters, c.counters_text)}

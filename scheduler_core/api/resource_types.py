@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from scheduler_core.api.types import NodeSelector, OwnerReference, Pod
 
 __all__ = [
     "DeviceAttribute", "DeviceTaint", "DeviceToleration", "CounterSet", "DeviceCounterConsumption",
-    "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
+    "CapacityRequestPolicy", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
     "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
     "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
@@ -112,6 +113,20 @@ class DeviceCounterConsumption:
 
 
 @dataclass
+class CapacityRequestPolicy:
+    """How shares of a capacity are requested (DRAConsumableCapacity): a default amount, and at
+    most one of a list of valid values (ascending) or a valid range (min, optional max and step).
+    Quantities are kept with the text they were written as, for export."""
+
+    default: Fraction | None = None
+    valid_values: list[Fraction] = field(default_factory=list)
+    range_min: Fraction | None = None
+    range_max: Fraction | None = None
+    range_step: Fraction | None = None
+    text: dict[str, Any] = field(default_factory=dict)  # the policy as written
+
+
+@dataclass
 class Device:
     name: str
     attributes: dict[str, DeviceAttribute] = field(default_factory=dict)
@@ -125,6 +140,10 @@ class Device:
     node_name: str = ""
     node_selector: NodeSelector | None = None
     all_nodes: bool = False
+    # DRAConsumableCapacity: the device may be shared by several allocations, each consuming
+    # part of its capacities (per capacity, an optional request policy).
+    allow_multiple_allocations: bool | None = None
+    request_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)
 
 
 @dataclass
@@ -166,6 +185,8 @@ class DeviceSubRequest:
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
     tolerations: list[DeviceToleration] = field(default_factory=list)  # DRADeviceTaints
+    capacity_requests: dict[str, Fraction] = field(default_factory=dict)  # DRAConsumableCapacity
+    capacity_requests_text: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -184,6 +205,7 @@ class DeviceRequest:
 class DeviceConstraint:
     requests: list[str] = field(default_factory=list)
     match_attribute: str = ""
+    distinct_attribute: str = ""  # DRAConsumableCapacity
 
 
 @dataclass
@@ -201,6 +223,8 @@ class DeviceRequestAllocationResult:
     device: str
     admin_access: bool | None = None
     tolerations: list[DeviceToleration] = field(default_factory=list)
+    share_id: str | None = None  # DRAConsumableCapacity: one share of a multi-allocatable device
+    consumed_capacity: dict[str, Fraction] = field(default_factory=dict)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from scheduler_core.api.resource_types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
     AllocationResult,
+    CapacityRequestPolicy,
     CounterSet,
     Device,
     DeviceAttribute,
@@ -70,6 +71,7 @@ MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
 MAX_COUNTERS = 32  # ResourceSliceMaxCountersPerCounterSet / ...PerDeviceCounterConsumption
 MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
 TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
+MAX_VALID_VALUES = 10  # CapacityRequestPolicyDiscreteMaxOptions
 
 
 def _qualified_name_error(name: str, *, fully: bool) -> str | None:
@@ -205,6 +207,7 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
         attrs[k] = _attribute(r, v, f"{apath}.{k}")
     caps: dict[str, Any] = {}
     texts: dict[str, str] = {}
+    policies: dict[str, CapacityRequestPolicy] = {}
     cpath = f"{path}.capacity"
     for k, v in r.mapping(m.get("capacity"), cpath).items():
         if not isinstance(k, str):
@@ -215,7 +218,8 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
         cm = r.mapping(v, f"{cpath}.{k}", required=True)
         for extra in cm:
             if extra not in ("value", "requestPolicy"):
-                raise r.err(f"{cpath}.{k}.{extra}", 'unknown field (a capacity has "value")')
+                raise r.err(f"{cpath}.{k}.{extra}", 'unknown field (a capacity has "value" and '
+                                                    '"requestPolicy")')
         if cm.get("value") is None:
             raise r.err(f"{cpath}.{k}.value", "Required value")
         q = r.quantity(cm["value"], f"{cpath}.{k}.value")
@@ -224,12 +228,96 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
                                               "than or equal to 0")
         caps[k] = q
         texts[k] = cm["value"] if isinstance(cm["value"], str) else format_quantity(q)
+        if cm.get("requestPolicy") is not None:
+            policies[k] = _request_policy(r, cm["requestPolicy"], f"{cpath}.{k}.requestPolicy", q)
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITY:
         raise r.err(path, f"Too many: {len(attrs) + len(caps)}: the combined number of "
                           f"attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITY}")
+    multiple = m.get("allowMultipleAllocations")
+    multiple = None if multiple is None else r.boolean(multiple, f"{path}.allowMultipleAllocations")
+    if policies and not multiple:
+        raise r.err(f"{cpath}.{next(iter(policies))}.requestPolicy",
+                    "Forbidden: allowMultipleAllocations must be true to set a requestPolicy")
     return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts,
+                  allow_multiple_allocations=multiple, request_policies=policies,
                   taints=_taints(r, m.get("taints"), f"{path}.taints"),
                   consumes_counters=_consumptions(r, m.get("consumesCounters"), f"{path}.consumesCounters"))
+
+
+def _policy_quantity(r: FieldReader, value: Any, path: str, capacity: Any) -> Any:
+    q = r.quantity(value, path)
+    if q < 0:
+        raise r.err(path, f'Invalid value: "{value}": must be greater than or equal to 0')
+    if q > capacity:
+        raise r.err(path, f'Invalid value: "{value}": must be less than or equal to the capacity value')
+    return q
+
+
+def _request_policy(r: FieldReader, obj: Any, path: str, capacity: Any) -> CapacityRequestPolicy:
+    """A capacity's requestPolicy (DRAConsumableCapacity): default, and validValues or validRange."""
+    m = r.mapping(obj, path, required=True)
+    for extra in m:
+        if extra not in ("default", "validValues", "validRange"):
+            raise r.err(f"{path}.{extra}", 'unknown field (a requestPolicy has "default", '
+                                           '"validValues" and "validRange")')
+    policy = CapacityRequestPolicy(text=dict(m))
+    if m.get("default") is not None:
+        policy.default = _policy_quantity(r, m["default"], f"{path}.default", capacity)
+    if m.get("validValues") is not None and m.get("validRange") is not None:
+        raise r.err(path, "Invalid value: at most one of `validValues` or `validRange` may be set")
+    values = r.seq(m.get("validValues"), f"{path}.validValues")
+    if len(values) > MAX_VALID_VALUES:
+        raise r.err(f"{path}.validValues", f"Too many: {len(values)}: must have at most "
+                                           f"{MAX_VALID_VALUES} items")
+    for i, v in enumerate(values):
+        q = _policy_quantity(r, v, f"{path}.validValues[{i}]", capacity)
+        if policy.valid_values and q <= policy.valid_values[-1]:
+            raise r.err(f"{path}.validValues[{i}]", f'Invalid value: "{v}": must be sorted in '
+                                                    "ascending order and unique")
+        policy.valid_values.append(q)
+    if values and policy.default is not None and policy.default not in policy.valid_values:
+        raise r.err(f"{path}.default", "Invalid value: must be one of validValues")
+    if m.get("validRange") is not None:
+        rp = f"{path}.validRange"
+        rm = r.mapping(m["validRange"], rp, required=True)
+        for extra in rm:
+            if extra not in ("min", "max", "step"):
+                raise r.err(f"{rp}.{extra}", 'unknown field (a validRange has "min", "max" and "step")')
+        if rm.get("min") is None:
+            raise r.err(f"{rp}.min", "Required value")
+        policy.range_min = _policy_quantity(r, rm["min"], f"{rp}.min", capacity)
+        if rm.get("max") is not None:
+            policy.range_max = _policy_quantity(r, rm["max"], f"{rp}.max", capacity)
+            if policy.range_max < policy.range_min:
+                raise r.err(f"{rp}.max", "Invalid value: must be greater than or equal to min")
+        if rm.get("step") is not None:
+            policy.range_step = r.quantity(rm["step"], f"{rp}.step")
+            if policy.range_step <= 0:
+                raise r.err(f"{rp}.step", "Invalid value: must be greater than zero")
+    return policy
+
+
+def _capacity_requests(r: FieldReader, obj: Any, path: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A request's capacity.requests (DRAConsumableCapacity): capacity name -> amount."""
+    m = r.mapping(obj, path)
+    for extra in m:
+        if extra != "requests":
+            raise r.err(f"{path}.{extra}", 'unknown field (a capacity has "requests")')
+    values: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    rpath = f"{path}.requests"
+    for k, v in r.mapping(m.get("requests"), rpath).items():
+        if not isinstance(k, str):
+            raise r.err(rpath, f"keys must be strings, got {k!r}")
+        err = _qualified_name_error(k, fully=False)
+        if err:
+            raise r.err(rpath, f'Invalid value: "{k}": {err}')
+        q = r.quantity(v, f"{rpath}.{k}")
+        if q < 0:
+            raise r.err(f"{rpath}.{k}", f'Invalid value: "{v}": must be greater than or equal to 0')
+        values[k] = q
+        texts[k] = v if isinstance(v, str) else format_quantity(q)
+    return values, texts
 
 
 def _device_node_selection(r: FieldReader, obj: dict[str, Any], path: str, dev: Device,
@@ -508,6 +596,11 @@ def _request_name(r: FieldReader, m: dict[str, Any], path: str, seen: set[str]) 
     return name
 
 
+def _capacity_fields(r: FieldReader, obj: Any, path: str) -> dict[str, Any]:
+    values, texts = _capacity_requests(r, obj, path)
+    return {"capacity_requests": values, "capacity_requests_text": texts}
+
+
 def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
     m = r.mapping(obj, path)
     devices = r.mapping(m.get("devices"), join_path(path, "devices"))
@@ -538,7 +631,8 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
                 name=name, device_class_name=_class_name(r, em, ep),
                 selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors"),
                 allocation_mode=mode, count=count, admin_access=admin,
-                tolerations=_tolerations(r, em.get("tolerations"), f"{ep}.tolerations"))))
+                tolerations=_tolerations(r, em.get("tolerations"), f"{ep}.tolerations"),
+                **_capacity_fields(r, em.get("capacity"), f"{ep}.capacity"))))
             continue
         fp = f"{p}.firstAvailable"
         subs_raw = r.seq(rm.get("firstAvailable"), fp)
@@ -557,7 +651,8 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
                 name=sname, device_class_name=_class_name(r, sm, sp),
                 selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors"),
                 allocation_mode=mode, count=count,
-                tolerations=_tolerations(r, sm.get("tolerations"), f"{sp}.tolerations")))
+                tolerations=_tolerations(r, sm.get("tolerations"), f"{sp}.tolerations"),
+                **_capacity_fields(r, sm.get("capacity"), f"{sp}.capacity")))
         requests.append(DeviceRequest(name=name, first_available=subs))
     constraints = []
     raw_constraints = r.seq(devices.get("constraints"), f"{dpath}.constraints")
@@ -574,16 +669,16 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
                                                   "request in the claim or the name of a request "
                                                   "and a subrequest separated by '/'")
         attr = r.string(cm.get("matchAttribute"), f"{p}.matchAttribute")
-        if not attr:
-            if cm.get("distinctAttribute") is not None:
-                raise r.err(f"{p}.distinctAttribute", "Forbidden: distinctAttribute "
-                                                      "(DRAConsumableCapacity) is off by default "
-                                                      "in v1.35 and not simulated")
-            raise r.err(f"{p}.matchAttribute", "Required value")
-        err = _qualified_name_error(attr, fully=True)
+        distinct = r.string(cm.get("distinctAttribute"), f"{p}.distinctAttribute")
+        if bool(attr) == bool(distinct):
+            raise r.err(p, "Invalid value: exactly one of `matchAttribute` or `distinctAttribute` "
+                           "is required")
+        field = "matchAttribute" if attr else "distinctAttribute"
+        err = _qualified_name_error(attr or distinct, fully=True)
         if err:
-            raise r.err(f"{p}.matchAttribute", f'Invalid value: "{attr}": {err}')
-        constraints.append(DeviceConstraint(requests=reqs, match_attribute=attr))
+            raise r.err(f"{p}.{field}", f'Invalid value: "{attr or distinct}": {err}')
+        constraints.append(DeviceConstraint(requests=reqs, match_attribute=attr,
+                                            distinct_attribute=distinct))
     config = _opaque_configs(r, devices.get("config"), f"{dpath}.config", with_requests=True)
     for i, c in enumerate(config):
         for j, ref in enumerate(c.get("requests") or []):
@@ -626,7 +721,10 @@ def _allocation(r: FieldReader, obj: Any, path: str, spec: DeviceClaimSpec) -> A
         results.append(DeviceRequestAllocationResult(
             request=vals["request"], driver=vals["driver"], pool=vals["pool"],
             device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess"),
-            tolerations=_tolerations(r, rm.get("tolerations"), f"{p}.tolerations")))
+            tolerations=_tolerations(r, rm.get("tolerations"), f"{p}.tolerations"),
+            share_id=r.string(rm["shareID"], f"{p}.shareID") if rm.get("shareID") is not None else None,
+            consumed_capacity=_capacity_requests(r, {"requests": rm.get("consumedCapacity")},
+                                                 f"{p}.consumedCapacity")[0]))
     config = []
     for i, c in enumerate(r.seq(devices.get("config"), f"{path}.devices.config")):
         cm = r.mapping(c, f"{path}.devices.config[{i}]", required=True)

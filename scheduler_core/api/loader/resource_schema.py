@@ -33,18 +33,18 @@ _TAINT = {"key": SIMULATED, "value": SIMULATED, "effect": SIMULATED, "timeAdded"
 _SUB_REQUEST = {
     "name": SIMULATED, "deviceClassName": SIMULATED, "selectors": [_SELECTOR],
     "allocationMode": SIMULATED, "count": SIMULATED, "tolerations": [_TOLERATION],
-    **_ignored("capacity"),
+    "capacity": {"requests": SIMULATED},
 }
 _EXACT_REQUEST = {
     "deviceClassName": SIMULATED, "selectors": [_SELECTOR], "allocationMode": SIMULATED,
     "count": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
-    **_ignored("capacity"),
+    "capacity": {"requests": SIMULATED},
 }
 _CLAIM_SPEC = {
     "devices": {
         "requests": [{"name": SIMULATED, "exactly": _EXACT_REQUEST, "firstAvailable": [_SUB_REQUEST]}],
         "constraints": [{"requests": SIMULATED, "matchAttribute": SIMULATED,
-                         **_ignored("distinctAttribute")}],
+                         "distinctAttribute": SIMULATED}],
         "config": [{"requests": SIMULATED, **_OPAQUE_CONFIG}],
     },
 }
@@ -53,8 +53,8 @@ _CLAIM_STATUS = {
         "devices": {
             "results": [{"request": SIMULATED, "driver": SIMULATED, "pool": SIMULATED,
                          "device": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
-                         **_ignored("bindingConditions",
-                                    "bindingFailureConditions", "shareID", "consumedCapacity")}],
+                         "shareID": SIMULATED, "consumedCapacity": SIMULATED,
+                         **_ignored("bindingConditions", "bindingFailureConditions")}],
             "config": [{"source": SIMULATED, "requests": SIMULATED, **_OPAQUE_CONFIG}],
         },
         "nodeSelector": _NODE_SELECTOR,
@@ -68,9 +68,8 @@ _DEVICE = {
     "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED, "taints": [_TAINT],
     "consumesCounters": [{"counterSet": SIMULATED, "counters": SIMULATED}],
     "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
-    **_ignored(
-               "bindsToNode", "bindingConditions", "bindingFailureConditions",
-               "allowMultipleAllocations"),
+    "allowMultipleAllocations": SIMULATED,
+    **_ignored("bindsToNode", "bindingConditions", "bindingFailureConditions"),
 }
 
 RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {

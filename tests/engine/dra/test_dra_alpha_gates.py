@@ -274,3 +274,147 @@ def test_device_node_selection_needs_the_slice_flag() -> None:
         load_scenario_text("\n---\n".join([CLASS, doc]))
     assert "spec.devices[0].nodeName" in str(err.value)
     assert "may only be set when `perDeviceNodeSelection` is true" in str(err.value)
+
+
+# ---- DRAConsumableCapacity -----------------------------------------------------------------------
+SHARED = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-nic}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: nic-0
+    allowMultipleAllocations: true
+    capacity:
+      bandwidth:
+        value: 40G
+        requestPolicy:
+          default: 10G
+          validRange: {min: 10G, step: 10G}
+"""
+
+
+def share_template(name: str, amount: str | None) -> str:
+    cap = f", capacity: {{requests: {{bandwidth: {amount}}}}}" if amount else ""
+    return f"""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: {name}}}
+spec:
+  spec:
+    devices:
+      requests:
+      - {{name: gpu, exactly: {{deviceClassName: gpu{cap}}}}}
+"""
+
+
+def test_shares_consume_capacity_rounded_up_to_the_policy() -> None:
+    sim, pods = run([CLASS, node("n1"), SHARED, share_template("s15", "15G"),
+                     pod("a", "resourceClaimTemplateName: s15"), pod("b", "resourceClaimTemplateName: s15"),
+                     pod("c", "resourceClaimTemplateName: s15")], "DRAConsumableCapacity=true")
+    # 15G rounds up to 20G (min 10G, step 10G): two shares fill the 40G device.
+    assert pods["a"]["node"] == pods["b"]["node"] == "n1"
+    assert pods["c"]["status"] == "Pending"
+    results = {c.name: c.allocation.results[0] for c in sim.scheduler.cluster.resource_claims.values()
+               if c.allocation is not None}
+    assert {r.device for r in results.values()} == {"nic-0"}
+    assert all(str(r.consumed_capacity["bandwidth"]) == "20000000000" for r in results.values())
+    ids = {r.share_id for r in results.values()}
+    assert len(ids) == 2 and None not in ids
+
+
+def test_default_share_when_nothing_is_requested() -> None:
+    docs = [CLASS, node("n1"), SHARED, share_template("plain", None)]
+    docs += [pod(f"p{i}", "resourceClaimTemplateName: plain") for i in range(5)]
+    _, pods = run(docs, "DRAConsumableCapacity=true")
+    assert sorted(p["name"] for p in pods.values() if p["node"] == "n1") == ["p0", "p1", "p2", "p3"]
+
+
+def test_gate_off_a_shared_device_is_allocated_once() -> None:
+    _, pods = run([CLASS, node("n1"), SHARED, share_template("s15", "15G"),
+                   pod("a", "resourceClaimTemplateName: s15"), pod("b", "resourceClaimTemplateName: s15")])
+    assert pods["a"]["node"] == "n1" and pods["b"]["status"] == "Pending"
+
+
+def test_a_request_over_the_policy_maximum_does_not_fit() -> None:
+    capped = SHARED.replace("validRange: {min: 10G, step: 10G}", "validRange: {min: 10G, max: 20G}")
+    _, pods = run([CLASS, node("n1"), capped, share_template("big", "30G"),
+                   pod("a", "resourceClaimTemplateName: big")], "DRAConsumableCapacity=true")
+    assert pods["a"]["status"] == "Pending"
+
+
+def test_distinct_attribute_needs_different_devices() -> None:
+    nics = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-nics}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: nic-0, allowMultipleAllocations: true, attributes: {port: {int: 0}}}
+  - {name: nic-1, allowMultipleAllocations: true, attributes: {port: {int: 1}}}
+"""
+    claim = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: two-ports}
+spec:
+  devices:
+    requests:
+    - {name: a, exactly: {deviceClassName: gpu}}
+    - {name: b, exactly: {deviceClassName: gpu}}
+    constraints:
+    - {requests: [a, b], distinctAttribute: gpu.example.com/port}
+"""
+    sim, pods = run([CLASS, node("n1"), nics, claim, pod("x", "resourceClaimName: two-ports")],
+                    "DRAConsumableCapacity=true")
+    assert pods["x"]["node"] == "n1"
+    assert devices_of(sim) == {"two-ports": ["nic-0", "nic-1"]}
+
+
+def test_loader_refuses_a_policy_on_a_device_that_cannot_be_shared() -> None:
+    doc = SHARED.replace("    allowMultipleAllocations: true\n", "")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, node("n1"), doc]))
+    assert "spec.devices[0].capacity.bandwidth.requestPolicy" in str(err.value)
+    assert "allowMultipleAllocations must be true" in str(err.value)
+
+
+ALLOCATED_SHARE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: held}
+spec:
+  devices:
+    requests:
+    - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {bandwidth: 30G}}}}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: gpu, driver: gpu.example.com, pool: n1, device: nic-0,
+         shareID: 4f9f0b4e-0000-4000-8000-000000000001, consumedCapacity: {bandwidth: 30G}}
+"""
+
+
+def test_consumable_fields_export_and_load_back() -> None:
+    scenario = load_scenario_text("\n---\n".join([CLASS, node("n1"), SHARED, share_template("s15", "15G"),
+                                                   ALLOCATED_SHARE]))
+    text = dump_scenario(scenario)
+    assert "requestPolicy" in text and "allowMultipleAllocations" in text and "bandwidth: 15G" in text
+    assert "shareID" in text and "consumedCapacity" in text
+    assert dump_scenario(load_scenario_text(text)) == text
+
+
+def test_an_allocated_share_counts_against_the_device() -> None:
+    # 30G of the 40G are held by an allocated share: a 20G share no longer fits, a 10G one does.
+    _, pods = run([CLASS, node("n1"), SHARED, ALLOCATED_SHARE, share_template("s20", "20G"),
+                   share_template("s10", "10G"), pod("a", "resourceClaimTemplateName: s20"),
+                   pod("b", "resourceClaimTemplateName: s10")], "DRAConsumableCapacity=true")
+    assert pods["a"]["status"] == "Pending"
+    assert pods["b"]["node"] == "n1"

@@ -155,11 +155,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         on = (lambda g: gates.enabled(g)) if gates.overrides else (lambda g: False)
         self.features = Features(admin_access=True, prioritized_list=True,
                                  device_taints=on("DRADeviceTaints"),
-                                 partitionable_devices=on("DRAPartitionableDevices"))
+                                 partitionable_devices=on("DRAPartitionableDevices"),
+                                 consumable_capacity=on("DRAConsumableCapacity"))
         # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
         self._index_for: tuple[int, int] | None = None
         self._index: SliceIndex | None = None
-        self._cel = DeviceCelCache()
+        self._cel = DeviceCelCache(self.features.consumable_capacity)
 
     # ---- the cluster (upstream's SharedDRAManager) -----------------------------------------------
     def _cluster(self) -> Any:
@@ -184,13 +185,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if self._index is None or self._index_for != ident:
             self._index = SliceIndex(list(slices), self.features.partitionable_devices)
             self._index_for = ident
-            self._cel = DeviceCelCache()
+            self._cel = DeviceCelCache(self.features.consumable_capacity)
         return self._index
 
-    def _allocated_devices(self) -> set[DeviceID]:
-        """ListAllAllocatedDevices: devices of allocated claims and of allocations in flight
-        (adminAccess results hold nothing)."""
+    def _allocated_devices(self) -> tuple[set[DeviceID], dict[DeviceID, dict[str, Any]]]:
+        """ListAllAllocatedDevices / GatherAllocatedState: devices of allocated claims and of
+        allocations in flight (adminAccess results hold nothing); with DRAConsumableCapacity, a
+        result with a shareID holds only its consumed capacity, summed per device."""
         out: set[DeviceID] = set()
+        shared: dict[DeviceID, dict[str, Any]] = {}
+        consumable = self.features.consumable_capacity
         flight = self._in_flight()
         for claim in self._cluster().resource_claims.values():
             pending = flight.get(claim.uid)
@@ -198,9 +202,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if alloc is None:
                 continue
             for r in alloc.results:
-                if not r.admin_access:
-                    out.add((r.driver, r.pool, r.device))
-        return out
+                if r.admin_access:
+                    continue
+                did = (r.driver, r.pool, r.device)
+                if consumable and r.share_id is not None:
+                    if r.consumed_capacity:
+                        total = shared.setdefault(did, {})
+                        for name, value in r.consumed_capacity.items():
+                            total[name] = total.get(name, 0) + value
+                    continue
+                out.add(did)
+        return out, shared
 
     def _foreach_pod_claim(self, pod: Pod) -> list[ResourceClaim]:
         """foreachPodResourceClaim: the pod's claims, or _NotSchedulable."""
@@ -288,8 +300,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.informations = infos
         if num_to_allocate > 0:
             s.claims_to_allocate = [c for c in claims if c.allocation is None]
-            s.allocator = Allocator(self.features, self._allocated_devices(), dict(classes),
-                                    self._slice_index(), self._cel)
+            dedicated, shared = self._allocated_devices()
+            s.allocator = Allocator(self.features, dedicated, dict(classes),
+                                    self._slice_index(), self._cel, shared)
             s.node_allocations = {}
         s.claims = claims
         return None, None
