@@ -6,6 +6,8 @@ uncounted."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
@@ -418,3 +420,46 @@ def test_an_allocated_share_counts_against_the_device() -> None:
                    pod("b", "resourceClaimTemplateName: s10")], "DRAConsumableCapacity=true")
     assert pods["a"]["status"] == "Pending"
     assert pods["b"]["node"] == "n1"
+
+
+# ---- the gallery scenarios, with and without their gate -----------------------------------------
+GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"
+
+
+@pytest.mark.parametrize(("slug", "gate", "on", "off"), [
+    ("dra-device-taints", "DRADeviceTaints=true",
+     {"job-1": "gpu-a", "diag": "gpu-a", "job-2": None},
+     {"job-1": "gpu-a", "diag": "gpu-b", "job-2": "gpu-a"}),
+    ("dra-partitionable-devices", "DRAPartitionableDevices=true",
+     {"small-1": "gpu-a", "small-2": "gpu-a", "half-1": "gpu-a", "trainer": None},
+     {"small-1": "gpu-a", "small-2": "gpu-a", "half-1": "gpu-a", "trainer": "gpu-a"}),
+    ("dra-consumable-capacity", "DRAConsumableCapacity=true",
+     {"web-1": "net-a", "web-2": "net-a", "web-3": "net-a", "batch": None},
+     {"web-1": "net-a", "web-2": None, "web-3": None, "batch": None}),
+])
+def test_gallery_scenario_depends_on_its_gate(slug: str, gate: str, on: dict, off: dict) -> None:
+    text = (GALLERY / f"{slug}.yaml").read_text()
+    assert f"# feature-gates: {gate}" in text
+    for gates, want in ((gate, on), (None, off)):
+        sim = Simulation(load_scenario_text(text), seed=0, feature_gates=gates)
+        sim.run(3600.0)
+        assert {p["name"]: p["node"] for p in sim.result(True)["pods"]} == want, gates
+
+
+def test_the_devices_view_shows_taints_counters_and_shares() -> None:
+    views = {}
+    for slug, gate in (("dra-device-taints", "DRADeviceTaints=true"),
+                       ("dra-partitionable-devices", "DRAPartitionableDevices=true"),
+                       ("dra-consumable-capacity", "DRAConsumableCapacity=true")):
+        sim = Simulation(load_scenario_text((GALLERY / f"{slug}.yaml").read_text()), seed=0, feature_gates=gate)
+        sim.run(3600.0)
+        views[slug] = {n["name"]: n["devices"] for n in sim.view()["nodes"] if n.get("devices")}
+    taints = {i[0]: i for i in views["dra-device-taints"]["gpu-b"]["items"]}
+    assert "taint example.com/ecc-errors:NoExecute" in taints["gpu-0"][2]
+    parts = views["dra-partitionable-devices"]["gpu-a"]
+    assert "counters gpu-0-counters: memory=40Gi" in parts["slices"]
+    assert any("uses gpu-0-counters/memory=10Gi" in i[2] for i in parts["items"])
+    (nic,) = views["dra-consumable-capacity"]["net-a"]["items"]
+    assert "shared" in nic[2]
+    assert nic[3] == ("default/web-1-nic (bandwidth=30G); default/web-2-nic (bandwidth=40G); "
+                      "default/web-3-nic (bandwidth=10G)")
