@@ -159,8 +159,7 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
         if d.all_nodes:
             dd["allNodes"] = True
         if d.taints:
-            dd["taints"] = [{"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect,
-                             **({"timeAdded": t.time_added} if t.time_added else {})} for t in d.taints]
+            dd["taints"] = [_taint(t) for t in d.taints]
         devices.append(dd)
     if s.shared_counters:
         spec["sharedCounters"] = [{"name": c.name, "counters": _counters(c.counters, c.counters_text)}
@@ -198,10 +197,26 @@ def resource_claim_template_manifest(t: ResourceClaimTemplate) -> dict[str, Any]
             "spec": {"spec": _claim_spec(t.spec)}}
 
 
+def _taint(t: Any) -> dict[str, Any]:
+    return {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect,
+            **({"timeAdded": t.time_added} if t.time_added else {})}
+
+
+def device_taint_rule_manifest(rule: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if rule.has_selector:
+        spec["deviceSelector"] = {k: v for k, v in (("driver", rule.driver), ("pool", rule.pool),
+                                                    ("device", rule.device)) if v is not None}
+    spec["taint"] = _taint(rule.taint)
+    return {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
+            "metadata": object_meta(rule.name), "spec": spec}
+
+
 def resource_manifests(sc: Any) -> list[dict[str, Any]]:
-    """Classes, slices, templates, claims (the order a cluster would be set up in)."""
+    """Classes, slices, taint rules, templates, claims (the order a cluster would be set up in)."""
     docs = [device_class_manifest(c) for c in sc.device_classes]
     docs += [resource_slice_manifest(s) for s in sc.resource_slices]
+    docs += [device_taint_rule_manifest(t) for t in getattr(sc, "device_taint_rules", [])]
     docs += [resource_claim_template_manifest(t) for t in sc.resource_claim_templates]
     docs += [resource_claim_manifest(c) for c in sc.resource_claims]
     return docs

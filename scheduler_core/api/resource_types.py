@@ -16,7 +16,7 @@ from scheduler_core.api.types import NodeSelector, OwnerReference, Pod
 
 __all__ = [
     "DeviceAttribute", "DeviceTaint", "DeviceToleration", "CounterSet", "DeviceCounterConsumption",
-    "CapacityRequestPolicy", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
+    "CapacityRequestPolicy", "DeviceTaintRule", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
     "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
     "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
@@ -110,6 +110,25 @@ class DeviceCounterConsumption:
     counter_set: str
     counters: dict[str, Fraction] = field(default_factory=dict)
     counters_text: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class DeviceTaintRule:
+    """resource.k8s.io/v1alpha3 DeviceTaintRule (DRADeviceTaintRules): one taint for every
+    device its selector matches (driver, pool and device name, each optional; without a
+    selector, no device), as if the driver had published it in the ResourceSlice."""
+
+    name: str
+    taint: DeviceTaint
+    has_selector: bool = False
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    uid: str = ""
+
+    def matches(self, driver: str, pool: str, device: str) -> bool:
+        return self.has_selector and self.driver in (None, driver) and self.pool in (None, pool) \
+            and self.device in (None, device)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any
 
 from scheduler_core.api.quantity import format_quantity
 from scheduler_core.dra.structured.pools import SliceIndex, node_matches
+from scheduler_core.dra.taint_rules import apply_taint_rules
 
 __all__ = ["DeviceView"]
 
@@ -45,7 +46,7 @@ class DeviceView:
     """Describes the devices of nodes for one view (built once per view)."""
 
     def __init__(self, cluster: Any, nodes: dict[str, Any]) -> None:
-        slices = list(cluster.resource_slices)
+        slices = apply_taint_rules(list(cluster.resource_slices), cluster.device_taint_rules)
         # Counter sets and per-device node selection are shown whatever the run's gates.
         self.index = SliceIndex(slices, any(s.shared_counters or s.per_device_node_selection for s in slices))
         self.holders: dict[tuple[str, str, str], str] = {}

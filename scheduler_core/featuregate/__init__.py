@@ -25,7 +25,7 @@ SCHEDULER_GATES: tuple[str, ...] = (
     "GenericWorkload", "GangScheduling", "NodeDeclaredFeatures", "TaintTolerationComparisonOperators",
     "SchedulerQueueingHints", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
     "DynamicResourceAllocation", "OpportunisticBatching",
-    "DRADeviceTaints", "DRAPartitionableDevices", "DRAConsumableCapacity",
+    "DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
 )
 
 _BOOLS = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,

@@ -34,6 +34,7 @@ from scheduler_core.api.resource_types import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
     DeviceToleration,
     ExactDeviceRequest,
     PodResourceClaim,
@@ -51,7 +52,7 @@ from scheduler_core.api.validation import (
 )
 from scheduler_core.dra.cel import compile_selector
 
-__all__ = ["parse_device_class", "parse_resource_slice", "parse_resource_claim",
+__all__ = ["parse_device_taint_rule", "parse_device_class", "parse_resource_slice", "parse_resource_claim",
            "parse_resource_claim_template", "parse_pod_resource_claims", "check_container_claims",
            "MAX_DEVICES_PER_SLICE", "MAX_ATTRIBUTES_AND_CAPACITY", "MAX_REQUESTS", "MAX_SELECTORS"]
 
@@ -340,34 +341,58 @@ def _device_node_selection(r: FieldReader, obj: dict[str, Any], path: str, dev: 
         raise r.err(f"{path}.{field}", "Forbidden: may only be set when `perDeviceNodeSelection` is true")
 
 
+def parse_device_taint_rule(r: FieldReader, obj: dict[str, Any]) -> DeviceTaintRule:
+    """A DeviceTaintRule: an optional selector (driver, pool, device) and one taint."""
+    name, _, _, _ = parse_metadata(r, obj, namespaced=False)
+    spec = r.mapping(obj.get("spec"), "spec", required=True)
+    sel = spec.get("deviceSelector")
+    if spec.get("taint") is None:
+        raise r.err("spec.taint", "Required value")
+    rule = DeviceTaintRule(name=name, uid=stable_uid("DeviceTaintRule", "", name),
+                           taint=_taint(r, spec["taint"], "spec.taint"))
+    if sel is not None:
+        m = r.mapping(sel, "spec.deviceSelector")
+        rule.has_selector = True
+        for field, check in (("driver", dns1123_subdomain_error), ("pool", None), ("device", dns1123_label_error)):
+            if m.get(field) is None:
+                continue
+            value = r.string(m[field], f"spec.deviceSelector.{field}")
+            err = check(value) if check else (None if value else "must not be empty")
+            if err:
+                raise r.err(f"spec.deviceSelector.{field}", f'Invalid value: "{value}": {err}')
+            setattr(rule, field, value)
+    return rule
+
+
 def _taints(r: FieldReader, obj: Any, path: str) -> list[DeviceTaint]:
-    """Device taints (DRADeviceTaints): key a label name, value a label value, a known effect."""
+    """Device taints (DRADeviceTaints), at most 16."""
     items = r.seq(obj, path)
     if len(items) > MAX_TAINTS:
         raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_TAINTS} items")
-    out = []
-    for i, t in enumerate(items):
-        p = f"{path}[{i}]"
-        m = r.mapping(t, p, required=True)
-        key = r.string(m.get("key"), f"{p}.key")
-        if not key:
-            raise r.err(f"{p}.key", "Required value")
-        err = qualified_name_error(key)
-        if err:
-            raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
-        value = r.string(m.get("value"), f"{p}.value")
-        err = label_value_error(value) if value else None
-        if err:
-            raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
-        effect = r.string(m.get("effect"), f"{p}.effect")
-        if not effect:
-            raise r.err(f"{p}.effect", "Required value")
-        if effect not in TAINT_EFFECTS:
-            raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
-                                       '"NoExecute", "NoSchedule", "None"')
-        out.append(DeviceTaint(key=key, value=value, effect=effect,
-                               time_added=r.string(m.get("timeAdded"), f"{p}.timeAdded")))
-    return out
+    return [_taint(r, t, f"{path}[{i}]") for i, t in enumerate(items)]
+
+
+def _taint(r: FieldReader, obj: Any, p: str) -> DeviceTaint:
+    """One taint: key a label name, value a label value, a known effect."""
+    m = r.mapping(obj, p, required=True)
+    key = r.string(m.get("key"), f"{p}.key")
+    if not key:
+        raise r.err(f"{p}.key", "Required value")
+    err = qualified_name_error(key)
+    if err:
+        raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+    value = r.string(m.get("value"), f"{p}.value")
+    err = label_value_error(value) if value else None
+    if err:
+        raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
+    effect = r.string(m.get("effect"), f"{p}.effect")
+    if not effect:
+        raise r.err(f"{p}.effect", "Required value")
+    if effect not in TAINT_EFFECTS:
+        raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
+                                   '"NoExecute", "NoSchedule", "None"')
+    return DeviceTaint(key=key, value=value, effect=effect,
+                       time_added=r.string(m.get("timeAdded"), f"{p}.timeAdded"))
 
 
 def _tolerations(r: FieldReader, obj: Any, path: str) -> list[DeviceToleration]:

@@ -14,7 +14,7 @@ from scheduler_core.api.loader.schema import (
     SIMULATED,
 )
 
-__all__ = ["RESOURCE_API_VERSION", "RESOURCE_KINDS", "RESOURCE_SCHEMAS"]
+__all__ = ["RESOURCE_API_VERSION", "RESOURCE_KINDS", "RESOURCE_SCHEMAS", "DEVICE_TAINT_RULE_API_VERSION"]
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 
@@ -88,6 +88,15 @@ RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 RESOURCE_KINDS: dict[str, tuple[str, ...]] = {kind: (RESOURCE_API_VERSION,) for kind in RESOURCE_SCHEMAS}
+
+# resource.k8s.io/v1alpha3 DeviceTaintRule (DRADeviceTaintRules). deviceClassName and selectors
+# were removed from its selector in v1.35, so they are unknown fields.
+DEVICE_TAINT_RULE_API_VERSION = "resource.k8s.io/v1alpha3"
+RESOURCE_SCHEMAS["DeviceTaintRule"] = {**_TOP, "spec": {
+    "deviceSelector": {"driver": SIMULATED, "pool": SIMULATED, "device": SIMULATED},
+    "taint": _TAINT,
+}, **_ignored("status")}
+RESOURCE_KINDS["DeviceTaintRule"] = (DEVICE_TAINT_RULE_API_VERSION,)
 
 # Registered with the other kinds' schemas here (loader.kinds imports this module), so the
 # core schema module stays free of the resource API.

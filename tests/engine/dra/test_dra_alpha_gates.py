@@ -463,3 +463,47 @@ def test_the_devices_view_shows_taints_counters_and_shares() -> None:
     assert "shared" in nic[2]
     assert nic[3] == ("default/web-1-nic (bandwidth=30G); default/web-2-nic (bandwidth=40G); "
                       "default/web-3-nic (bandwidth=10G)")
+
+
+# ---- DRADeviceTaintRules -------------------------------------------------------------------------
+PLAIN_SLICE = tainted_slice().replace(
+    "    taints: [{key: example.com/unhealthy, value: ecc, effect: NoSchedule}]\n", "")
+
+
+def rule(selector: str = "{driver: gpu.example.com, pool: n1, device: gpu-0}", name: str = "drain-gpu-0") -> str:
+    sel = f"  deviceSelector: {selector}\n" if selector else ""
+    return (f"apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {{name: {name}}}\n"
+            f"spec:\n{sel}  taint: {{key: example.com/drain, effect: NoExecute}}\n")
+
+
+RULE_GATES = "DRADeviceTaints=true,DRADeviceTaintRules=true"
+
+
+def test_a_taint_rule_taints_the_devices_it_selects() -> None:
+    sim, pods = run([CLASS, node("n1"), PLAIN_SLICE, rule(), template(), pod("a"), pod("b")], RULE_GATES)
+    assert devices_of(sim) == {"a-gpu": ["gpu-1"]}
+    assert pods["b"]["message"] == UNTOLERATED
+
+
+def test_a_rule_selecting_the_driver_taints_every_device_and_no_selector_none() -> None:
+    _, pods = run([CLASS, node("n1"), PLAIN_SLICE, rule("{driver: gpu.example.com}"), template(), pod("a")],
+                  RULE_GATES)
+    assert pods["a"]["status"] == "Pending"
+    sim, _ = run([CLASS, node("n1"), PLAIN_SLICE, rule(""), template(), pod("a")], RULE_GATES)
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"]}
+
+
+def test_taint_rules_need_their_gate() -> None:
+    sim, _ = run([CLASS, node("n1"), PLAIN_SLICE, rule(), template(), pod("a")], "DRADeviceTaints=true")
+    assert devices_of(sim) == {"a-gpu": ["gpu-0"]}
+
+
+def test_taint_rule_loads_strictly_and_exports() -> None:
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, rule("{deviceClassName: gpu}")]))
+    assert "spec.deviceSelector.deviceClassName" in str(err.value) and "unknown field" in str(err.value)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text("\n---\n".join([CLASS, rule().replace("effect: NoExecute", "effect: Evict")]))
+    assert "spec.taint.effect" in str(err.value) and 'Unsupported value: "Evict"' in str(err.value)
+    text = dump_scenario(load_scenario_text("\n---\n".join([CLASS, node("n1"), PLAIN_SLICE, rule()])))
+    assert "kind: DeviceTaintRule" in text and dump_scenario(load_scenario_text(text)) == text

@@ -49,6 +49,7 @@ from scheduler_core.dra.structured.allocator import (
     Features,
 )
 from scheduler_core.dra.structured.pools import SliceIndex
+from scheduler_core.dra.taint_rules import apply_taint_rules
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
@@ -157,8 +158,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                  device_taints=on("DRADeviceTaints"),
                                  partitionable_devices=on("DRAPartitionableDevices"),
                                  consumable_capacity=on("DRAConsumableCapacity"))
+        # DRADeviceTaintRules: slices are listed with the DeviceTaintRules' taints added.
+        self.taint_rules = on("DRADeviceTaintRules")
         # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
-        self._index_for: tuple[int, int] | None = None
+        self._index_for: tuple[int, ...] | None = None
         self._index: SliceIndex | None = None
         self._cel = DeviceCelCache(self.features.consumable_capacity)
 
@@ -180,10 +183,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return self._cluster().dra_in_flight
 
     def _slice_index(self) -> SliceIndex:
-        slices = self._cluster().resource_slices
-        ident = (id(slices), len(slices))
+        cluster = self._cluster()
+        slices = cluster.resource_slices
+        rules = cluster.device_taint_rules if self.taint_rules else []
+        ident = (id(slices), len(slices), id(rules), len(rules))
         if self._index is None or self._index_for != ident:
-            self._index = SliceIndex(list(slices), self.features.partitionable_devices)
+            self._index = SliceIndex(apply_taint_rules(list(slices), rules), self.features.partitionable_devices)
             self._index_for = ident
             self._cel = DeviceCelCache(self.features.consumable_capacity)
         return self._index
