@@ -26,6 +26,11 @@ just before DefaultPreemption). The extension points:
   Error "not found", exactly as upstream does.
 
 Pods without claims take upstream's fast paths (an empty state, Skip) at every point.
+
+The run's alpha gates reach the allocator as its features (upstream AllocatorFeatures):
+DRADeviceTaints, DRAPartitionableDevices and DRAConsumableCapacity (which also changes the
+allocated state: shares of shared devices hold only their consumed capacity); with
+DRADeviceTaintRules the slices are listed with the DeviceTaintRules' taints added.
 """
 
 from __future__ import annotations
