@@ -90,6 +90,7 @@ from scheduler_core.framework.types import (
 )
 
 NAME = names.DYNAMIC_RESOURCES
+_NO_RULES: list[Any] = []  # one object, so the slice index is not rebuilt for every pod
 STATE_KEY = NAME
 NOT_FOUND = "not found"  # fwk.ErrNotFound, what CycleState.Read returns for a missing key
 WRITER = NAME  # who the claim writes of this plugin are attributed to in the event stream
@@ -190,10 +191,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def _slice_index(self) -> SliceIndex:
         cluster = self._cluster()
         slices = cluster.resource_slices
-        rules = cluster.device_taint_rules if self.taint_rules else []
+        rules = cluster.device_taint_rules if self.taint_rules else _NO_RULES
         ident = (id(slices), len(slices), id(rules), len(rules))
         if self._index is None or self._index_for != ident:
-            self._index = SliceIndex(apply_taint_rules(list(slices), rules), self.features.partitionable_devices)
+            self._index = SliceIndex(apply_taint_rules(list(slices), list(rules)),
+                                     self.features.partitionable_devices)
             self._index_for = ident
             self._cel = DeviceCelCache(self.features.consumable_capacity)
         return self._index
