@@ -67,6 +67,7 @@ class ClusterState:
     resource_slices: list[Any] = field(default_factory=list)
     resource_claims: dict[str, Any] = field(default_factory=dict)
     resource_claim_templates: dict[str, Any] = field(default_factory=dict)
+    device_taint_rules: list[Any] = field(default_factory=list)  # DRADeviceTaintRules
     # DynamicResources' allocations between Reserve and PreBind (claim uid -> allocated claim)
     dra_in_flight: dict[str, Any] = field(default_factory=dict)
     dra_revision: int = 0  # counts claim writes (views re-describe devices when it moves)
@@ -85,6 +86,7 @@ class ClusterState:
         cs.resource_slices = list(sc.resource_slices)
         cs.resource_claims = {c.key: c for c in sc.resource_claims}
         cs.resource_claim_templates = {t.key: t for t in sc.resource_claim_templates}
+        cs.device_taint_rules = list(sc.device_taint_rules)
         cs.scheduling_workloads = {w.key: w for w in sc.scheduling_workloads}
         return cs
 

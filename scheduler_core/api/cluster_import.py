@@ -51,7 +51,6 @@ NOT_SIMULATED_KINDS: dict[str, str] = {
     "ServiceAccount": "configuration objects do not affect scheduling",
     "Event": "events do not affect scheduling",
     "Lease": "leases do not affect scheduling",
-    "DeviceTaintRule": "device taints are not simulated (DRADeviceTaintRules is off by default in v1.35)",
 }
 
 FINISHED_PHASES = ("Succeeded", "Failed")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.export_meta import object_meta
+from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.resource_types import (
     ALLOCATION_MODE_ALL,
     AllocationResult,
@@ -56,7 +57,19 @@ def _sub(r: DeviceSubRequest, with_name: bool) -> dict[str, Any]:
     d["allocationMode"] = r.allocation_mode
     if r.allocation_mode != ALLOCATION_MODE_ALL:
         d["count"] = r.count
+    if r.tolerations:
+        d["tolerations"] = [t.to_json() for t in r.tolerations]
+    if r.capacity_requests:
+        d["capacity"] = {"requests": _counters_plain(r.capacity_requests, r.capacity_requests_text)}
     return d
+
+
+def _counters_plain(values: dict[str, Any], texts: dict[str, str]) -> dict[str, str]:
+    return {k: texts.get(k) or format_quantity(v) for k, v in values.items()}
+
+
+def _counters(values: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    return {k: {"value": texts.get(k) or str(v)} for k, v in values.items()}
 
 
 def _claim_spec(spec: DeviceClaimSpec) -> dict[str, Any]:
@@ -72,7 +85,9 @@ def _claim_spec(spec: DeviceClaimSpec) -> dict[str, Any]:
     devices: dict[str, Any] = {"requests": requests}
     if spec.constraints:
         devices["constraints"] = [{**({"requests": list(c.requests)} if c.requests else {}),
-                                   "matchAttribute": c.match_attribute} for c in spec.constraints]
+                                   **({"matchAttribute": c.match_attribute} if c.match_attribute
+                                      else {"distinctAttribute": c.distinct_attribute})}
+                                  for c in spec.constraints]
     if spec.config:
         devices["config"] = [dict(c) for c in spec.config]
     return {"devices": devices}
@@ -84,6 +99,12 @@ def _allocation(a: AllocationResult) -> dict[str, Any]:
         d: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
         if r.admin_access is not None:
             d["adminAccess"] = r.admin_access
+        if r.tolerations:
+            d["tolerations"] = [t.to_json() for t in r.tolerations]
+        if r.share_id is not None:
+            d["shareID"] = r.share_id
+        if r.consumed_capacity:
+            d["consumedCapacity"] = {k: format_quantity(v) for k, v in r.consumed_capacity.items()}
         results.append(d)
     devices: dict[str, Any] = {"results": results}
     if a.config:
@@ -113,15 +134,38 @@ def resource_slice_manifest(s: ResourceSlice) -> dict[str, Any]:
         spec["nodeSelector"] = _node_selector(s.node_selector)
     if s.all_nodes:
         spec["allNodes"] = True
+    if s.per_device_node_selection:
+        spec["perDeviceNodeSelection"] = True
     devices = []
     for d in s.devices:
         dd: dict[str, Any] = {"name": d.name}
         if d.attributes:
             dd["attributes"] = {k: a.to_json() for k, a in d.attributes.items()}
         if d.capacity:
-            dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v)} for k, v in d.capacity.items()}
+            dd["capacity"] = {k: {"value": d.capacity_text.get(k) or str(v),
+                                  **({"requestPolicy": d.request_policies[k].text}
+                                     if k in d.request_policies else {})}
+                              for k, v in d.capacity.items()}
+        if d.allow_multiple_allocations is not None:
+            dd["allowMultipleAllocations"] = d.allow_multiple_allocations
+        if d.consumes_counters:
+            dd["consumesCounters"] = [{"counterSet": c.counter_set,
+                                       "counters": _counters(c.counters, c.counters_text)}
+                                      for c in d.consumes_counters]
+        if d.node_name:
+            dd["nodeName"] = d.node_name
+        if d.node_selector is not None:
+            dd["nodeSelector"] = _node_selector(d.node_selector)
+        if d.all_nodes:
+            dd["allNodes"] = True
+        if d.taints:
+            dd["taints"] = [_taint(t) for t in d.taints]
         devices.append(dd)
-    spec["devices"] = devices
+    if s.shared_counters:
+        spec["sharedCounters"] = [{"name": c.name, "counters": _counters(c.counters, c.counters_text)}
+                                  for c in s.shared_counters]
+    if devices or not s.shared_counters:
+        spec["devices"] = devices
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": object_meta(s.name),
             "spec": spec}
 
@@ -153,10 +197,26 @@ def resource_claim_template_manifest(t: ResourceClaimTemplate) -> dict[str, Any]
             "spec": {"spec": _claim_spec(t.spec)}}
 
 
+def _taint(t: Any) -> dict[str, Any]:
+    return {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect,
+            **({"timeAdded": t.time_added} if t.time_added else {})}
+
+
+def device_taint_rule_manifest(rule: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if rule.has_selector:
+        spec["deviceSelector"] = {k: v for k, v in (("driver", rule.driver), ("pool", rule.pool),
+                                                    ("device", rule.device)) if v is not None}
+    spec["taint"] = _taint(rule.taint)
+    return {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
+            "metadata": object_meta(rule.name), "spec": spec}
+
+
 def resource_manifests(sc: Any) -> list[dict[str, Any]]:
-    """Classes, slices, templates, claims (the order a cluster would be set up in)."""
+    """Classes, slices, taint rules, templates, claims (the order a cluster would be set up in)."""
     docs = [device_class_manifest(c) for c in sc.device_classes]
     docs += [resource_slice_manifest(s) for s in sc.resource_slices]
+    docs += [device_taint_rule_manifest(t) for t in getattr(sc, "device_taint_rules", [])]
     docs += [resource_claim_template_manifest(t) for t in sc.resource_claim_templates]
     docs += [resource_claim_manifest(c) for c in sc.resource_claims]
     return docs

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from scheduler_core.api.types import NodeSelector, OwnerReference, Pod
 
 __all__ = [
-    "DeviceAttribute", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
+    "DeviceAttribute", "DeviceTaint", "DeviceToleration", "CounterSet", "DeviceCounterConsumption",
+    "CapacityRequestPolicy", "DeviceTaintRule", "Device", "ResourceSlice", "DeviceSelector", "DeviceClass",
     "DeviceSubRequest", "ExactDeviceRequest", "DeviceRequest", "DeviceConstraint",
     "DeviceClaimSpec", "DeviceRequestAllocationResult", "AllocationResult",
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
@@ -47,12 +49,120 @@ class DeviceAttribute:
         return {self.kind: self.value}
 
 
+@dataclass(frozen=True)
+class DeviceTaint:
+    """A device's taint (DRADeviceTaints): NoSchedule and NoExecute keep untolerating claims off
+    the device; None and effects this release does not know are informational."""
+
+    key: str
+    value: str = ""
+    effect: str = ""
+    time_added: str = ""  # as written (RFC 3339), for export
+
+
+@dataclass(frozen=True)
+class DeviceToleration:
+    """A device request's toleration (resourceclaim.ToleratesTaint semantics)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: DeviceTaint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return self.operator == "Exists"
+
+    def to_json(self) -> dict[str, str | int]:
+        out: dict[str, str | int] = {}
+        if self.key:
+            out["key"] = self.key
+        out["operator"] = self.operator
+        if self.value:
+            out["value"] = self.value
+        if self.effect:
+            out["effect"] = self.effect
+        if self.toleration_seconds is not None:
+            out["tolerationSeconds"] = self.toleration_seconds
+        return out
+
+
+@dataclass
+class CounterSet:
+    """A ResourceSlice's sharedCounters entry (DRAPartitionableDevices): counters the pool's
+    devices draw on; not allocatable by themselves."""
+
+    name: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+    counters_text: dict[str, str] = field(default_factory=dict)  # as written, for export
+
+
+@dataclass
+class DeviceCounterConsumption:
+    """A device's consumesCounters entry: how much of each counter of one set it uses."""
+
+    counter_set: str
+    counters: dict[str, Fraction] = field(default_factory=dict)
+    counters_text: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class DeviceTaintRule:
+    """resource.k8s.io/v1alpha3 DeviceTaintRule (DRADeviceTaintRules): one taint for every
+    device its selector matches (driver, pool and device name, each optional; without a
+    selector, no device), as if the driver had published it in the ResourceSlice."""
+
+    name: str
+    taint: DeviceTaint
+    has_selector: bool = False
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    uid: str = ""
+
+    def matches(self, driver: str, pool: str, device: str) -> bool:
+        return self.has_selector and self.driver in (None, driver) and self.pool in (None, pool) \
+            and self.device in (None, device)
+
+
+@dataclass
+class CapacityRequestPolicy:
+    """How shares of a capacity are requested (DRAConsumableCapacity): a default amount, and at
+    most one of a list of valid values (ascending) or a valid range (min, optional max and step).
+    Quantities are kept with the text they were written as, for export."""
+
+    default: Fraction | None = None
+    valid_values: list[Fraction] = field(default_factory=list)
+    range_min: Fraction | None = None
+    range_max: Fraction | None = None
+    range_step: Fraction | None = None
+    text: dict[str, Any] = field(default_factory=dict)  # the policy as written
+
+
 @dataclass
 class Device:
     name: str
     attributes: dict[str, DeviceAttribute] = field(default_factory=dict)
     capacity: dict[str, Fraction] = field(default_factory=dict)
     capacity_text: dict[str, str] = field(default_factory=dict)  # as written, for export
+    # Alpha fields (used only when the run's gate is on; with it off the engine behaves as the
+    # apiserver with the gate off, which drops them).
+    taints: list[DeviceTaint] = field(default_factory=list)  # DRADeviceTaints
+    consumes_counters: list[DeviceCounterConsumption] = field(default_factory=list)  # DRAPartitionableDevices
+    # Where the device is available, when its slice has perDeviceNodeSelection (exactly one set).
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    # DRAConsumableCapacity: the device may be shared by several allocations, each consuming
+    # part of its capacities (per capacity, an optional request policy).
+    allow_multiple_allocations: bool | None = None
+    request_policies: dict[str, CapacityRequestPolicy] = field(default_factory=dict)
 
 
 @dataclass
@@ -67,6 +177,8 @@ class ResourceSlice:
     all_nodes: bool = False
     devices: list[Device] = field(default_factory=list)
     uid: str = ""
+    shared_counters: list[CounterSet] = field(default_factory=list)  # DRAPartitionableDevices
+    per_device_node_selection: bool = False  # DRAPartitionableDevices
 
 
 @dataclass
@@ -91,6 +203,9 @@ class DeviceSubRequest:
     selectors: list[DeviceSelector] = field(default_factory=list)
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
+    tolerations: list[DeviceToleration] = field(default_factory=list)  # DRADeviceTaints
+    capacity_requests: dict[str, Fraction] = field(default_factory=dict)  # DRAConsumableCapacity
+    capacity_requests_text: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,6 +224,7 @@ class DeviceRequest:
 class DeviceConstraint:
     requests: list[str] = field(default_factory=list)
     match_attribute: str = ""
+    distinct_attribute: str = ""  # DRAConsumableCapacity
 
 
 @dataclass
@@ -125,6 +241,9 @@ class DeviceRequestAllocationResult:
     pool: str
     device: str
     admin_access: bool | None = None
+    tolerations: list[DeviceToleration] = field(default_factory=list)
+    share_id: str | None = None  # DRAConsumableCapacity: one share of a multi-allocatable device
+    consumed_capacity: dict[str, Fraction] = field(default_factory=dict)
 
 
 @dataclass

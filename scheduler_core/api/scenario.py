@@ -51,6 +51,7 @@ class Scenario:
     resource_slices: list[Any] = field(default_factory=list)
     resource_claims: list[Any] = field(default_factory=list)
     resource_claim_templates: list[Any] = field(default_factory=list)
+    device_taint_rules: list[Any] = field(default_factory=list)  # resource.k8s.io/v1alpha3
     source: str = "<input>"
     # Fields accepted but not simulated (see api.loader.schema), one per kind and field.
     warnings: list[LoadWarning] = field(default_factory=list, compare=False, repr=False)

@@ -327,7 +327,7 @@ def _attr_value(a: Any) -> Any:
         return celtypes.StringType(str(a.value))
 
 
-def device_activation(driver: str, device: Device) -> dict[str, Any]:
+def device_activation(driver: str, device: Device, allow_multiple_allocations: bool = False) -> dict[str, Any]:
     """The `device` variable for one device of a slice published by `driver`."""
     celtypes = _CEL.load().celtypes
     attrs: dict[Any, Any] = {}
@@ -342,5 +342,5 @@ def device_activation(driver: str, device: Device) -> dict[str, Any]:
         celtypes.StringType("driver"): celtypes.StringType(driver),
         celtypes.StringType("attributes"): celtypes.MapType(attrs),
         celtypes.StringType("capacity"): celtypes.MapType(caps),
-        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(False),
+        celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(allow_multiple_allocations),
     })}

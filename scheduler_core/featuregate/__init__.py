@@ -26,6 +26,7 @@ SCHEDULER_GATES: tuple[str, ...] = (
     "SchedulerQueueingHints", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
     "DynamicResourceAllocation", "OpportunisticBatching", "StorageCapacityScoring", "VolumeLimitScaling",
     "PodLevelResources", "NodeInclusionPolicyInPodTopologySpread",
+    "DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
 )
 
 _BOOLS = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,

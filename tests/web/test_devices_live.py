@@ -32,3 +32,19 @@ def test_devices_panel_follows_the_run_and_searches(page: Page, celery_worker: A
     expect(panel.locator("article.device-node")).to_have_count(1)
     expect(panel.locator("article.device-node")).to_have_attribute("data-node", "gpu-a")
     expect(page.locator("#devices-summary")).to_contain_text(re.compile(r"1 node match"))
+
+
+def test_devices_panel_shows_a_device_taint_and_the_gate_keeps_the_claim_off_it(
+        page: Page, celery_worker: Any) -> None:
+    start_run(page, "dra-device-taints")  # the gallery scenario starts with DRADeviceTaints=true
+    panel = page.locator("#run-devices")
+    gpu_a = panel.locator('article.device-node[data-node="gpu-a"]')
+    expect(gpu_a.locator('tr[data-device="gpu-0"]')).to_contain_text(
+        "taint example.com/maintenance=firmware:NoSchedule")
+    expect(panel.locator('article.device-node[data-node="gpu-b"] tr[data-device="gpu-0"]')).to_contain_text(
+        "taint example.com/ecc-errors:NoExecute")
+
+    page.locator("#btn-step").click()  # cycle 1: job-1 tolerates nothing, so it gets the untainted gpu-1
+    expect(page.locator("#run-step")).to_have_text("1")
+    expect(gpu_a.locator('tr[data-device="gpu-1"] [data-claim="default/job-1-gpu"]')).to_be_visible()
+    expect(gpu_a.locator('tr[data-device="gpu-0"]')).to_contain_text("free")

@@ -21,15 +21,21 @@ from scheduler_core.api.resource_types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
     AllocationResult,
+    CapacityRequestPolicy,
+    CounterSet,
     Device,
     DeviceAttribute,
     DeviceClaimSpec,
     DeviceClass,
     DeviceConstraint,
+    DeviceCounterConsumption,
     DeviceRequest,
     DeviceRequestAllocationResult,
     DeviceSelector,
     DeviceSubRequest,
+    DeviceTaint,
+    DeviceTaintRule,
+    DeviceToleration,
     ExactDeviceRequest,
     PodResourceClaim,
     ResourceClaim,
@@ -41,10 +47,12 @@ from scheduler_core.api.types import NodeSelector
 from scheduler_core.api.validation import (
     dns1123_label_error,
     dns1123_subdomain_error,
+    label_value_error,
+    qualified_name_error,
 )
 from scheduler_core.dra.cel import compile_selector
 
-__all__ = ["parse_device_class", "parse_resource_slice", "parse_resource_claim",
+__all__ = ["parse_device_taint_rule", "parse_device_class", "parse_resource_slice", "parse_resource_claim",
            "parse_resource_claim_template", "parse_pod_resource_claims", "check_container_claims",
            "MAX_DEVICES_PER_SLICE", "MAX_ATTRIBUTES_AND_CAPACITY", "MAX_REQUESTS", "MAX_SELECTORS"]
 
@@ -57,6 +65,14 @@ MAX_CONSTRAINTS = 32  # DeviceConstraintsMaxSize
 MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
 MAX_POD_CLAIMS = 128
 MAX_ATTRIBUTE_STRING = 64  # DeviceAttributeMaxValueLength
+MAX_DEVICES_WITH_TAINTS_OR_COUNTERS = 64  # ResourceSliceMaxDevicesWithTaintsOrConsumesCounters
+MAX_TAINTS = 16  # DeviceTaintsMaxLength
+MAX_TOLERATIONS = 16  # DeviceTolerationsMaxLength
+MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
+MAX_COUNTERS = 32  # ResourceSliceMaxCountersPerCounterSet / ...PerDeviceCounterConsumption
+MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
+MAX_VALID_VALUES = 10  # CapacityRequestPolicyDiscreteMaxOptions
 
 
 def _qualified_name_error(name: str, *, fully: bool) -> str | None:
@@ -192,6 +208,7 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
         attrs[k] = _attribute(r, v, f"{apath}.{k}")
     caps: dict[str, Any] = {}
     texts: dict[str, str] = {}
+    policies: dict[str, CapacityRequestPolicy] = {}
     cpath = f"{path}.capacity"
     for k, v in r.mapping(m.get("capacity"), cpath).items():
         if not isinstance(k, str):
@@ -202,7 +219,8 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
         cm = r.mapping(v, f"{cpath}.{k}", required=True)
         for extra in cm:
             if extra not in ("value", "requestPolicy"):
-                raise r.err(f"{cpath}.{k}.{extra}", 'unknown field (a capacity has "value")')
+                raise r.err(f"{cpath}.{k}.{extra}", 'unknown field (a capacity has "value" and '
+                                                    '"requestPolicy")')
         if cm.get("value") is None:
             raise r.err(f"{cpath}.{k}.value", "Required value")
         q = r.quantity(cm["value"], f"{cpath}.{k}.value")
@@ -211,10 +229,284 @@ def _device(r: FieldReader, obj: Any, path: str) -> Device:
                                               "than or equal to 0")
         caps[k] = q
         texts[k] = cm["value"] if isinstance(cm["value"], str) else format_quantity(q)
+        if cm.get("requestPolicy") is not None:
+            policies[k] = _request_policy(r, cm["requestPolicy"], f"{cpath}.{k}.requestPolicy", q)
     if len(attrs) + len(caps) > MAX_ATTRIBUTES_AND_CAPACITY:
         raise r.err(path, f"Too many: {len(attrs) + len(caps)}: the combined number of "
                           f"attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITY}")
-    return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts)
+    multiple = m.get("allowMultipleAllocations")
+    multiple = None if multiple is None else r.boolean(multiple, f"{path}.allowMultipleAllocations")
+    if policies and not multiple:
+        raise r.err(f"{cpath}.{next(iter(policies))}.requestPolicy",
+                    "Forbidden: allowMultipleAllocations must be true to set a requestPolicy")
+    return Device(name=name, attributes=attrs, capacity=caps, capacity_text=texts,
+                  allow_multiple_allocations=multiple, request_policies=policies,
+                  taints=_taints(r, m.get("taints"), f"{path}.taints"),
+                  consumes_counters=_consumptions(r, m.get("consumesCounters"), f"{path}.consumesCounters"))
+
+
+def _policy_quantity(r: FieldReader, value: Any, path: str, capacity: Any) -> Any:
+    q = r.quantity(value, path)
+    if q < 0:
+        raise r.err(path, f'Invalid value: "{value}": must be greater than or equal to 0')
+    if q > capacity:
+        raise r.err(path, f'Invalid value: "{value}": must be less than or equal to the capacity value')
+    return q
+
+
+def _request_policy(r: FieldReader, obj: Any, path: str, capacity: Any) -> CapacityRequestPolicy:
+    """A capacity's requestPolicy (DRAConsumableCapacity): default, and validValues or validRange."""
+    m = r.mapping(obj, path, required=True)
+    for extra in m:
+        if extra not in ("default", "validValues", "validRange"):
+            raise r.err(f"{path}.{extra}", 'unknown field (a requestPolicy has "default", '
+                                           '"validValues" and "validRange")')
+    policy = CapacityRequestPolicy(text=dict(m))
+    if m.get("default") is not None:
+        policy.default = _policy_quantity(r, m["default"], f"{path}.default", capacity)
+    if m.get("validValues") is not None and m.get("validRange") is not None:
+        raise r.err(path, "Invalid value: at most one of `validValues` or `validRange` may be set")
+    values = r.seq(m.get("validValues"), f"{path}.validValues")
+    if len(values) > MAX_VALID_VALUES:
+        raise r.err(f"{path}.validValues", f"Too many: {len(values)}: must have at most "
+                                           f"{MAX_VALID_VALUES} items")
+    for i, v in enumerate(values):
+        q = _policy_quantity(r, v, f"{path}.validValues[{i}]", capacity)
+        if policy.valid_values and q <= policy.valid_values[-1]:
+            raise r.err(f"{path}.validValues[{i}]", f'Invalid value: "{v}": must be sorted in '
+                                                    "ascending order and unique")
+        policy.valid_values.append(q)
+    if values and policy.default is not None and policy.default not in policy.valid_values:
+        raise r.err(f"{path}.default", "Invalid value: must be one of validValues")
+    if m.get("validRange") is not None:
+        rp = f"{path}.validRange"
+        rm = r.mapping(m["validRange"], rp, required=True)
+        for extra in rm:
+            if extra not in ("min", "max", "step"):
+                raise r.err(f"{rp}.{extra}", 'unknown field (a validRange has "min", "max" and "step")')
+        if rm.get("min") is None:
+            raise r.err(f"{rp}.min", "Required value")
+        policy.range_min = _policy_quantity(r, rm["min"], f"{rp}.min", capacity)
+        if rm.get("max") is not None:
+            policy.range_max = _policy_quantity(r, rm["max"], f"{rp}.max", capacity)
+            if policy.range_max < policy.range_min:
+                raise r.err(f"{rp}.max", "Invalid value: must be greater than or equal to min")
+        if rm.get("step") is not None:
+            policy.range_step = r.quantity(rm["step"], f"{rp}.step")
+            if policy.range_step <= 0:
+                raise r.err(f"{rp}.step", "Invalid value: must be greater than zero")
+    return policy
+
+
+def _capacity_requests(r: FieldReader, obj: Any, path: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A request's capacity.requests (DRAConsumableCapacity): capacity name -> amount."""
+    m = r.mapping(obj, path)
+    for extra in m:
+        if extra != "requests":
+            raise r.err(f"{path}.{extra}", 'unknown field (a capacity has "requests")')
+    values: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    rpath = f"{path}.requests"
+    for k, v in r.mapping(m.get("requests"), rpath).items():
+        if not isinstance(k, str):
+            raise r.err(rpath, f"keys must be strings, got {k!r}")
+        err = _qualified_name_error(k, fully=False)
+        if err:
+            raise r.err(rpath, f'Invalid value: "{k}": {err}')
+        q = r.quantity(v, f"{rpath}.{k}")
+        if q < 0:
+            raise r.err(f"{rpath}.{k}", f'Invalid value: "{v}": must be greater than or equal to 0')
+        values[k] = q
+        texts[k] = v if isinstance(v, str) else format_quantity(q)
+    return values, texts
+
+
+def _device_node_selection(r: FieldReader, obj: dict[str, Any], path: str, dev: Device,
+                           per_device: bool) -> None:
+    """A device's own nodeName / nodeSelector / allNodes: exactly one when its slice has
+    perDeviceNodeSelection, none otherwise."""
+    dev.node_name = r.string(obj.get("nodeName"), f"{path}.nodeName")
+    if dev.node_name:
+        err = dns1123_subdomain_error(dev.node_name)
+        if err:
+            raise r.err(f"{path}.nodeName", f'Invalid value: "{dev.node_name}": {err}')
+    dev.node_selector = _node_selector(r, obj.get("nodeSelector"), f"{path}.nodeSelector")
+    dev.all_nodes = r.boolean(obj.get("allNodes"), f"{path}.allNodes")
+    chosen = sum(1 for x in (dev.node_name, dev.node_selector is not None, dev.all_nodes) if x)
+    if per_device and chosen != 1:
+        raise r.err(path, "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes` is "
+                          "required when `perDeviceNodeSelection` is set")
+    if not per_device and chosen:
+        field = "nodeName" if dev.node_name else "nodeSelector" if dev.node_selector else "allNodes"
+        raise r.err(f"{path}.{field}", "Forbidden: may only be set when `perDeviceNodeSelection` is true")
+
+
+def parse_device_taint_rule(r: FieldReader, obj: dict[str, Any]) -> DeviceTaintRule:
+    """A DeviceTaintRule: an optional selector (driver, pool, device) and one taint."""
+    name, _, _, _ = parse_metadata(r, obj, namespaced=False)
+    spec = r.mapping(obj.get("spec"), "spec", required=True)
+    sel = spec.get("deviceSelector")
+    if spec.get("taint") is None:
+        raise r.err("spec.taint", "Required value")
+    rule = DeviceTaintRule(name=name, uid=stable_uid("DeviceTaintRule", "", name),
+                           taint=_taint(r, spec["taint"], "spec.taint"))
+    if sel is not None:
+        m = r.mapping(sel, "spec.deviceSelector")
+        rule.has_selector = True
+        for field, check in (("driver", dns1123_subdomain_error), ("pool", None), ("device", dns1123_label_error)):
+            if m.get(field) is None:
+                continue
+            value = r.string(m[field], f"spec.deviceSelector.{field}")
+            err = check(value) if check else (None if value else "must not be empty")
+            if err:
+                raise r.err(f"spec.deviceSelector.{field}", f'Invalid value: "{value}": {err}')
+            setattr(rule, field, value)
+    return rule
+
+
+def _taints(r: FieldReader, obj: Any, path: str) -> list[DeviceTaint]:
+    """Device taints (DRADeviceTaints), at most 16."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_TAINTS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_TAINTS} items")
+    return [_taint(r, t, f"{path}[{i}]") for i, t in enumerate(items)]
+
+
+def _taint(r: FieldReader, obj: Any, p: str) -> DeviceTaint:
+    """One taint: key a label name, value a label value, a known effect."""
+    m = r.mapping(obj, p, required=True)
+    key = r.string(m.get("key"), f"{p}.key")
+    if not key:
+        raise r.err(f"{p}.key", "Required value")
+    err = qualified_name_error(key)
+    if err:
+        raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+    value = r.string(m.get("value"), f"{p}.value")
+    err = label_value_error(value) if value else None
+    if err:
+        raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
+    effect = r.string(m.get("effect"), f"{p}.effect")
+    if not effect:
+        raise r.err(f"{p}.effect", "Required value")
+    if effect not in TAINT_EFFECTS:
+        raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
+                                   '"NoExecute", "NoSchedule", "None"')
+    return DeviceTaint(key=key, value=value, effect=effect,
+                       time_added=r.string(m.get("timeAdded"), f"{p}.timeAdded"))
+
+
+def _tolerations(r: FieldReader, obj: Any, path: str) -> list[DeviceToleration]:
+    """A request's tolerations (DRADeviceTaints); the operator defaults to Equal."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_TOLERATIONS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_TOLERATIONS} items")
+    out = []
+    for i, t in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(t, p, required=True)
+        key = r.string(m.get("key"), f"{p}.key")
+        if key:
+            err = qualified_name_error(key)
+            if err:
+                raise r.err(f"{p}.key", f'Invalid value: "{key}": {err}')
+        operator = r.string(m.get("operator"), f"{p}.operator") or "Equal"
+        if operator not in ("Equal", "Exists"):
+            raise r.err(f"{p}.operator", f'Unsupported value: "{operator}": supported values: '
+                                         '"Equal", "Exists"')
+        value = r.string(m.get("value"), f"{p}.value")
+        if not key and operator != "Exists":
+            raise r.err(f"{p}.operator", f'Invalid value: "{operator}": value must be Exists when '
+                                         "`key` is empty, which means \"match all values and all keys\"")
+        if operator == "Exists" and value:
+            raise r.err(f"{p}.operator", f'Invalid value: "{operator}": value must be empty when '
+                                         "`operator` is 'Exists'")
+        if value:
+            err = label_value_error(value)
+            if err:
+                raise r.err(f"{p}.value", f'Invalid value: "{value}": {err}')
+        effect = r.string(m.get("effect"), f"{p}.effect")
+        if effect and effect not in TAINT_EFFECTS:
+            raise r.err(f"{p}.effect", f'Unsupported value: "{effect}": supported values: '
+                                       '"NoExecute", "NoSchedule", "None"')
+        seconds = m.get("tolerationSeconds")
+        out.append(DeviceToleration(key=key, operator=operator, value=value, effect=effect,
+                                    toleration_seconds=None if seconds is None else
+                                    r.integer(seconds, f"{p}.tolerationSeconds", bits=64)))
+    return out
+
+
+def _counters(r: FieldReader, obj: Any, path: str, *, required: bool) -> tuple[dict[str, Any], dict[str, str]]:
+    """A counters map: DNS-label names, each `{value: quantity}` (non-negative)."""
+    m = r.mapping(obj, path, required=required)
+    if required and not m:
+        raise r.err(path, "Required value")
+    if len(m) > MAX_COUNTERS:
+        raise r.err(path, f"Too many: {len(m)}: must have at most {MAX_COUNTERS} items")
+    values: dict[str, Any] = {}
+    texts: dict[str, str] = {}
+    for k, v in m.items():
+        if not isinstance(k, str):
+            raise r.err(path, f"keys must be strings, got {k!r}")
+        err = dns1123_label_error(k)
+        if err:
+            raise r.err(path, f'Invalid value: "{k}": {err}')
+        cm = r.mapping(v, f"{path}.{k}", required=True)
+        for extra in cm:
+            if extra != "value":
+                raise r.err(f"{path}.{k}.{extra}", 'unknown field (a counter has "value")')
+        if cm.get("value") is None:
+            raise r.err(f"{path}.{k}.value", "Required value")
+        q = r.quantity(cm["value"], f"{path}.{k}.value")
+        if q < 0:
+            raise r.err(f"{path}.{k}.value", f'Invalid value: "{cm["value"]}": must be greater '
+                                             "than or equal to 0")
+        values[k] = q
+        texts[k] = cm["value"] if isinstance(cm["value"], str) else format_quantity(q)
+    return values, texts
+
+
+def _consumptions(r: FieldReader, obj: Any, path: str) -> list[DeviceCounterConsumption]:
+    """A device's consumesCounters (DRAPartitionableDevices): one entry per counter set."""
+    items = r.seq(obj, path)
+    if len(items) > MAX_COUNTER_CONSUMPTIONS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_COUNTER_CONSUMPTIONS} items")
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(c, p, required=True)
+        name = _counter_set_name(r, m.get("counterSet"), f"{p}.counterSet", seen)
+        values, texts = _counters(r, m.get("counters"), f"{p}.counters", required=True)
+        out.append(DeviceCounterConsumption(counter_set=name, counters=values, counters_text=texts))
+    return out
+
+
+def _counter_set_name(r: FieldReader, obj: Any, path: str, seen: set[str]) -> str:
+    name = r.string(obj, path)
+    if not name:
+        raise r.err(path, "Required value")
+    err = dns1123_label_error(name)
+    if err:
+        raise r.err(path, f'Invalid value: "{name}": {err}')
+    if name in seen:
+        raise r.err(path, f'Duplicate value: "{name}"')
+    seen.add(name)
+    return name
+
+
+def _shared_counters(r: FieldReader, obj: Any, path: str) -> list[CounterSet]:
+    items = r.seq(obj, path)
+    if len(items) > MAX_COUNTER_SETS:
+        raise r.err(path, f"Too many: {len(items)}: must have at most {MAX_COUNTER_SETS} items")
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        p = f"{path}[{i}]"
+        m = r.mapping(c, p, required=True)
+        name = _counter_set_name(r, m.get("name"), f"{p}.name", seen)
+        values, texts = _counters(r, m.get("counters"), f"{p}.counters", required=True)
+        out.append(CounterSet(name=name, counters=values, counters_text=texts))
+    return out
 
 
 def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
@@ -254,13 +546,14 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
     all_nodes = r.boolean(spec.get("allNodes"), "spec.allNodes")
     per_device = r.boolean(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection")
     chosen = sum(1 for x in (node_name, node_selector is not None, all_nodes, per_device) if x)
-    if chosen != 1:
+    shared = _shared_counters(r, spec.get("sharedCounters"), "spec.sharedCounters")
+    if shared and spec.get("devices"):
+        raise r.err("spec", "Invalid value: only one of `devices`, `sharedCounters` may be set")
+    # A slice that only publishes counter sets is in the pool of every node, so it may leave
+    # the node selection out.
+    if chosen != 1 and not (shared and chosen == 0):
         raise r.err("spec", "Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
                             "`perDeviceNodeSelection` is required")
-    if per_device:
-        raise r.err("spec.perDeviceNodeSelection", "Forbidden: per-device node selection "
-                                                   "(DRAPartitionableDevices) is off by default "
-                                                   "in v1.35 and not simulated")
     raw_devices = r.seq(spec.get("devices"), "spec.devices")
     if len(raw_devices) > MAX_DEVICES_PER_SLICE:
         raise r.err("spec.devices", f"Too many: {len(raw_devices)}: must have at most "
@@ -269,11 +562,17 @@ def parse_resource_slice(r: FieldReader, obj: dict[str, Any]) -> ResourceSlice:
     seen: set[str] = set()
     for i, d in enumerate(raw_devices):
         dev = _device(r, d, f"spec.devices[{i}]")
+        _device_node_selection(r, d, f"spec.devices[{i}]", dev, per_device)
         if dev.name in seen:
             raise r.err(f"spec.devices[{i}].name", f'Duplicate value: "{dev.name}"')
         seen.add(dev.name)
         devices.append(dev)
-    return ResourceSlice(name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
+    if len(devices) > MAX_DEVICES_WITH_TAINTS_OR_COUNTERS and \
+            any(d.taints or d.consumes_counters for d in devices):
+        raise r.err("spec.devices", f"Too many: {len(devices)}: must have at most "
+                                    f"{MAX_DEVICES_WITH_TAINTS_OR_COUNTERS} items when a device has "
+                                    "taints or consumes counters")
+    return ResourceSlice(shared_counters=shared, per_device_node_selection=per_device, name=name, uid=stable_uid("ResourceSlice", "", name), driver=driver,
                          pool_name=pool_name, pool_generation=generation,
                          resource_slice_count=count, node_name=node_name,
                          node_selector=node_selector, all_nodes=all_nodes, devices=devices)
@@ -322,6 +621,11 @@ def _request_name(r: FieldReader, m: dict[str, Any], path: str, seen: set[str]) 
     return name
 
 
+def _capacity_fields(r: FieldReader, obj: Any, path: str) -> dict[str, Any]:
+    values, texts = _capacity_requests(r, obj, path)
+    return {"capacity_requests": values, "capacity_requests_text": texts}
+
+
 def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
     m = r.mapping(obj, path)
     devices = r.mapping(m.get("devices"), join_path(path, "devices"))
@@ -351,7 +655,9 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             requests.append(DeviceRequest(name=name, exactly=ExactDeviceRequest(
                 name=name, device_class_name=_class_name(r, em, ep),
                 selectors=_selectors(r, em.get("selectors"), f"{ep}.selectors"),
-                allocation_mode=mode, count=count, admin_access=admin)))
+                allocation_mode=mode, count=count, admin_access=admin,
+                tolerations=_tolerations(r, em.get("tolerations"), f"{ep}.tolerations"),
+                **_capacity_fields(r, em.get("capacity"), f"{ep}.capacity"))))
             continue
         fp = f"{p}.firstAvailable"
         subs_raw = r.seq(rm.get("firstAvailable"), fp)
@@ -369,7 +675,9 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
             subs.append(DeviceSubRequest(
                 name=sname, device_class_name=_class_name(r, sm, sp),
                 selectors=_selectors(r, sm.get("selectors"), f"{sp}.selectors"),
-                allocation_mode=mode, count=count))
+                allocation_mode=mode, count=count,
+                tolerations=_tolerations(r, sm.get("tolerations"), f"{sp}.tolerations"),
+                **_capacity_fields(r, sm.get("capacity"), f"{sp}.capacity")))
         requests.append(DeviceRequest(name=name, first_available=subs))
     constraints = []
     raw_constraints = r.seq(devices.get("constraints"), f"{dpath}.constraints")
@@ -386,16 +694,16 @@ def _claim_spec(r: FieldReader, obj: Any, path: str) -> DeviceClaimSpec:
                                                   "request in the claim or the name of a request "
                                                   "and a subrequest separated by '/'")
         attr = r.string(cm.get("matchAttribute"), f"{p}.matchAttribute")
-        if not attr:
-            if cm.get("distinctAttribute") is not None:
-                raise r.err(f"{p}.distinctAttribute", "Forbidden: distinctAttribute "
-                                                      "(DRAConsumableCapacity) is off by default "
-                                                      "in v1.35 and not simulated")
-            raise r.err(f"{p}.matchAttribute", "Required value")
-        err = _qualified_name_error(attr, fully=True)
+        distinct = r.string(cm.get("distinctAttribute"), f"{p}.distinctAttribute")
+        if bool(attr) == bool(distinct):
+            raise r.err(p, "Invalid value: exactly one of `matchAttribute` or `distinctAttribute` "
+                           "is required")
+        field = "matchAttribute" if attr else "distinctAttribute"
+        err = _qualified_name_error(attr or distinct, fully=True)
         if err:
-            raise r.err(f"{p}.matchAttribute", f'Invalid value: "{attr}": {err}')
-        constraints.append(DeviceConstraint(requests=reqs, match_attribute=attr))
+            raise r.err(f"{p}.{field}", f'Invalid value: "{attr or distinct}": {err}')
+        constraints.append(DeviceConstraint(requests=reqs, match_attribute=attr,
+                                            distinct_attribute=distinct))
     config = _opaque_configs(r, devices.get("config"), f"{dpath}.config", with_requests=True)
     for i, c in enumerate(config):
         for j, ref in enumerate(c.get("requests") or []):
@@ -437,7 +745,11 @@ def _allocation(r: FieldReader, obj: Any, path: str, spec: DeviceClaimSpec) -> A
         admin = rm.get("adminAccess")
         results.append(DeviceRequestAllocationResult(
             request=vals["request"], driver=vals["driver"], pool=vals["pool"],
-            device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess")))
+            device=vals["device"], admin_access=None if admin is None else r.boolean(admin, f"{p}.adminAccess"),
+            tolerations=_tolerations(r, rm.get("tolerations"), f"{p}.tolerations"),
+            share_id=r.string(rm["shareID"], f"{p}.shareID") if rm.get("shareID") is not None else None,
+            consumed_capacity=_capacity_requests(r, {"requests": rm.get("consumedCapacity")},
+                                                 f"{p}.consumedCapacity")[0]))
     config = []
     for i, c in enumerate(r.seq(devices.get("config"), f"{path}.devices.config")):
         cm = r.mapping(c, f"{path}.devices.config[{i}]", required=True)

@@ -15,6 +15,7 @@ from scheduler_core.api.loader.documents import Entry
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import (
     parse_device_class,
+    parse_device_taint_rule,
     parse_resource_claim,
     parse_resource_claim_template,
     parse_resource_slice,
@@ -41,6 +42,10 @@ def add_resource_object(sc: Scenario, r: FieldReader, e: Entry,
         obj = parse_resource_slice(r, e.obj)
         unique(r, e, "", obj.name)
         sc.resource_slices.append(obj)
+    elif e.kind == "DeviceTaintRule":
+        obj = parse_device_taint_rule(r, e.obj)
+        unique(r, e, "", obj.name)
+        sc.device_taint_rules.append(obj)
     elif e.kind == "ResourceClaim":
         obj = parse_resource_claim(r, e.obj)
         unique(r, e, obj.namespace, obj.name)

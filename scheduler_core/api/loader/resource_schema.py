@@ -14,7 +14,7 @@ from scheduler_core.api.loader.schema import (
     SIMULATED,
 )
 
-__all__ = ["RESOURCE_API_VERSION", "RESOURCE_KINDS", "RESOURCE_SCHEMAS"]
+__all__ = ["RESOURCE_API_VERSION", "RESOURCE_KINDS", "RESOURCE_SCHEMAS", "DEVICE_TAINT_RULE_API_VERSION"]
 
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
 
@@ -29,21 +29,22 @@ _SELECTOR = {"cel": {"expression": SIMULATED}}
 _OPAQUE_CONFIG = {"opaque": {"driver": SIMULATED, "parameters": SIMULATED}}
 _TOLERATION = {"key": SIMULATED, "operator": SIMULATED, "value": SIMULATED, "effect": SIMULATED,
                "tolerationSeconds": SIMULATED}
+_TAINT = {"key": SIMULATED, "value": SIMULATED, "effect": SIMULATED, "timeAdded": SIMULATED}
 _SUB_REQUEST = {
     "name": SIMULATED, "deviceClassName": SIMULATED, "selectors": [_SELECTOR],
-    "allocationMode": SIMULATED, "count": SIMULATED,
-    **_ignored("tolerations", "capacity"),
+    "allocationMode": SIMULATED, "count": SIMULATED, "tolerations": [_TOLERATION],
+    "capacity": {"requests": SIMULATED},
 }
 _EXACT_REQUEST = {
     "deviceClassName": SIMULATED, "selectors": [_SELECTOR], "allocationMode": SIMULATED,
-    "count": SIMULATED, "adminAccess": SIMULATED,
-    **_ignored("tolerations", "capacity"),
+    "count": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
+    "capacity": {"requests": SIMULATED},
 }
 _CLAIM_SPEC = {
     "devices": {
         "requests": [{"name": SIMULATED, "exactly": _EXACT_REQUEST, "firstAvailable": [_SUB_REQUEST]}],
         "constraints": [{"requests": SIMULATED, "matchAttribute": SIMULATED,
-                         **_ignored("distinctAttribute")}],
+                         "distinctAttribute": SIMULATED}],
         "config": [{"requests": SIMULATED, **_OPAQUE_CONFIG}],
     },
 }
@@ -51,9 +52,9 @@ _CLAIM_STATUS = {
     "allocation": {
         "devices": {
             "results": [{"request": SIMULATED, "driver": SIMULATED, "pool": SIMULATED,
-                         "device": SIMULATED, "adminAccess": SIMULATED,
-                         **_ignored("tolerations", "bindingConditions",
-                                    "bindingFailureConditions", "shareID", "consumedCapacity")}],
+                         "device": SIMULATED, "adminAccess": SIMULATED, "tolerations": [_TOLERATION],
+                         "shareID": SIMULATED, "consumedCapacity": SIMULATED,
+                         **_ignored("bindingConditions", "bindingFailureConditions")}],
             "config": [{"source": SIMULATED, "requests": SIMULATED, **_OPAQUE_CONFIG}],
         },
         "nodeSelector": _NODE_SELECTOR,
@@ -64,10 +65,11 @@ _CLAIM_STATUS = {
     **_ignored("devices"),
 }
 _DEVICE = {
-    "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED,
-    **_ignored("consumesCounters", "nodeName", "nodeSelector", "allNodes", "taints",
-               "bindsToNode", "bindingConditions", "bindingFailureConditions",
-               "allowMultipleAllocations"),
+    "name": SIMULATED, "attributes": SIMULATED, "capacity": SIMULATED, "taints": [_TAINT],
+    "consumesCounters": [{"counterSet": SIMULATED, "counters": SIMULATED}],
+    "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
+    "allowMultipleAllocations": SIMULATED,
+    **_ignored("bindsToNode", "bindingConditions", "bindingFailureConditions"),
 }
 
 RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -78,13 +80,23 @@ RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
         "pool": {"name": SIMULATED, "generation": SIMULATED, "resourceSliceCount": SIMULATED},
         "nodeName": SIMULATED, "nodeSelector": _NODE_SELECTOR, "allNodes": SIMULATED,
         "devices": [_DEVICE],
-        **_ignored("perDeviceNodeSelection", "sharedCounters"),
+        "sharedCounters": [{"name": SIMULATED, "counters": SIMULATED}],
+        "perDeviceNodeSelection": SIMULATED,
     }},
     "ResourceClaim": {**_TOP, "spec": _CLAIM_SPEC, "status": _CLAIM_STATUS},
     "ResourceClaimTemplate": {**_TOP, "spec": {"metadata": OBJECT_META, "spec": _CLAIM_SPEC}},
 }
 
 RESOURCE_KINDS: dict[str, tuple[str, ...]] = {kind: (RESOURCE_API_VERSION,) for kind in RESOURCE_SCHEMAS}
+
+# resource.k8s.io/v1alpha3 DeviceTaintRule (DRADeviceTaintRules). deviceClassName and selectors
+# were removed from its selector in v1.35, so they are unknown fields.
+DEVICE_TAINT_RULE_API_VERSION = "resource.k8s.io/v1alpha3"
+RESOURCE_SCHEMAS["DeviceTaintRule"] = {**_TOP, "spec": {
+    "deviceSelector": {"driver": SIMULATED, "pool": SIMULATED, "device": SIMULATED},
+    "taint": _TAINT,
+}, **_ignored("status")}
+RESOURCE_KINDS["DeviceTaintRule"] = (DEVICE_TAINT_RULE_API_VERSION,)
 
 # Registered with the other kinds' schemas here (loader.kinds imports this module), so the
 # core schema module stays free of the resource API.

@@ -1,7 +1,21 @@
 """The structured-parameters allocator (upstream k8s.io/dynamic-resource-allocation/structured,
 the "incubating" implementation v1.35 selects with its default gates: DRAAdminAccess and
 DRAPrioritizedList on; partitionable devices, device taints, consumable capacity and binding
-conditions off).
+conditions off). The run's gates switch on the alpha paths the "incubating" allocator has:
+
+* DRADeviceTaints: a device with a NoSchedule or NoExecute taint that the request does not
+  tolerate is skipped; the request's tolerations are copied into each allocation result.
+* DRAPartitionableDevices: a device that consumes counters is allocated only while its pool's
+  counter sets have enough left after the devices of allocated claims and those picked earlier in
+  this attempt (as upstream, counters taken for a candidate that a taint or a constraint then
+  rejects are not given back within the attempt).
+* DRAConsumableCapacity (upstream's "experimental" allocator): a device with
+  allowMultipleAllocations may be allocated again and again, each share consuming the request's
+  capacity (rounded up to the capacity's request policy; all of it when nothing is requested)
+  while allocated and in-flight shares leave room; each share gets a shareID and records its
+  consumed capacity. distinctAttribute constraints need every device of the requests to differ.
+  The shareID is derived from the claim, the request, the device and the result's position
+  (upstream draws a random UID), so runs stay reproducible.
 
 `Allocator.allocate(node, claims)` tries to give every request of every claim its devices from
 the pools that node sees, depth first with backtracking, in upstream's order: claims, then
@@ -19,8 +33,11 @@ the one upstream treats as a per-node failure (invalid pools).
 from __future__ import annotations
 
 import copy
+import math
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.resource_types import (
@@ -28,17 +45,19 @@ from scheduler_core.api.resource_types import (
     ALLOCATION_MODE_EXACT_COUNT,
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationResult,
+    CapacityRequestPolicy,
     Device,
     DeviceAttribute,
     DeviceClass,
     DeviceRequestAllocationResult,
     DeviceSubRequest,
+    DeviceToleration,
     ResourceClaim,
     ResourceSlice,
 )
 from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from scheduler_core.dra.cel import compile_selector, device_activation
-from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex
+from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex, node_matches
 
 __all__ = ["Allocator", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
            "device_id_string"]
@@ -54,6 +73,9 @@ def device_id_string(d: DeviceID) -> str:
 class Features:
     admin_access: bool = True
     prioritized_list: bool = True
+    device_taints: bool = False
+    partitionable_devices: bool = False
+    consumable_capacity: bool = False
 
 
 class AllocationError(Exception):
@@ -75,7 +97,7 @@ class _RequestData:
     admin_access: bool
     cls: DeviceClass | None
     num_devices: int = 0
-    all_devices: list[tuple[DeviceID, Device, ResourceSlice]] = field(default_factory=list)
+    all_devices: list[tuple[DeviceID, Device, ResourceSlice, Pool]] = field(default_factory=list)
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request.name}" if self.parent else self.request.name
@@ -88,9 +110,52 @@ class _DeviceResult:
     id: DeviceID
     slice: ResourceSlice
     admin_access: bool | None
+    tolerations: list[DeviceToleration]
+    device: Device
+    share_id: str | None = None
+    consumed_capacity: dict[str, Fraction] = field(default_factory=dict)
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request}" if self.parent else self.request
+
+
+class _DistinctAttribute:
+    """constraints[].distinctAttribute: no two devices of the listed requests share the value
+    (kept per request name, as upstream's distinctAttributeConstraint)."""
+
+    __slots__ = ("request_names", "attribute_name", "attributes", "num_devices")
+
+    def __init__(self, requests: list[str], attribute_name: str) -> None:
+        self.request_names = set(requests)
+        self.attribute_name = attribute_name
+        self.attributes: dict[str, DeviceAttribute] = {}
+        self.num_devices = 0
+
+    def _applies(self, request: str, sub: str) -> bool:
+        if not self.request_names:
+            return True
+        if not sub:
+            return request in self.request_names
+        return request in self.request_names or f"{request}/{sub}" in self.request_names
+
+    def add(self, request: str, sub: str, device: Device, did: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        attr = _lookup_attribute(device, did, self.attribute_name)
+        if attr is None:
+            return False
+        if self.num_devices and any(a.kind == attr.kind and a.value == attr.value
+                                    for a in self.attributes.values()):
+            return False
+        self.attributes[request] = attr
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub: str, device: Device, did: DeviceID) -> None:
+        if not self._applies(request, sub):
+            return
+        self.attributes.pop(request, None)
+        self.num_devices -= 1
 
 
 class _MatchAttribute:
@@ -149,9 +214,12 @@ class DeviceCelCache:
     the slices (and so the device objects) stay the same: the owner drops the cache when they
     change."""
 
-    __slots__ = ("activations", "verdicts")
+    __slots__ = ("activations", "verdicts", "consumable_capacity")
 
-    def __init__(self) -> None:
+    def __init__(self, consumable_capacity: bool = False) -> None:
+        # DRAConsumableCapacity: `device.allowMultipleAllocations` says what the device says
+        # (false without the gate, whose apiserver drops the field).
+        self.consumable_capacity = consumable_capacity
         self.activations: dict[int, dict[str, Any]] = {}
         self.verdicts: dict[tuple[str, int], tuple[bool, str | None]] = {}
 
@@ -161,7 +229,8 @@ class DeviceCelCache:
         if found is None:
             act = self.activations.get(id(device))
             if act is None:
-                act = self.activations[id(device)] = device_activation(driver, device)
+                act = self.activations[id(device)] = device_activation(
+                    driver, device, self.consumable_capacity and bool(device.allow_multiple_allocations))
             found = self.verdicts[key] = compiled.device_matches(act)
         return found
 
@@ -171,9 +240,12 @@ class Allocator:
 
     def __init__(self, features: Features, allocated_devices: set[DeviceID],
                  classes: dict[str, DeviceClass], index: SliceIndex,
-                 cel: DeviceCelCache | None = None) -> None:
+                 cel: DeviceCelCache | None = None,
+                 aggregated_capacity: dict[DeviceID, dict[str, Fraction]] | None = None) -> None:
         self.features = features
         self.allocated_devices = allocated_devices
+        # DRAConsumableCapacity: capacity consumed by the shares allocated claims hold, per device
+        self.aggregated_capacity = aggregated_capacity or {}
         self.classes = classes
         self.index = index
         self.cel = cel if cel is not None else DeviceCelCache()
@@ -211,6 +283,12 @@ class _Attempt:
         self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[_DeviceResult]] = [[] for _ in claims]
+        # DRAPartitionableDevices, keyed by pool name as upstream: counters left after allocated
+        # claims (computed once per pool), and counters taken by this attempt's devices.
+        self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        # DRAConsumableCapacity: capacity taken by this attempt's shares, per device
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
 
     # ---- setup ---------------------------------------------------------------------------------
     def run(self) -> list[AllocationResult] | None:
@@ -246,8 +324,11 @@ class _Attempt:
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
                 raise AllocationError(f"claim {claim.key}: number of requested devices {min_devices} "
                                       f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
-            self.constraints[ci] = [_MatchAttribute(c.requests, c.match_attribute)
-                                    for c in claim.spec.constraints if c.match_attribute]
+            self.constraints[ci] = [
+                _MatchAttribute(c.requests, c.match_attribute) if c.match_attribute
+                else _DistinctAttribute(c.requests, c.distinct_attribute)
+                for c in claim.spec.constraints
+                if c.match_attribute or (c.distinct_attribute and self.a.features.consumable_capacity)]
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
         except _MaxSizeExceeded:
@@ -283,8 +364,8 @@ class _Attempt:
                                           "invalid")
                 for s in pool.slices:
                     for device in s.devices:
-                        if self._selectable(key, rd, s, device):
-                            rd.all_devices.append(((s.driver, s.pool_name, device.name), device, s))
+                        if self._selectable(key, rd, s, device) and self._capacity_fits(rd, s, device):
+                            rd.all_devices.append(((s.driver, s.pool_name, device.name), device, s, pool))
             rd.num_devices = len(rd.all_devices)
         else:
             raise AllocationError(f"claim {claim.key}, request {name}: unsupported count mode "
@@ -329,8 +410,8 @@ class _Attempt:
         if len(self.result[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
             raise _MaxSizeExceeded
         if do_all:
-            did, device, s = rd.all_devices[di]
-            undo = self._allocate_device(ci, ri, si, did, device, s, must=True)
+            did, device, s, dpool = rd.all_devices[di]
+            undo = self._allocate_device(ci, ri, si, did, device, s, dpool, must=True)
             if undo is None:
                 return False
             try:
@@ -357,7 +438,9 @@ class _Attempt:
                         continue
                     if not self._selectable(key, rd, s, device):
                         continue
-                    undo = self._allocate_device(ci, ri, si, did, device, s, must=False)
+                    if not self._capacity_fits(rd, s, device):
+                        continue
+                    undo = self._allocate_device(ci, ri, si, did, device, s, pool, must=False)
                     if undo is None:
                         continue
                     try:
@@ -385,6 +468,11 @@ class _Attempt:
             ok = False
         elif not self._selectors_match(key[0], s, device, None, rd.request.selectors):
             ok = False
+        elif s.per_device_node_selection:
+            try:
+                ok = node_matches(self.node, device.node_name, device.all_nodes, device.node_selector)
+            except NodeSelectorError as exc:
+                raise AllocationError(str(exc)) from None
         self.matches[mk] = ok
         return ok
 
@@ -405,13 +493,22 @@ class _Attempt:
         return f"class {cls.name}" if cls is not None else f"claim {self.claims[ci].key}"
 
     def _allocate_device(self, ci: int, ri: int, si: int, did: DeviceID, device: Device,
-                         s: ResourceSlice, *, must: bool) -> Callable[[], None] | None:
+                         s: ResourceSlice, pool: Pool, *, must: bool) -> Callable[[], None] | None:
         claim = self.claims[ci]
         rd = self.request_data[(ci, ri, si)]
+        features = self.a.features
+        multiple = features.consumable_capacity and device.allow_multiple_allocations is True
         if rd.admin_access:
-            if ci in self.allocating.get(did, ()):
+            if not multiple and ci in self.allocating.get(did, ()):
                 return None
         elif self._in_use(did):
+            return None
+        # A shared device already in use has had its counters taken by its first share.
+        skip_counters = multiple and (did in self.a.aggregated_capacity or did in self.allocating_capacity)
+        counters = features.partitionable_devices and bool(device.consumes_counters) and not skip_counters
+        if counters and not self._take_counters(pool, device):
+            return None
+        if features.device_taints and _taint_prevents_allocation(device, rd.request.tolerations):
             return None
         if rd.parent is None:
             base, sub = rd.request.name, ""
@@ -427,25 +524,111 @@ class _Attempt:
                 for e in range(i):
                     constraints[e].remove(base, sub, device, did)
                 return None
-        self.allocating.setdefault(did, set()).add(ci)
+        allocating = self.allocating.setdefault(did, set())
+        if not multiple:
+            allocating.add(ci)
         results = self.result[ci]
         previous = len(results)
+        consumed: dict[str, Fraction] = {}
+        share_id = None
+        if multiple:
+            consumed = _consumed_capacity(rd.request.capacity_requests, device)
+            share_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{claim.uid}/{rd.request_name()}/"
+                                                          f"{device_id_string(did)}/{previous}"))
+            taken = self.allocating_capacity.setdefault(did, {})
+            for name, value in consumed.items():
+                taken[name] = taken.get(name, 0) + value
         results.append(_DeviceResult(request=rd.request.name, parent=rd.parent or "", id=did,
-                                     slice=s, admin_access=True if rd.admin_access else None))
+                                     slice=s, admin_access=True if rd.admin_access else None,
+                                     tolerations=list(rd.request.tolerations) if features.device_taints else [],
+                                     device=device, share_id=share_id, consumed_capacity=consumed))
 
         def undo() -> None:
             for c in constraints:
                 c.remove(base, sub, device, did)
-            self.allocating[did].discard(ci)
+            allocating.discard(ci)
+            if multiple:
+                taken = self.allocating_capacity.get(did, {})
+                for name, value in consumed.items():
+                    taken[name] = taken.get(name, 0) - value
+                if not any(taken.values()):
+                    self.allocating_capacity.pop(did, None)
+            elif counters:
+                self._give_back_counters(pool, device)
             del results[previous:]
         return undo
+
+    # ---- DRAConsumableCapacity -------------------------------------------------------------------
+    def _capacity_fits(self, rd: _RequestData, s: ResourceSlice, device: Device) -> bool:
+        """CmpRequestOverCapacity (only with the gate): every capacity of the device still holds
+        this request's share, within its request policy. A request naming a capacity the device
+        does not have never fits."""
+        if not self.a.features.consumable_capacity:
+            return True
+        requests = rd.request.capacity_requests
+        if any(name not in device.capacity for name in requests):
+            return False
+        did = (s.driver, s.pool_name, device.name)
+        allocated = self.a.aggregated_capacity.get(did, {})
+        allocating = self.allocating_capacity.get(did, {})
+        for name, value in device.capacity.items():
+            policy = device.request_policies.get(name)
+            share = _share(requests.get(name), value, policy)
+            if _violates_policy(share, policy):
+                return False
+            if allocated.get(name, 0) + share + allocating.get(name, 0) > value:
+                return False
+        return True
+
+    # ---- DRAPartitionableDevices -----------------------------------------------------------------
+    def _take_counters(self, pool: Pool, device: Device) -> bool:
+        """checkAvailableCounters: take the device's counters; False (and nothing taken) when a
+        counter of the pool would be overdrawn."""
+        key = pool.pool
+        available = self.available_counters.get(key)
+        if available is None:
+            available = {name: dict(cs.counters) for name, cs in pool.counter_sets.items()}
+            allocated = self.a.allocated_devices
+            for s in (*pool.slices, *pool.slices_not_targeting):
+                for d in s.devices:
+                    if (s.driver, s.pool_name, d.name) not in allocated:
+                        continue
+                    for use in d.consumes_counters:
+                        left = available.get(use.counter_set)
+                        if left is None:
+                            continue
+                        for name, value in use.counters.items():
+                            if name in left:
+                                left[name] -= value  # may go negative: nothing left
+            self.available_counters[key] = available
+        consumed = self.consumed_counters.setdefault(key, {})
+        for use in device.consumes_counters:
+            taken = consumed.setdefault(use.counter_set, {})
+            for name, value in use.counters.items():
+                taken[name] = taken.get(name, 0) + value
+        for set_name, left in available.items():
+            taken = consumed.get(set_name, {})
+            for name, value in left.items():
+                if value < taken.get(name, 0):
+                    self._give_back_counters(pool, device)
+                    return False
+        return True
+
+    def _give_back_counters(self, pool: Pool, device: Device) -> None:
+        consumed = self.consumed_counters.get(pool.pool, {})
+        for use in device.consumes_counters:
+            taken = consumed.setdefault(use.counter_set, {})
+            for name, value in use.counters.items():
+                taken[name] = taken.get(name, 0) - value
 
     # ---- the answer ----------------------------------------------------------------------------
     def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
         devices = self.result[ci]
         out = AllocationResult(results=[
             DeviceRequestAllocationResult(request=d.request_name(), driver=d.id[0], pool=d.id[1],
-                                          device=d.id[2], admin_access=d.admin_access)
+                                          device=d.id[2], admin_access=d.admin_access,
+                                          tolerations=d.tolerations, share_id=d.share_id,
+                                          consumed_capacity=dict(d.consumed_capacity))
             for d in devices])
         # Class configuration first (once per class, naming every request that used it), then
         # the claim's own, for the requests (or chosen subrequests) it names.
@@ -484,16 +667,79 @@ class _Attempt:
         return out
 
 
+def _ceil(q: Fraction) -> int:
+    """resource.Quantity.Value(): the integer value, rounded up."""
+    return math.ceil(q)
+
+
+def _share(requested: Fraction | None, value: Fraction, policy: CapacityRequestPolicy | None) -> Fraction:
+    """calculateConsumedCapacity: the amount one share takes of a capacity."""
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return policy.default
+        return value
+    if policy is None:
+        return requested
+    if policy.range_min is not None:
+        if requested < policy.range_min:
+            return policy.range_min
+        if policy.range_step is None:
+            return requested
+        step, low = _ceil(policy.range_step), _ceil(policy.range_min)
+        n, mod = divmod(_ceil(requested) - low, step)
+        return Fraction(low + step * (n + (1 if mod else 0)))
+    if policy.valid_values:
+        for v in policy.valid_values:
+            if requested <= v:
+                return v
+    return requested
+
+
+def _violates_policy(share: Fraction, policy: CapacityRequestPolicy | None) -> bool:
+    if policy is None:
+        return False
+    if policy.default is not None and share == policy.default:
+        return False
+    if policy.range_min is not None:
+        if policy.range_max is not None and share > policy.range_max:
+            return True
+        if policy.range_step is not None:
+            added = _ceil(share) - _ceil(policy.range_min)
+            return abs(added) % _ceil(policy.range_step) != 0
+        return False
+    if policy.valid_values:
+        return share not in policy.valid_values
+    return False
+
+
+def _consumed_capacity(requests: dict[str, Fraction], device: Device) -> dict[str, Fraction]:
+    """GetConsumedCapacityFromRequest: every capacity of the device, as one share takes it."""
+    return {name: _share(requests.get(name), value, device.request_policies.get(name))
+            for name, value in device.capacity.items()}
+
+
+def _taint_prevents_allocation(device: Device, tolerations: list[DeviceToleration]) -> bool:
+    """Only NoSchedule and NoExecute keep a device from being allocated; None and unknown effects
+    are informational."""
+    for taint in device.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and \
+                not any(t.tolerates(taint) for t in tolerations):
+            return True
+    return False
+
+
 def _node_selector(devices: list[_DeviceResult]) -> NodeSelector | None:
     """createNodeSelector: where the allocated devices are available."""
     term = NodeSelectorTerm()
     for d in devices:
         s = d.slice
-        if s.node_name:
+        # perDeviceNodeSelection: the device says where it is available
+        where = d.device if s.per_device_node_selection else s
+        if where.node_name:
             return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
-                NodeSelectorRequirement("metadata.name", "In", (s.node_name,))])])
-        if s.node_selector is not None:
-            terms = s.node_selector.node_selector_terms
+                NodeSelectorRequirement("metadata.name", "In", (where.node_name,))])])
+        if where.node_selector is not None:
+            terms = where.node_selector.node_selector_terms
             if len(terms) == 1:
                 _add_new(terms[0].match_fields, term.match_fields)
                 _add_new(terms[0].match_expressions, term.match_expressions)

@@ -26,6 +26,11 @@ just before DefaultPreemption). The extension points:
   Error "not found", exactly as upstream does.
 
 Pods without claims take upstream's fast paths (an empty state, Skip) at every point.
+
+The run's alpha gates reach the allocator as its features (upstream AllocatorFeatures):
+DRADeviceTaints, DRAPartitionableDevices and DRAConsumableCapacity (which also changes the
+allocated state: shares of shared devices hold only their consumed capacity); with
+DRADeviceTaintRules the slices are listed with the DeviceTaintRules' taints added.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ from scheduler_core.dra.structured.allocator import (
     Features,
 )
 from scheduler_core.dra.structured.pools import SliceIndex
+from scheduler_core.dra.taint_rules import apply_taint_rules
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -83,6 +90,7 @@ from scheduler_core.framework.types import (
 )
 
 NAME = names.DYNAMIC_RESOURCES
+_NO_RULES: list[Any] = []  # one object, so the slice index is not rebuilt for every pod
 STATE_KEY = NAME
 NOT_FOUND = "not found"  # fwk.ErrNotFound, what CycleState.Read returns for a missing key
 WRITER = NAME  # who the claim writes of this plugin are attributed to in the event stream
@@ -149,11 +157,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         "feature gate is disabled")
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
-        self.features = Features(admin_access=True, prioritized_list=True)
+        gates = gates_of(handle)
+        # The alpha gates of the allocator (AllocatorFeatures): each only when the run sets it.
+        on = (lambda g: gates.enabled(g)) if gates.overrides else (lambda g: False)
+        self.features = Features(admin_access=True, prioritized_list=True,
+                                 device_taints=on("DRADeviceTaints"),
+                                 partitionable_devices=on("DRAPartitionableDevices"),
+                                 consumable_capacity=on("DRAConsumableCapacity"))
+        # DRADeviceTaintRules: slices are listed with the DeviceTaintRules' taints added.
+        self.taint_rules = on("DRADeviceTaintRules")
         # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
-        self._index_for: tuple[int, int] | None = None
+        self._index_for: tuple[int, ...] | None = None
         self._index: SliceIndex | None = None
-        self._cel = DeviceCelCache()
+        self._cel = DeviceCelCache(self.features.consumable_capacity)
 
     # ---- the cluster (upstream's SharedDRAManager) -----------------------------------------------
     def _cluster(self) -> Any:
@@ -173,18 +189,24 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return self._cluster().dra_in_flight
 
     def _slice_index(self) -> SliceIndex:
-        slices = self._cluster().resource_slices
-        ident = (id(slices), len(slices))
+        cluster = self._cluster()
+        slices = cluster.resource_slices
+        rules = cluster.device_taint_rules if self.taint_rules else _NO_RULES
+        ident = (id(slices), len(slices), id(rules), len(rules))
         if self._index is None or self._index_for != ident:
-            self._index = SliceIndex(list(slices))
+            self._index = SliceIndex(apply_taint_rules(list(slices), list(rules)),
+                                     self.features.partitionable_devices)
             self._index_for = ident
-            self._cel = DeviceCelCache()
+            self._cel = DeviceCelCache(self.features.consumable_capacity)
         return self._index
 
-    def _allocated_devices(self) -> set[DeviceID]:
-        """ListAllAllocatedDevices: devices of allocated claims and of allocations in flight
-        (adminAccess results hold nothing)."""
+    def _allocated_devices(self) -> tuple[set[DeviceID], dict[DeviceID, dict[str, Any]]]:
+        """ListAllAllocatedDevices / GatherAllocatedState: devices of allocated claims and of
+        allocations in flight (adminAccess results hold nothing); with DRAConsumableCapacity, a
+        result with a shareID holds only its consumed capacity, summed per device."""
         out: set[DeviceID] = set()
+        shared: dict[DeviceID, dict[str, Any]] = {}
+        consumable = self.features.consumable_capacity
         flight = self._in_flight()
         for claim in self._cluster().resource_claims.values():
             pending = flight.get(claim.uid)
@@ -192,9 +214,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if alloc is None:
                 continue
             for r in alloc.results:
-                if not r.admin_access:
-                    out.add((r.driver, r.pool, r.device))
-        return out
+                if r.admin_access:
+                    continue
+                did = (r.driver, r.pool, r.device)
+                if consumable and r.share_id is not None:
+                    if r.consumed_capacity:
+                        total = shared.setdefault(did, {})
+                        for name, value in r.consumed_capacity.items():
+                            total[name] = total.get(name, 0) + value
+                    continue
+                out.add(did)
+        return out, shared
 
     def _foreach_pod_claim(self, pod: Pod) -> list[ResourceClaim]:
         """foreachPodResourceClaim: the pod's claims, or _NotSchedulable."""
@@ -282,8 +312,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.informations = infos
         if num_to_allocate > 0:
             s.claims_to_allocate = [c for c in claims if c.allocation is None]
-            s.allocator = Allocator(self.features, self._allocated_devices(), dict(classes),
-                                    self._slice_index(), self._cel)
+            dedicated, shared = self._allocated_devices()
+            s.allocator = Allocator(self.features, dedicated, dict(classes),
+                                    self._slice_index(), self._cel, shared)
             s.node_allocations = {}
         s.claims = claims
         return None, None
