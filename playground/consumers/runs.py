@@ -222,7 +222,18 @@ class RunConsumer(AsyncWebsocketConsumer):
 
     async def push(self, hello: bool = False, since: float | None = None) -> None:
         """Send what changed. `since`: when this consumer learned of the change (a shared
-        rendering built after it is fresh); None: re-check the run's state now."""
+        rendering built after it is fresh); None: re-check the run's state now.
+
+        One push at a time per page: a notification's push and the timer's re-check may
+        overlap, and each reads and advances this viewer's `seen` (the log rows it was sent);
+        two at once would send the same rows twice, or out of order."""
+        lock = self.__dict__.get("_push_lock")
+        if lock is None:
+            lock = self.__dict__["_push_lock"] = asyncio.Lock()
+        async with lock:
+            await self._push(hello, since)
+
+    async def _push(self, hello: bool, since: float | None) -> None:
         if since is None:
             since = time.monotonic()
         html = self.render_cached(hello, since)

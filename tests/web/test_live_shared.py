@@ -151,3 +151,47 @@ def test_a_rendered_update_reaches_other_viewers_without_the_database(
         fast = readers[1].render_cached(hello=False, since=notified)
     assert fast is not None and f'<strong id="run-step">{big_run.head_step}</strong>' in fast
     assert fast == html.replace(f'value="{readers[0].seen}"', f'value="{readers[1].seen}"')
+
+
+@pytest.mark.django_db(transaction=True)  # the consumer reads through its own connection
+def test_overlapping_pushes_of_one_page_send_each_event_once(
+    big_run: Run,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A notification's push and the timer's re-check may overlap on one page. The second must
+    not read the page's `seen` while the first, in the database thread, has made the update (and
+    cached it for every viewer) but not yet advanced it: the rows would go out twice."""
+    import asyncio
+
+    page = viewer(big_run, Actor(session_token="reader"))
+    page.render(hello=True, since=0.0)
+    act(big_run, RunAction.KIND_STEP)
+    real = live_render.viewer_part
+
+    def slow(update: Any, **kwargs: Any) -> Any:
+        part = real(update, **kwargs)  # made (its rows memoized for every viewer at this place)...
+        if not kwargs.get("memo_only"):
+            time.sleep(0.3)  # ...but this page's `seen` not yet advanced
+        return part
+
+    monkeypatch.setattr(live_render, "viewer_part", slow)
+    sent: list[str] = []
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    page.send = send  # type: ignore[method-assign]
+
+    async def both() -> None:
+        notified = time.monotonic()
+
+        async def later() -> None:
+            await asyncio.sleep(0.1)
+            await page.push(since=notified)
+
+        await asyncio.gather(page.push(since=notified), later())
+
+    call_async(both)
+    seqs = [int(s) for html in sent for s in SEQ.findall(html)]
+    assert seqs, "the step's events were sent"
+    assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs)
