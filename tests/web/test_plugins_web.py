@@ -46,7 +46,7 @@ def plugins_setting(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
            django_capture_on_commit_callbacks: Any) -> Any:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
     return django_capture_on_commit_callbacks
 
 
