@@ -48,7 +48,7 @@ class SpreadCounts:
                  "memo", "generation", "rows_list", "row_index", "row_counts", "row_values")
 
     def __init__(self) -> None:
-        self.keys: dict[tuple[str, Any], int] = {}  # (namespace, selector) -> key index
+        self.keys: dict[tuple, int] = {}  # (namespace, selector's parts) -> key index
         self.selectors: list[tuple[str, Any]] = []
         self.by_namespace: dict[str, list[int]] = {}
         self.nodes: dict[str, _NodeRecord] = {}
@@ -133,8 +133,11 @@ class SpreadCounts:
             self.rows_list = None  # the node set changed: the columns are built again on use
             return
         counts = rec.counts
-        for k, col in self.row_counts.items():
-            col[row] = counts.get(k, 0)
+        row_counts = self.row_counts
+        for k in counts.keys() | old.counts.keys():
+            col = row_counts.get(k)
+            if col is not None:
+                col[row] = counts.get(k, 0)
         if rec.labels is not old.labels:
             for tk, (codes, code_of, values) in self.row_values.items():
                 codes[row] = _code(code_of, values, rec.labels.get(tk))
@@ -159,13 +162,16 @@ class SpreadCounts:
         """The key index of (namespace, selector), registered (and counted) now if new; None when
         no more keys are indexed. `infos`/`generation`: the snapshot."""
         self.sync(infos, generation)
-        k = self.keys.get((namespace, selector))
+        # The selector's parts as they are (no sorting, unlike Selector's own equality): a
+        # selector written in another order only gets a key of its own, counted the same.
+        ident = (namespace, selector.nothing, selector.eq, selector.reqs)
+        k = self.keys.get(ident)
         if k is not None:
             return k
         if len(self.selectors) >= MAX_KEYS:
             return None
         k = len(self.selectors)
-        self.keys[(namespace, selector)] = k
+        self.keys[ident] = k
         self.selectors.append((namespace, selector))
         self.by_namespace.setdefault(namespace, []).append(k)
         self.memo = {}  # remembered matches do not know the new key
