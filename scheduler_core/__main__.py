@@ -2,7 +2,7 @@
 [--kubernetes-version v1.35|v1.30] [--feature-gates A=true,B=false]`.
 
 Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`, `--max-claims`) whose
-defaults admit 15,000 nodes, 100,000 pods and 100,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
+defaults admit 65,000 nodes, 150,000 pods, 256 MiB of input and 150,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
 stderr as `warning: ...` lines; they never change the exit status.
 
 `simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);
