@@ -54,13 +54,64 @@ def render(nodes: int, pods: int) -> str:
     return "".join(parts)
 
 
-def ensure(nodes: int, pods: int, directory: Path = INPUTS) -> Path:
-    """The input's path, writing it first if it is missing."""
-    path = directory / file_name(nodes, pods)
+OWNED_SETS = 50
+OWNED_ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def owned_file_name(nodes: int, pods: int) -> str:
+    """perf-owned-<nodes>n-<pods>p.yaml."""
+    return f"perf-owned-{nodes}n-{pods}p.yaml"
+
+
+def render_owned(nodes: int, pods: int, sets: int = OWNED_SETS) -> str:
+    """The owned-pod shape: nodes as above but over three zones, `sets` ReplicaSets, and every pod
+    listed with its ReplicaSet as controller ownerReference (uid on both, so the controller creates
+    nothing more) and requests of 200m / 256Mi. Upstream's system-default topology spreading
+    (hostname and zone, ScheduleAnyway) then applies to every pod, as in a real cluster."""
+    node_w = max(5, len(str(nodes - 1)))
+    pod_w = max(4, len(str(pods - 1)))
+    parts = [f"# about: owned-pod throughput benchmark: {nodes} nodes (32 cpu / 128Gi, 3 zones) x {pods} "
+             f"pending pods owned by {sets} ReplicaSets (default topology spreading applies); every pod fits\n"]
+    docs = []
+    for i in range(nodes):
+        name = f"node-{i:0{node_w}d}"
+        docs.append(
+            "apiVersion: v1\nkind: Node\nmetadata:\n"
+            f"  name: {name}\n"
+            f"  labels: {{kubernetes.io/hostname: {name}, topology.kubernetes.io/zone: "
+            f"{OWNED_ZONES[i % 3]}}}\n"
+            "status:\n  capacity: {cpu: '32', memory: 128Gi, pods: '110'}\n")
+    counts = [0] * sets
+    for i in range(pods):
+        counts[i % sets] += 1
+    for s in range(sets):
+        docs.append(
+            "apiVersion: apps/v1\nkind: ReplicaSet\n"
+            f"metadata: {{name: rs-{s:02d}, uid: rs-uid-{s:02d}}}\n"
+            f"spec:\n  replicas: {counts[s]}\n  selector: {{matchLabels: {{app: rs-{s:02d}}}}}\n"
+            f"  template:\n    metadata: {{labels: {{app: rs-{s:02d}}}}}\n"
+            "    spec:\n      containers:\n      - name: app\n        image: registry.k8s.io/pause:3.10\n"
+            "        resources:\n          requests: {cpu: 200m, memory: 256Mi}\n")
+    for i in range(pods):
+        s = i % sets
+        docs.append(
+            "apiVersion: v1\nkind: Pod\n"
+            f"metadata:\n  name: pod-{i:0{pod_w}d}\n  labels: {{app: rs-{s:02d}}}\n"
+            f"  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: rs-{s:02d}, "
+            f"uid: rs-uid-{s:02d}, controller: true}}]\n"
+            "spec:\n  containers:\n  - name: app\n    image: registry.k8s.io/pause:3.10\n"
+            "    resources:\n      requests: {cpu: 200m, memory: 256Mi}\n")
+    parts.append("---\n".join(docs))
+    return "".join(parts)
+
+
+def ensure(nodes: int, pods: int, directory: Path = INPUTS, owned: bool = False) -> Path:
+    """The input's path, writing it first if it is missing (`owned`: the owned-pod shape)."""
+    path = directory / (owned_file_name(nodes, pods) if owned else file_name(nodes, pods))
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(render(nodes, pods), encoding="utf-8")
+        tmp.write_text(render_owned(nodes, pods) if owned else render(nodes, pods), encoding="utf-8")
         tmp.replace(path)
     return path
 
@@ -70,6 +121,8 @@ def main() -> int:
     ap.add_argument("--nodes", type=int)
     ap.add_argument("--pods", type=int)
     ap.add_argument("--out", type=Path, help="file to write (default: bench/inputs/<name>)")
+    ap.add_argument("--owned", action="store_true",
+                    help="the owned-pod shape: 3 zones, pods owned by 50 ReplicaSets")
     args = ap.parse_args()
     if (args.nodes is None) != (args.pods is None):
         ap.error("give both --nodes and --pods, or neither")
@@ -79,9 +132,11 @@ def main() -> int:
         return 0
     if args.nodes < 1 or args.pods < 0:
         ap.error("--nodes must be at least 1 and --pods at least 0")
-    out = args.out or INPUTS / file_name(args.nodes, args.pods)
+    name = owned_file_name if args.owned else file_name
+    out = args.out or INPUTS / name(args.nodes, args.pods)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(args.nodes, args.pods), encoding="utf-8")
+    text = render_owned(args.nodes, args.pods) if args.owned else render(args.nodes, args.pods)
+    out.write_text(text, encoding="utf-8")
     print(out)
     return 0
 

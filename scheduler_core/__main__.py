@@ -6,7 +6,7 @@ is read; each registers its plugins, which the scenario's KubeSchedulerConfigura
 enable (docs/plugins.md).
 
 Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`, `--max-claims`) whose
-defaults admit 15,000 nodes, 100,000 pods and 100,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
+defaults admit 65,000 nodes, 150,000 pods, 256 MiB of input and 150,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
 stderr as `warning: ...` lines; they never change the exit status.
 
 `simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);

@@ -43,7 +43,11 @@ def load_scenario_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Sce
         raise _too_large(limits, size, str(path))
     try:
         with p.open("rb") as fh:
-            raw = fh.read(limits.max_bytes + 1)  # a file that grew since stat() stays bounded
+            # The size stat() gave plus one byte (read() allocates what it is asked for, so not
+            # the limit itself); a file that grew since is read on, never past the limit.
+            raw = fh.read(size + 1)
+            if len(raw) > size:
+                raw += fh.read(limits.max_bytes + 1 - len(raw))
     except OSError as exc:
         raise ScenarioError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
     if len(raw) > limits.max_bytes:

@@ -207,7 +207,12 @@ class Cache:
                 ni = self.nodes[pod.node_name]
                 for pi in ni.pods:
                     if pi.pod.key == key:
+                        old_pod = pi.pod
                         pi.update(pod)
+                        if (old_pod.labels != pod.labels or old_pod.namespace != pod.namespace
+                                or old_pod.deletion_timestamp != pod.deletion_timestamp):
+                            # What the snapshot's spreading counts are filed under changed.
+                            self._dirty.add(pod.node_name)
                         break
             st.pod = pod
             st.deadline = None
@@ -288,6 +293,9 @@ class Cache:
         rebuild_aff = rebuild_anti = self._node_set_changed
         old_map = snap.node_info_map
         shared = self._shared
+        # The spreading counts follow the snapshot node by node while they describe it.
+        counts = snap.spread_counts
+        follow = counts.follows(snap.generation)
         for name in self._dirty:
             ni = self.nodes.get(name)
             if ni is not None:
@@ -305,10 +313,14 @@ class Cache:
                 if not self._node_set_changed and name in snap.index:
                     snap.adjust(old, new)
                 old_map[name] = new
+                if follow:
+                    counts.node_changed(name, new)
         if self._node_set_changed:
             for name in list(snap.node_info_map):
                 if name not in self.nodes:
                     del snap.node_info_map[name]
+                    if follow:
+                        counts.node_changed(name, None)
             snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()]
             snap.index = {ni.name: i for i, ni in enumerate(snap.node_info_list)}
             snap.recount()
@@ -336,5 +348,7 @@ class Cache:
                 ni for ni in snap.node_info_list if ni.pods_with_required_anti_affinity
             ]
         snap.generation += 1
+        if follow:
+            counts.generation = snap.generation
         self._dirty.clear()
         self._node_set_changed = False

@@ -7,6 +7,7 @@ Plugins read this frozen view for a whole scheduling cycle; the cache keeps chan
 from __future__ import annotations
 
 from scheduler_core.backend.cache.node_arrays import MIN_NODES, NodeArrays, RowLog
+from scheduler_core.backend.cache.spread_counts import SpreadCounts
 from scheduler_core.framework.types import NodeInfo
 
 
@@ -21,7 +22,8 @@ def node_traits(ni: NodeInfo) -> tuple[int, int, int]:
 class Snapshot:
     __slots__ = ("node_info_map", "node_info_list", "have_pods_with_affinity",
                  "have_pods_with_required_anti_affinity", "generation", "index",
-                 "num_tainted", "num_unschedulable", "num_with_images", "arrays", "row_log")
+                 "num_tainted", "num_unschedulable", "num_with_images", "arrays", "row_log",
+                 "spread_counts")
 
     def __init__(self) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
@@ -41,6 +43,8 @@ class Snapshot:
         # The slots of node_info_list replaced in place since it was built (a new log with a new
         # list): the fast path's kept row values read what changed from it (RowValues).
         self.row_log = RowLog()
+        # Matching-pod counts per spreading selector, kept in step by Cache.update_snapshot.
+        self.spread_counts = SpreadCounts()
 
     def __setstate__(self, state: object) -> None:
         # Checkpoints written before the trait counts existed restore with them recounted.
@@ -52,6 +56,8 @@ class Snapshot:
             self.recount()
         if "row_log" not in slots:
             self.row_log = RowLog()
+        if "spread_counts" not in slots:
+            self.spread_counts = SpreadCounts()
         if "arrays" not in slots:
             self.arrays = None
         elif self.arrays is not None and not hasattr(self.arrays, "cols"):

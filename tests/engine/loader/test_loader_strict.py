@@ -95,7 +95,7 @@ def test_cli_prints_warnings_on_stderr(tmp_path, capsys):
 def test_limits_defaults():
     assert (DEFAULT_LIMITS.max_nodes, DEFAULT_LIMITS.max_pods) == (5000, 20000)
     assert (CLI_LIMITS.max_nodes, CLI_LIMITS.max_pods, CLI_LIMITS.max_bytes) == (
-        15_000, 100_000, 64 * 1024 * 1024)
+        65_000, 150_000, 256 * 1024 * 1024)
     assert Limits(max_nodes=1).refusal("max_nodes", "too many nodes (2)") == (
         "too many nodes (2); the limit is 1 (raise it with Limits.max_nodes)")
 

@@ -104,7 +104,7 @@ sys.exit(main(sys.argv[1:]))
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmSize from /proc")
 def test_two_million_claims_are_refused_within_100_mb_of_address_space(tmp_path):
-    """100,000 replicas (the command line's pod limit) x 20 volumeClaimTemplates: two million
+    """100,000 replicas (within the command line's pod limit) x 20 volumeClaimTemplates: two million
     claims, gigabytes if built. The CLI process gets its address space so far plus 100 MB; the
     located refusal (not a MemoryError) proves no claim and no pod was built."""
     path = tmp_path / "big.yaml"
@@ -114,7 +114,7 @@ def test_two_million_claims_are_refused_within_100_mb_of_address_space(tmp_path)
     assert result.returncode == 2, result.stderr[-2000:]
     assert ("document 2 (StatefulSet default/db): spec.volumeClaimTemplates: too many claims: this "
             "StatefulSet would create 2,000,000 PersistentVolumeClaims (100,000 pods x 20 "
-            "volumeClaimTemplates); the limit is 100,000 (raise it with --max-claims)") in result.stderr
+            "volumeClaimTemplates); the limit is 150,000 (raise it with --max-claims)") in result.stderr
     assert "MemoryError" not in result.stderr
 
 

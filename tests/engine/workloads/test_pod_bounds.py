@@ -150,15 +150,15 @@ sys.exit(main(sys.argv[1:]))
 def test_the_command_line_refuses_a_billion_within_100_mb_of_address_space(tmp_path, kind):
     """The CLI process gets its address space so far plus 100 MB: building even a fraction of
     the pods would end in MemoryError; the located refusal proves none were built."""
-    if kind == "DaemonSet":  # a billion nodes cannot be written; 5,000 nodes x 25 DaemonSets can
-        doc = join(nodes(5000), *(workload("DaemonSet", f"d{i}", "") for i in range(25)))
+    if kind == "DaemonSet":  # a billion nodes cannot be written; 5,000 nodes x 35 DaemonSets can
+        doc = join(nodes(5000), *(workload("DaemonSet", f"d{i}", "") for i in range(35)))
         expect = ("document 5001 (DaemonSet default/d0): spec.template: too many pods: this "
                   "DaemonSet would create 5,000 pods (one per eligible node, 5,000 of 5,000 nodes "
-                  "eligible), at least 105,000 in the scenario; the limit is 100,000")
+                  "eligible), at least 155,000 in the scenario; the limit is 150,000")
     else:
         doc = join(nodes(1), deployment("web", BILLION, kind))
         expect = (f"document 2 ({kind} default/web): spec.replicas: too many pods: this {kind} "
-                  f"would create {BILLION:,} pods; the limit is 100,000 (raise it with --max-pods)")
+                  f"would create {BILLION:,} pods; the limit is 150,000 (raise it with --max-pods)")
     path = tmp_path / "big.yaml"
     path.write_text(doc)
     result = subprocess.run([sys.executable, "-c", MEASURE, str(path)], cwd=ROOT,
