@@ -34,15 +34,8 @@ class HighNodeUtilization(Strategy):
                 destination.append(usages[n.name])
         for u in (*source, *destination):
             u.available = nu.cap_capacity_to_threshold(u.node, full, resources)
-        why = ""
-        if not source:
-            why = "No node is underutilized, nothing to do here, you might tune your thresholds further"
-        elif len(source) <= a.number_of_nodes:
-            why = "Number of nodes underutilized is less or equal than NumberOfNodes, nothing to do here"
-        elif len(source) == len(nodes):
-            why = "All nodes are underutilized, nothing to do here"
-        elif not destination:
-            why = "No node is available to schedule the pods, nothing to do here"
+        why = nu.nothing_to_do(source, len(nodes), a.number_of_nodes, destination,
+                               "No node is available to schedule the pods, nothing to do here")
         self.handle.scheduler.sink.emit(
             "descheduler_nodes_classified", strategy=NAME, profile=self.evictor.profile,
             nodes=nu.classified_event(nodes, pct, groups, thresholds), outcome=why or "evicting")

@@ -45,15 +45,8 @@ class LowNodeUtilization(Strategy):
                 high_nodes.append(usages[n.name])
         for u in (*low_nodes, *high_nodes):
             u.available = nu.cap_capacity_to_threshold(u.node, high, resources)
-        why = ""
-        if not low_nodes:
-            why = "No node is underutilized, nothing to do here, you might tune your thresholds further"
-        elif len(low_nodes) <= a.number_of_nodes:
-            why = "Number of nodes underutilized is less or equal than NumberOfNodes, nothing to do here"
-        elif len(low_nodes) == len(nodes):
-            why = "All nodes are underutilized, nothing to do here"
-        elif not high_nodes:
-            why = "All nodes are under target utilization, nothing to do here"
+        why = nu.nothing_to_do(low_nodes, len(nodes), a.number_of_nodes, high_nodes,
+                               "All nodes are under target utilization, nothing to do here")
         self.handle.scheduler.sink.emit(
             "descheduler_nodes_classified", strategy=NAME, profile=self.evictor.profile,
             nodes=nu.classified_event(nodes, pct, groups, thresholds), outcome=why or "evicting")

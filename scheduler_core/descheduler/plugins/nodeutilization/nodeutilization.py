@@ -174,3 +174,18 @@ def classified_event(nodes: list[Node], pct: dict[str, dict[str, float]], groups
     return [{"node": n.name, "usage": {k: round(v, 2) for k, v in pct[n.name].items()},
              "thresholds": [{k: round(v, 2) for k, v in t.items()} for t in thresholds[n.name]],
              "class": groups.get(n.name, "appropriately utilized")} for n in nodes]
+
+
+def nothing_to_do(under: list[Any], nodes: int, number_of_nodes: int, others: list[Any], no_others: str) -> str:
+    """Why a utilization strategy stops before evicting (upstream's log lines; "" to go on):
+    `under` the underutilized nodes, `others` the nodes on the other side (the overutilized
+    ones, or the destinations), `no_others` what to say when there are none."""
+    if not under:
+        return "No node is underutilized, nothing to do here, you might tune your thresholds further"
+    if len(under) <= number_of_nodes:
+        return "Number of nodes underutilized is less or equal than NumberOfNodes, nothing to do here"
+    if len(under) == nodes:
+        return "All nodes are underutilized, nothing to do here"
+    if not others:
+        return no_others
+    return ""
