@@ -119,16 +119,15 @@ class _DeviceResult:
         return f"{self.parent}/{self.request}" if self.parent else self.request
 
 
-class _DistinctAttribute:
-    """constraints[].distinctAttribute: no two devices of the listed requests share the value
-    (kept per request name, as upstream's distinctAttributeConstraint)."""
+class _AttributeConstraint:
+    """What the attribute constraints share: the requests they apply to (all when none are
+    listed; a subrequest by its parent's name or its own)."""
 
-    __slots__ = ("request_names", "attribute_name", "attributes", "num_devices")
+    __slots__ = ("request_names", "attribute_name", "num_devices")
 
     def __init__(self, requests: list[str], attribute_name: str) -> None:
         self.request_names = set(requests)
         self.attribute_name = attribute_name
-        self.attributes: dict[str, DeviceAttribute] = {}
         self.num_devices = 0
 
     def _applies(self, request: str, sub: str) -> bool:
@@ -137,6 +136,17 @@ class _DistinctAttribute:
         if not sub:
             return request in self.request_names
         return request in self.request_names or f"{request}/{sub}" in self.request_names
+
+
+class _DistinctAttribute(_AttributeConstraint):
+    """constraints[].distinctAttribute: no two devices of the listed requests share the value
+    (kept per request name, as upstream's distinctAttributeConstraint)."""
+
+    __slots__ = ("attributes",)
+
+    def __init__(self, requests: list[str], attribute_name: str) -> None:
+        super().__init__(requests, attribute_name)
+        self.attributes: dict[str, DeviceAttribute] = {}
 
     def add(self, request: str, sub: str, device: Device, did: DeviceID) -> bool:
         if not self._applies(request, sub):
@@ -158,23 +168,14 @@ class _DistinctAttribute:
         self.num_devices -= 1
 
 
-class _MatchAttribute:
+class _MatchAttribute(_AttributeConstraint):
     """constraints[].matchAttribute: every device of the listed requests has the same value."""
 
-    __slots__ = ("request_names", "attribute_name", "attribute", "num_devices")
+    __slots__ = ("attribute",)
 
     def __init__(self, requests: list[str], attribute_name: str) -> None:
-        self.request_names = set(requests)
-        self.attribute_name = attribute_name
+        super().__init__(requests, attribute_name)
         self.attribute: DeviceAttribute | None = None
-        self.num_devices = 0
-
-    def _applies(self, request: str, sub: str) -> bool:
-        if not self.request_names:
-            return True
-        if not sub:
-            return request in self.request_names
-        return request in self.request_names or f"{request}/{sub}" in self.request_names
 
     def add(self, request: str, sub: str, device: Device, did: DeviceID) -> bool:
         if not self._applies(request, sub):
