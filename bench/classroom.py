@@ -24,8 +24,10 @@ one web process per core) on free ports with a temporary SQLite database, and:
 
 Then the scale-out figure: the same stack with one worker process and with two (as ./dev run
 starts them: single-process workers on the shared queue); `--scale-runs` runs of a 100-node x 1000-pod scenario get
-`--scale-steps` Step actions each, queued at once through the app's service; steps per second
-= steps done / time until all are done (engines warmed first).
+`--scale-steps` Step actions each, all queued through the app's service first; steps per second
+= steps done after the last was queued / the time from then until all are done (engines warmed
+first). `--postgres` runs each phase on a private PostgreSQL server (tests/postgres_server.py:
+the database a class's server runs on) instead of the temporary SQLite file.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import argparse
 import asyncio
 import http.cookiejar
 import json
+import os
 import re
 import subprocess
 import sys
@@ -411,16 +414,33 @@ def check_runs(tokens: list[str]) -> dict[str, int]:
             "runs_different_from_headless": different}
 
 
+def _own_cpu() -> float:
+    """This (the benchmark client's) process's CPU seconds so far."""
+    times = os.times()
+    return times.user + times.system
+
+
+def _cpu_split(after: dict[str, float], before: dict[str, float], client: float, wall: float) -> dict[str, Any]:
+    """CPU seconds by role over the classroom phase, and the average cores each kept busy: the
+    client shares the server's cores, so its part is not the server's."""
+    seconds = {role: round(after[role] - before.get(role, 0.0), 1) for role in sorted(after)}
+    seconds["client"] = round(client, 1)
+    return {"wall_s": round(wall, 1), "seconds": seconds,
+            "cores": {role: round(value / wall, 2) for role, value in seconds.items()} if wall > 0 else {}}
+
+
 def classroom(args: argparse.Namespace) -> dict[str, Any]:
     from bench.web_stack import Stack
     from playground.launcher import runs_worker_argvs
 
-    stack = Stack(keep=args.keep, worker_argvs=runs_worker_argvs()).start()  # ./dev run's workers
+    stack = Stack(keep=args.keep, worker_argvs=runs_worker_argvs(),  # ./dev run's workers
+                  database_url=_database_url(args)).start()
     loop = Loop()
     try:
         from playground.services import gallery
 
         gallery.seed()
+        cpu_before, client_before, wall_before = stack.cpu_seconds(), _own_cpu(), time.monotonic()
         until = time.monotonic() + args.duration + 30  # setup included: each student's own window below
         results: dict[str, Any] = {}
         with ThreadPoolExecutor(max_workers=args.students + 2) as pool:
@@ -451,6 +471,8 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
             "worst_student_max_ms": max((r["max_ms"] or 0 for r in rows), default=None),
             "timeouts": sum(s.timeouts for s in crowd),
         }
+        results["cpu"] = _cpu_split(stack.cpu_seconds(), cpu_before, _own_cpu() - client_before,
+                                    time.monotonic() - wall_before)
         results["events"] = check_runs([t for s in crowd for t in s.runs])
         results["tracebacks"] = stack.log_count("web", "Traceback") + stack.log_count("celery", "Traceback")
         return results
@@ -459,14 +481,23 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
         stack.stop()
 
 
+def _database_url(args: argparse.Namespace) -> str | None:
+    """With --postgres the phase runs under tests.postgres_server, which set DATABASE_URL."""
+    return os.environ.get("DATABASE_URL") if args.postgres else None
+
+
 def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
-    """Steps per second of `concurrency` worker processes (single-process workers, as ./dev run)."""
+    """Steps per second of `concurrency` worker processes (single-process workers, as ./dev run).
+
+    Every Step is queued first (the queueing process's own CPU would otherwise be counted against
+    the workers); the figure is the steady state after the last one is queued: the steps done
+    from then on over the time until the last is done."""
     from bench.scenarios import scenario_yaml
     from bench.web_stack import Stack
     from playground.launcher import runs_worker_argvs
 
     stack = Stack(keep=args.keep, worker_argvs=runs_worker_argvs(concurrency),
-                  env={"PLAYGROUND_NODE_STEPS_PER_HOUR": "0"}).start()
+                  env={"PLAYGROUND_NODE_STEPS_PER_HOUR": "0"}, database_url=_database_url(args)).start()
     try:
         from playground.models import RunAction
         from playground.ownership import Actor
@@ -477,24 +508,28 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
         scenario = scenario_service.scenario_create(actor=owner, name="scale", yaml_text=scenario_yaml(100, 1000))
         runs = [svc.run_start(scenario=scenario, actor=owner) for _ in range(args.scale_runs)]
 
-        def wait_all(actions: list[Any], timeout: float) -> float:
-            started = time.monotonic()
-            ids = [a.pk for a in actions]
-            while time.monotonic() - started < timeout:
-                if RunAction.objects.filter(pk__in=ids, state=RunAction.STATE_DONE).count() == len(ids):
-                    break
-                time.sleep(0.05)
-            return time.monotonic() - started
+        def done(ids: list[int]) -> int:
+            return RunAction.objects.filter(pk__in=ids, state=RunAction.STATE_DONE).count()
 
-        warm = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP) for r in runs]  # engines built
+        def wait_all(ids: list[int], timeout: float) -> None:
+            started = time.monotonic()
+            while time.monotonic() - started < timeout and done(ids) < len(ids):
+                time.sleep(0.25)
+
+        warm = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk for r in runs]  # engines built
         wait_all(warm, 300)
-        started = time.monotonic()
-        actions = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP)
+        cpu_before = stack.cpu_seconds()
+        actions = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk
                    for _ in range(args.scale_steps) for r in runs]
-        elapsed = max(wait_all(actions, 600), time.monotonic() - started)
-        done = RunAction.objects.filter(pk__in=[a.pk for a in actions], state=RunAction.STATE_DONE).count()
-        return {"worker_processes": concurrency, "steps": done, "seconds": round(elapsed, 1),
-                "steps_per_s": round(done / elapsed, 1)}
+        queued_at, done_then = time.monotonic(), done(actions)
+        wait_all(actions, 600)
+        elapsed = time.monotonic() - queued_at
+        finished = done(actions)
+        cpu = {role: round(value - cpu_before.get(role, 0.0), 1) for role, value in stack.cpu_seconds().items()}
+        return {"worker_processes": concurrency, "steps": finished - done_then, "seconds": round(elapsed, 1),
+                "steps_per_s": round((finished - done_then) / elapsed, 1), "queued": len(actions),
+                "done_while_queueing": done_then, "cpu_s": cpu,
+                "database": "postgresql" if args.postgres else "sqlite"}
     finally:
         stack.stop()
 
@@ -531,11 +566,19 @@ def _markdown(result: dict[str, Any], note: str) -> str:
             f"duplicated events, {e['runs_different_from_headless']} different from headless; server tracebacks "
             f"{c['tracebacks']}.",
         ]
+        if c.get("cpu"):
+            cores = c["cpu"]["cores"]
+            lines.append("CPU over the phase (average cores busy, of 2): " + ", ".join(
+                f"{role} {value}" for role, value in cores.items()) + f" ({c['cpu']['wall_s']} s).")
     s = result.get("scale_out", [])
     if s:
-        lines += ["", "Scale-out (100x1000 scenario, steps queued at once through the service):", "",
-                  "| worker processes | steps | seconds | steps/s |", "| --- | --- | --- | --- |"]
-        lines += [f"| {r['worker_processes']} | {r['steps']} | {r['seconds']} | {r['steps_per_s']} |" for r in s]
+        lines += ["", f"Scale-out (100x1000 scenario, {s[0].get('database', 'sqlite')}; every Step queued through the service "
+                  "first, then the steady state: steps done after the last was queued / time until all were done):", "",
+                  "| worker processes | steps | seconds | steps/s | CPU s (worker, web, redis) |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['worker_processes']} | {r['steps']} | {r['seconds']} | {r['steps_per_s']} | "
+                  f"{r.get('cpu_s', {}).get('worker')}, {r.get('cpu_s', {}).get('web')}, {r.get('cpu_s', {}).get('redis')} |"
+                  for r in s]
         if len(s) == 2 and s[0]["steps_per_s"]:
             lines.append(f"\nTwo processes / one: {s[1]['steps_per_s'] / s[0]['steps_per_s']:.2f}x")
     return "\n".join(lines) + "\n"
@@ -551,7 +594,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds a student reads the result before the next press (0: press again at once)")
     parser.add_argument("--scale-runs", type=int, default=12)
-    parser.add_argument("--scale-steps", type=int, default=10)
+    parser.add_argument("--scale-steps", type=int, default=40)
+    parser.add_argument("--postgres", action="store_true",
+                        help="each phase on a private PostgreSQL server (tests/postgres_server.py) instead of SQLite")
     parser.add_argument("--skip-classroom", action="store_true")
     parser.add_argument("--skip-scale", action="store_true")
     parser.add_argument("--json", type=Path)
@@ -573,8 +618,10 @@ def main(argv: list[str] | None = None) -> int:
                                        for k, v in vars(args).items()}}
     phases = ([] if args.skip_classroom else ["classroom"]) + ([] if args.skip_scale else ["scale1", "scale2"])
     for phase in phases:
-        out = subprocess.run([sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]),
-                              "--phase", phase], capture_output=True, text=True, timeout=args.duration + 900)
+        command = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]), "--phase", phase]
+        if args.postgres:  # a fresh server per phase, stopped and deleted after it
+            command = [sys.executable, "-m", "tests.postgres_server", "--", *command]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=args.duration + 900, cwd=ROOT)
         line = next((x for x in reversed(out.stdout.splitlines()) if x.startswith("RESULT ")), None)
         if line is None:
             print(out.stdout[-2000:], out.stderr[-4000:], file=sys.stderr)
@@ -582,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         value = json.loads(line[len("RESULT "):])
         if phase == "classroom":
             result["classroom"] = value
-            print(json.dumps(value["all_steps"]), json.dumps(value["viewers"]), flush=True)
+            print(json.dumps(value["all_steps"]), json.dumps(value["viewers"]), json.dumps(value.get("cpu")), flush=True)
         else:
             result.setdefault("scale_out", []).append(value)
             print(json.dumps(value), flush=True)

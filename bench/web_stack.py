@@ -29,9 +29,11 @@ class Stack:
     """Start with `start()`; `url` is the web server's base URL, `logs` the servers' log files."""
 
     def __init__(self, keep: bool = False, worker_argvs: list[list[str]] | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, database_url: str | None = None) -> None:
         """`worker_argvs`: the Celery workers to start (default: one solo worker); `env`: more
-        environment for every process (e.g. quotas)."""
+        environment for every process (e.g. quotas); `database_url`: an existing (empty)
+        database to use instead of a temporary SQLite file (e.g. a private PostgreSQL server)."""
+        self.database_url = database_url
         from playground.launcher import Supervisor
 
         self.keep = keep
@@ -73,7 +75,7 @@ class Stack:
             "DJANGO_ENV": "development",
             "DEBUG": "true",  # in development the web server serves the static files (htmx) only with DEBUG
             "REDIS_URL": self.redis_url,
-            "DATABASE_URL": f"sqlite:///{self.db_path}",
+            "DATABASE_URL": self.database_url or f"sqlite:///{self.db_path}",
             "PYTHONUNBUFFERED": "1",
             "LOG_LEVEL": "WARNING",
             "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
@@ -117,6 +119,24 @@ class Stack:
             return 0
         with path.open("rb") as handle:
             return sum(1 for line in handle if needle.encode() in line)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by each role's processes, children included:
+        "web", "worker" (Celery), "redis". Read before and after a phase, the difference says
+        which part of the stack the cores went to."""
+        import psutil
+
+        totals: dict[str, float] = {}
+        for child in self.supervisor.children:
+            role = "worker" if child.name.startswith("celery") else child.name
+            try:
+                root = psutil.Process(child.process.pid)
+                for process in [root, *root.children(recursive=True)]:
+                    times = process.cpu_times()
+                    totals[role] = totals.get(role, 0.0) + times.user + times.system
+            except psutil.Error:  # it just exited
+                continue
+        return totals
 
     def db_bytes(self) -> int:
         """The SQLite database's size on disk, write-ahead log included."""
