@@ -219,6 +219,9 @@ class Student:
     runs: list[str] = field(default_factory=list)  # run share tokens
     refusals: list[str] = field(default_factory=list)
     error: str = ""
+    # Per Step, in order (wall clock, time.time()): sent, the post answered, the push showed it
+    # done (None: timed out); matched with the action's stored times afterwards (`_phases`).
+    marks: list[tuple[float, float, float | None]] = field(default_factory=list)
 
 
 def _start_run(browser: Browser, scenario_path: str) -> str:
@@ -250,15 +253,18 @@ def student(index: int, base: str, loop: Loop, until: float, think: float = 0.0)
         socket = loop.open(base, run_path, browser)
         socket.wait(lambda s: s.step >= 0, STEP_TIMEOUT)
         while time.monotonic() < until:
-            sent = time.monotonic()
+            sent, sent_wall = time.monotonic(), time.time()
             status, _, text = browser.post(run_path, {"action": "step"}, htmx=True)
+            answered_wall = time.time()
             if status != 200:
                 me.refusals.append(f"step {status}: {text[:120]}")
                 break
             if socket.wait(lambda s, t=sent: s.idle_at > t, STEP_TIMEOUT):
                 me.latencies.append(time.monotonic() - sent)
+                me.marks.append((sent_wall, answered_wall, sent_wall + me.latencies[-1]))
             else:
                 me.timeouts += 1
+                me.marks.append((sent_wall, answered_wall, None))
             time.sleep(think)
             if time.monotonic() >= until:
                 break
@@ -414,6 +420,28 @@ def check_runs(tokens: list[str]) -> dict[str, int]:
             "runs_different_from_headless": different}
 
 
+def _phases(crowd: list[Student]) -> dict[str, Any]:
+    """Where a student's Step waited: the post (sent -> answered), the queue and the worker
+    (the action stored -> done, from the database), the push (done -> the page showed it).
+    Each student's k-th Step is its run's k-th stored Step action."""
+    from playground.models import RunAction
+
+    parts: dict[str, list[float]] = {"post": [], "queue_and_worker": [], "push": []}
+    for s in crowd:
+        if not s.runs:
+            continue
+        steps = list(RunAction.objects.filter(run__share_token=s.runs[0], kind=RunAction.KIND_STEP)
+                     .order_by("index").values_list("created_at", "done_at"))
+        for (sent, answered, shown), (created, done) in zip(s.marks, steps, strict=False):
+            parts["post"].append(answered - sent)
+            if done is not None:
+                parts["queue_and_worker"].append(done.timestamp() - created.timestamp())
+                if shown is not None:
+                    parts["push"].append(shown - done.timestamp())
+    return {name: {"p50_ms": _ms(_pct(v, 0.5)), "p95_ms": _ms(_pct(v, 0.95)), "max_ms": _ms(max(v) if v else None)}
+            for name, v in parts.items()}
+
+
 def _own_cpu() -> float:
     """This (the benchmark client's) process's CPU seconds so far."""
     times = os.times()
@@ -473,6 +501,7 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
         }
         results["cpu"] = _cpu_split(stack.cpu_seconds(), cpu_before, _own_cpu() - client_before,
                                     time.monotonic() - wall_before)
+        results["phases"] = _phases(crowd)
         results["events"] = check_runs([t for s in crowd for t in s.runs])
         results["tracebacks"] = stack.log_count("web", "Traceback") + stack.log_count("celery", "Traceback")
         return results
@@ -566,6 +595,9 @@ def _markdown(result: dict[str, Any], note: str) -> str:
             f"duplicated events, {e['runs_different_from_headless']} different from headless; server tracebacks "
             f"{c['tracebacks']}.",
         ]
+        if c.get("phases"):
+            lines.append("Where a Step waited (p50 / p95 / max ms): " + "; ".join(
+                f"{name} {v['p50_ms']} / {v['p95_ms']} / {v['max_ms']}" for name, v in c["phases"].items()) + ".")
         if c.get("cpu"):
             cores = c["cpu"]["cores"]
             lines.append("CPU over the phase (average cores busy, of 2): " + ", ".join(
@@ -629,7 +661,8 @@ def main(argv: list[str] | None = None) -> int:
         value = json.loads(line[len("RESULT "):])
         if phase == "classroom":
             result["classroom"] = value
-            print(json.dumps(value["all_steps"]), json.dumps(value["viewers"]), json.dumps(value.get("cpu")), flush=True)
+            print(json.dumps(value["all_steps"]), json.dumps(value["viewers"]), json.dumps(value.get("cpu")),
+                  json.dumps(value.get("phases")), flush=True)
         else:
             result.setdefault("scale_out", []).append(value)
             print(json.dumps(value), flush=True)

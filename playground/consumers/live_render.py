@@ -40,7 +40,12 @@ from playground.selectors import runs as run_selectors
 STATUS_TEMPLATE = "playground/runs/partials/live_status.html"
 PANELS_TEMPLATE = "playground/runs/partials/live_panels.html"
 VIEWER_TEMPLATE = "playground/runs/partials/live_viewer.html"
-MAX_ENTRIES = 32  # (run, audience) pairs kept (each holds its Screen: a large cluster is MBs); LRU
+# The (run, audience) pairs kept, least recently used first out, bounded by weight like the frame
+# views (each holds its Screen, whose view weighs its nodes plus pods: a large cluster's is MBs).
+# A class is thirty-odd runs watched at once: a count of 32 evicted a student's rendering between
+# its "queued" push and its result, so the status-only update rendered every panel again.
+MAX_ENTRIES = 256
+MAX_WEIGHT = 60_000
 
 
 @dataclass
@@ -63,7 +68,25 @@ class SharedUpdate:
 
 
 _table: OrderedDict[tuple[int, bool], SharedUpdate] = OrderedDict()
+_weights: dict[tuple[int, bool], int] = {}
 _lock = threading.Lock()
+
+
+def _weight(update: SharedUpdate) -> int:
+    view = update.screen.view or {}
+    return 1 + len(view.get("nodes") or ()) + len(view.get("pods") or ())
+
+
+def _keep(key: tuple[int, bool], update: SharedUpdate) -> None:
+    """Store `update` (the caller holds `_lock`); drop the least recently used beyond the bounds
+    (the newest is always kept)."""
+    _table[key] = update
+    _table.move_to_end(key)
+    _weights[key] = _weight(update)
+    total = sum(_weights.values())
+    while len(_table) > 1 and (len(_table) > MAX_ENTRIES or total > MAX_WEIGHT):
+        old, _ = _table.popitem(last=False)
+        total -= _weights.pop(old, 0)
 
 
 def panels_state(run: Run, running: int | None = None) -> tuple[Any, ...]:
@@ -149,10 +172,7 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
         has_lesson=lesson_panel.lesson_of_run(screen) is not None,
     )
     with _lock:
-        _table[key] = update
-        _table.move_to_end(key)
-        while len(_table) > MAX_ENTRIES:
-            _table.popitem(last=False)
+        _keep(key, update)
     return update
 
 
@@ -211,3 +231,4 @@ def forget(run_id: int | None = None) -> None:
     with _lock:
         for key in [k for k in _table if run_id is None or k[0] == run_id]:
             del _table[key]
+            _weights.pop(key, None)

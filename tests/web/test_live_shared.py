@@ -195,3 +195,33 @@ def test_overlapping_pushes_of_one_page_send_each_event_once(
     seqs = [int(s) for html in sent for s in SEQ.findall(html)]
     assert seqs, "the step's events were sent"
     assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs)
+
+
+def _update(nodes: int) -> live_render.SharedUpdate:
+    from types import SimpleNamespace
+
+    screen = SimpleNamespace(view={"nodes": [{}] * nodes, "pods": []})
+    return live_render.SharedUpdate(state=(), panels_state=(), status_html="", panels_html="", screen=screen,  # type: ignore[arg-type]
+                                    built_at=0.0, render_seconds=0.0, has_lesson=False)
+
+
+def test_a_class_of_runs_keeps_every_rendering_and_big_ones_are_bounded_by_weight() -> None:
+    """Forty runs watched at once (a class, the teacher's run in two audiences, a big play) keep
+    their renderings: a student's "queued" push and its result reuse the Screen instead of
+    rendering every panel again. Renderings of big clusters are dropped by weight."""
+    live_render.forget()
+    try:
+        for run_id in range(40):
+            with live_render._lock:
+                live_render._keep((run_id, True), _update(300))
+        assert all(live_render.cached_update(run_id, True, since=0.0) is not None for run_id in range(40))
+        with live_render._lock:
+            live_render._keep((1000, True), _update(live_render.MAX_WEIGHT - 5_000))
+        assert live_render.cached_update(1000, True, since=0.0) is not None  # the newest is kept
+        assert live_render.cached_update(0, True, since=0.0) is None  # the oldest went for its weight
+        assert sum(live_render._weights.values()) <= live_render.MAX_WEIGHT
+        with live_render._lock:
+            live_render._keep((2000, True), _update(live_render.MAX_WEIGHT * 2))
+        assert list(live_render._table) == [(2000, True)]  # alone over the bound: still kept
+    finally:
+        live_render.forget()
