@@ -90,6 +90,9 @@ class PreparedStart(models.Model):
 
     scenario = models.OneToOneField(Scenario, on_delete=models.CASCADE, related_name="prepared_start")
     key = models.CharField(max_length=200)
+    # What the start is a function of (the YAML text, seed, version, gates, limits), hashed: a
+    # start of any scenario with the same content reuses it (thirty forks of one scenario load it once).
+    content_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
     checkpoint = models.BinaryField()  # Simulation.checkpoint() after the start's events were taken
     events = models.JSONField()  # the start's events (run_started, the pods entering the queue)
     frame = models.JSONField(default=dict)  # frame 0's fields (RunFrame), its view included

@@ -15,9 +15,8 @@ from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame,
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import view_at
 from playground.services.runs import dispatch, preflight
-from playground.services.runs.engine import Engine, load_simulation
 from playground.services.runs.errors import RunError
-from playground.services.runs.prepare import START_UNIT, take_prepared
+from playground.services.runs.prepare import compute_start, content_key, keep_start, take_by_content, take_prepared
 from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
@@ -87,10 +86,13 @@ def run_start(
     # it (see prepare).
     prepared = None if gates else take_prepared(scenario=scenario, version=objects_version, seed=seed,
                                                 kubernetes_version=version)
-    sim = None
+    content = content_key(text, seed, version, gates)
+    if prepared is None:  # the same content started before, from any scenario (a class's forks)
+        prepared = take_by_content(content)
+    computed = prepared is None
     if prepared is None:
         try:
-            sim = load_simulation(text, seed, version, gates)
+            prepared = compute_start(text, seed, version, gates)
         except (ScenarioError, FrameworkError, PluginArgsError) as error:
             # The last two: a configuration the chosen Kubernetes version's plugins refuse.
             raise RunError(f"This scenario cannot run: {error}") from None
@@ -104,17 +106,11 @@ def run_start(
             feature_gates=gates,
             **owner_fields(actor),
         )
-        if prepared is not None:
-            prepared.store(run.pk)
-            fields = prepared.fields
-        else:
-            engine = Engine(run_id=run.pk, sim=sim, step=0, stored_step=0, stored_seq=0)
-            new_events, sim.sink.events = sim.sink.events, []
-            engine._record(START_UNIT, "start", None, 1, new_events)  # step 0: a keyframe
-            fields = engine.run_fields()
-            engine.flush()
-            engine.store_checkpoint(force=True)  # checkpoint 0: every rebuild can start here
-        Run.objects.filter(pk=run.pk).update(**fields)
+        prepared.store(run.pk)  # frame 0, its events and checkpoint 0: every rebuild can start there
+        Run.objects.filter(pk=run.pk).update(**prepared.fields)
+        if computed:
+            keep_start(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version,
+                       feature_gates=gates, content=content, prepared=prepared)
         from playground.services.challenges import notify_results_for_run
 
         pk = run.pk

@@ -7,10 +7,17 @@ services.scenarios.prepare_yaml_later) for the scenario's seed and the default K
 version, through the same Engine a start uses, and keeps what the start would store: frame 0,
 its events, the run's fields and checkpoint 0. A start with exactly those inputs (`take_prepared`)
 then only writes those rows; the worker's warm-up restores checkpoint 0 as for any run.
+
+A start is a function of its content alone (the YAML text, seed, Kubernetes version, feature
+gates and the limits in force: `content_key`), so a start computed for one scenario serves every
+scenario with the same content: a class forking the teacher's (or a gallery) scenario loads it
+once, not thirty times, each in a web request. A start computed in a request is kept too
+(`keep_start`), for the scenario's own seed and the default version.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +42,38 @@ class Prepared:
     def store(self, run_id: int) -> None:
         """The start's rows for run `run_id` (inside the caller's transaction), as
         `Engine.flush` and `Engine.store_checkpoint` would have written them."""
+        from playground.monitoring.collectors import record_steps
+
         RunFrame.objects.create(run_id=run_id, **self.frame)
         RunEvent.objects.bulk_create(
             [RunEvent(run_id=run_id, seq=e["seq"], step=0, type=e["type"], data=e) for e in self.events],
             batch_size=500,
         )
         RunCheckpoint.objects.create(run_id=run_id, step=0, blob=self.checkpoint)
+        record_steps(1)
+
+
+def content_key(text: str, seed: int, kubernetes_version: str, feature_gates: str = "") -> str:
+    """The hash of everything a run's start depends on (the limits in force included: a start
+    they would refuse is never served from a start computed under others)."""
+    from playground.limits import web_limits
+
+    limits = web_limits()
+    digest = hashlib.sha256(text.encode())
+    digest.update(repr((seed, kubernetes_version, feature_gates, limits.max_nodes, limits.max_pods,
+                        limits.max_bytes, limits.max_claims)).encode())
+    return digest.hexdigest()
+
+
+def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: str = "") -> Prepared:
+    """Load the scenario into the engine and record its start: what a run start stores. Touches
+    no database (ScenarioError and the configuration errors propagate)."""
+    sim = load_simulation(text, seed, kubernetes_version, feature_gates)
+    engine = Engine(run_id=0, sim=sim, step=0, stored_step=0, stored_seq=0)
+    events, sim.sink.events = sim.sink.events, []
+    engine._record(START_UNIT, "start", None, 1, events)  # step 0: a keyframe
+    return Prepared(frame={name: getattr(engine.frames[0], name) for name in FRAME_FIELDS},
+                    events=[e.data for e in engine.events], fields=engine.run_fields(), checkpoint=sim.checkpoint())
 
 
 FRAME_FIELDS = ("step", "action_index", "unit", "result", "cycle", "clock", "first_seq", "last_seq", "view")
@@ -56,19 +89,43 @@ def prepare_start(*, scenario: Scenario) -> None:
     key = start_key(version, scenario.seed, DEFAULT_KUBERNETES_VERSION)
     if PreparedStart.objects.filter(scenario=scenario, key=key).exists():
         return
-    try:
-        sim = load_simulation(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-    except ScenarioError:
-        return  # a start will say why
-    engine = Engine(run_id=0, sim=sim, step=0, stored_step=0, stored_seq=0)
-    events, sim.sink.events = sim.sink.events, []
-    engine._record(START_UNIT, "start", None, 1, events)  # exactly what run_start records
-    frame = {name: getattr(engine.frames[0], name) for name in FRAME_FIELDS}
+    content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+    prepared = take_by_content(content)
+    if prepared is None:
+        try:
+            prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+        except ScenarioError:
+            return  # a start will say why
+    _store_for(scenario, key, content, prepared)
+
+
+def _store_for(scenario: Scenario, key: str, content: str, prepared: Prepared) -> None:
     PreparedStart.objects.update_or_create(
         scenario=scenario,
-        defaults={"key": key, "checkpoint": sim.checkpoint(), "events": [e.data for e in engine.events],
-                  "frame": frame, "fields": engine.run_fields()},
+        defaults={"key": key, "content_key": content, "checkpoint": prepared.checkpoint, "events": prepared.events,
+                  "frame": prepared.frame, "fields": prepared.fields},
     )
+
+
+def keep_start(*, scenario: Scenario, version: str, seed: int, kubernetes_version: str, feature_gates: str,
+               content: str, prepared: Prepared) -> None:
+    """Keep a start just computed for a run as the scenario's prepared start, when it is the one
+    a prepared start holds (the scenario's seed, the default version, no gates): the next start
+    of these objects, and of any scenario with the same content, then only writes rows."""
+    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+
+    if feature_gates or seed != scenario.seed or kubernetes_version != DEFAULT_KUBERNETES_VERSION:
+        return
+    _store_for(scenario, start_key(version, seed, kubernetes_version), content, prepared)
+
+
+def take_by_content(content: str) -> Prepared | None:
+    """A start of any scenario with exactly this content (`content_key`), else None."""
+    row = PreparedStart.objects.filter(content_key=content).values_list(
+        "frame", "events", "fields", "checkpoint").first()
+    if row is None or not row[0]:
+        return None
+    return Prepared(frame=row[0], events=row[1], fields=row[2], checkpoint=bytes(row[3]))
 
 
 def take_prepared(*, scenario: Scenario, version: str, seed: int, kubernetes_version: str) -> Prepared | None:
@@ -94,6 +151,6 @@ def copy_prepared(*, source: Scenario, source_version: str, fork: Scenario, fork
     PreparedStart.objects.update_or_create(
         scenario=fork,
         defaults={"key": start_key(fork_version, fork.seed, DEFAULT_KUBERNETES_VERSION), "checkpoint": row.checkpoint,
-                  "events": row.events, "frame": row.frame, "fields": row.fields},
+                  "content_key": row.content_key, "events": row.events, "frame": row.frame, "fields": row.fields},
     )
     return True
