@@ -13,10 +13,10 @@ import asyncio
 import contextlib
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
+from playground.consumers.db import consumer_db
 from playground.groups import challenge_group
 from playground.models import Scenario
 from playground.ownership import actor_for_scope, can_edit
@@ -31,7 +31,7 @@ class ChallengeResultsConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         token = self.scope["url_route"]["kwargs"]["token"]
-        self.scenario_id = await database_sync_to_async(self._owned_scenario)(token)
+        self.scenario_id = await consumer_db(self._owned_scenario)(token)
         if self.scenario_id is None:
             await self.close(code=4403)  # not the owner (or no such challenge): like the page's 403
             return
@@ -72,7 +72,7 @@ class ChallengeResultsConsumer(AsyncWebsocketConsumer):
 
     async def _render(self) -> None:
         self._last = asyncio.get_running_loop().time()
-        html = await database_sync_to_async(self._table)()
+        html = await consumer_db(self._table)()
         await self.send(text_data=html)
 
     def _table(self) -> str:

@@ -16,8 +16,8 @@ panels for that run state is sent the status line alone.
 Freshness: a consumer asks with the time it learned that the run changed (`since`); a cached
 entry built after that moment already reflects the change and is reused without touching the
 database; an older one is re-checked against the run's state (a few indexed queries) and
-re-rendered only if the state moved. Every call runs in Channels' single database thread, and a
-lock guards the table anyway.
+re-rendered only if the state moved. Calls run on the consumers' database threads
+(consumers/db.py), so a lock guards the table.
 """
 
 from __future__ import annotations

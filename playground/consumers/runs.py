@@ -29,12 +29,12 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.loader import render_to_string
 
 from playground.consumers import live_render
+from playground.consumers.db import consumer_db
 from playground.groups import run_group
 from playground.models import Run
 from playground.monitoring.instruments import socket_closed, socket_opened
@@ -109,7 +109,7 @@ class RunConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         token = self.scope["url_route"]["kwargs"]["token"]
-        self.run_id = await database_sync_to_async(
+        self.run_id = await consumer_db(
             lambda: Run.objects.filter(share_token=token).values_list("pk", flat=True).first()
         )()
         if self.run_id is None:
@@ -146,7 +146,7 @@ class RunConsumer(AsyncWebsocketConsumer):
                 due = elapsed >= RECHECK_SECONDS
                 stalled = False
                 if not due and self.playing:
-                    stalled = due = await database_sync_to_async(_recovering)(self.run_id)
+                    stalled = due = await consumer_db(_recovering)(self.run_id)
                 if due:
                     elapsed = 0.0
                     # First: the page says "recovering" now. On the plain timer, a rendering this
@@ -154,7 +154,7 @@ class RunConsumer(AsyncWebsocketConsumer):
                     # enough (a hundred viewers of one run re-check it once, not a hundred times).
                     await self.push(since=None if stalled else time.monotonic() - RECHECK_FRESH)
                     if _recovery_due(self.run_id):
-                        await database_sync_to_async(recover_run)(self.run_id)
+                        await consumer_db(recover_run)(self.run_id)
             except Exception:
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 
@@ -187,7 +187,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         await self.push(hello=True)
         from playground.services.run_recovery import recover_run  # a (re)connecting page
 
-        await database_sync_to_async(recover_run)(self.run_id)
+        await consumer_db(recover_run)(self.run_id)
 
     def lesson_answers(self, token: str) -> dict[str, str]:
         """The viewer's lesson predictions, read afresh (they answer over HTTP, in their session)."""
@@ -238,7 +238,7 @@ class RunConsumer(AsyncWebsocketConsumer):
             since = time.monotonic()
         html = self.render_cached(hello, since)
         if html is None:
-            html = await database_sync_to_async(self.render)(hello, since)
+            html = await consumer_db(self.render)(hello, since)
         if not html:
             return
         size = len(html.encode())
@@ -322,8 +322,8 @@ class RunConsumer(AsyncWebsocketConsumer):
     def render_cached(self, hello: bool, since: float) -> str | None:
         """A live viewer's update from this process's memory, in the event loop: when another
         viewer of the same run and audience already rendered it (a hundred viewers of one run
-        then do not queue behind each other, and behind every page's database work, in the
-        one database thread). None: it needs the database (`render`)."""
+        then do not queue behind each other, and behind every page's database work, on the
+        consumers' database threads). None: it needs the database (`render`)."""
         if self.following or self.pinned:
             return None
         update = live_render.cached_update(self.run_id, self.audience, since)

@@ -225,3 +225,30 @@ def test_a_class_of_runs_keeps_every_rendering_and_big_ones_are_bounded_by_weigh
         assert list(live_render._table) == [(2000, True)]  # alone over the bound: still kept
     finally:
         live_render.forget()
+
+
+def test_a_pages_database_work_does_not_wait_behind_another_pages() -> None:
+    """Channels ran every consumer's database call on one thread per process: one big run's
+    render held every other page's push. The consumers' calls now run on a pool: a quick call
+    completes while a slow one is still running (the slow one waits for the quick one here, so
+    on a single thread this would stall until the quick call's deadline)."""
+    import asyncio
+    import threading
+
+    from playground.consumers.db import CONSUMER_DB_THREADS, consumer_db
+
+    assert CONSUMER_DB_THREADS >= 2
+
+    async def both() -> tuple[bool, str]:
+        release = threading.Event()
+        slow = asyncio.ensure_future(consumer_db(lambda: release.wait(timeout=20))())
+        await asyncio.sleep(0.05)  # the slow call holds its thread
+
+        def quick() -> str:
+            release.set()
+            return "quick"
+
+        answer = await asyncio.wait_for(consumer_db(quick)(), timeout=10)
+        return await slow, answer
+
+    assert asyncio.run(both()) == (True, "quick")
