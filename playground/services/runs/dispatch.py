@@ -197,11 +197,13 @@ def ticket_is_current(run_id: int, ticket: str) -> bool:
     return current is None or current.decode() == ticket
 
 
-def others_waiting(queues: list[str]) -> bool:
-    """Do tasks wait in `queues` (any priority) for a free worker process? A play yields then."""
+def others_waiting(queues: list[str], *, below: int = CONTINUATION_PRIORITY + 1) -> bool:
+    """Do tasks wait in `queues` for a free worker process? A play yields then. `below`: only
+    tasks of a priority under it count (CONTINUATION_PRIORITY: a client's action or a warm-up,
+    not another play's next slice)."""
     from kombu.transport.redis import Channel
 
-    keys = [f"{name}{Channel.sep}{p}" if p else name for name in queues for p in range(10)]  # kombu's lists
+    keys = [f"{name}{Channel.sep}{p}" if p else name for name in queues for p in range(below)]  # kombu's lists
     try:
         with _shared_redis().pipeline(transaction=False) as pipe:
             for key in keys:

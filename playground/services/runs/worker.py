@@ -9,11 +9,13 @@ worker killed at any point leaves all of a batch or none of it.
 
 Fairness (docs/reliability.md): while other actions are coming in (any run's Step, Play or
 cluster change in the last INTERACTIVE_WINDOW seconds), a play pauses after each batch as long
-as the batch took, so it leaves half of its core to them. A play also runs in slices of PLAY_SLICE_SECONDS. After each slice it
-looks at its queue; when other tasks wait there (another client's Step, another play's next
-slice), it commits, puts its action back to "pending", queues its own continuation behind them
-at the lowest priority and frees the worker process. With nobody waiting it plays on in the same
-process, with its engine in memory.
+as the batch took, so it leaves half of its core to them. Between steps (every
+YIELD_LOOK_SECONDS of work at most) a play looks at its queues: when a client's action waits
+there, it commits, puts its action back to "pending", queues its own continuation behind them at
+the lowest priority and frees the worker process, so another client's Step waits for about one
+step of the play, not a slice of it. Another play's next slice is let in after PLAY_SLICE_SECONDS
+(plays take turns in slices). With nobody waiting it plays on in the same process, with its
+engine in memory.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ logger = logging.getLogger(__name__)
 BATCH_SECONDS = 0.25  # a play commits (and notifies) at least this often...
 BATCH_UNITS = 25  # ...or after this many units
 MAX_PLAY_UNITS = 20000  # a safety net for one play action
-PLAY_SLICE_SECONDS = float(os.environ.get("PLAYGROUND_PLAY_SLICE_SECONDS", "0.5"))  # then yield if others wait
+PLAY_SLICE_SECONDS = float(os.environ.get("PLAYGROUND_PLAY_SLICE_SECONDS", "0.5"))  # then yield to another play
+YIELD_LOOK_SECONDS = 0.02  # a play looks for a client's waiting action at most this often (one Redis round trip)
 PLAY_SHARE = 0.5  # of its pace a play keeps while other clients' actions are coming in
 MAX_PLAY_PAUSE = 0.5  # s a play pauses at most after one batch
 
@@ -276,9 +279,10 @@ def _play(
     run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
     charger: Charger,
 ) -> Engine | None:
-    """Step until settled (or the clock limit, or a pause), committing in batches. After each
-    slice of PLAY_SLICE_SECONDS, if other tasks wait in the queue, stop with the action back
-    at "pending" (the caller queues the continuation)."""
+    """Step until settled (or the clock limit, or a pause), committing in batches. When a
+    client's action waits in the queue (looked at between steps), or after a slice of
+    PLAY_SLICE_SECONDS another play's next slice, stop with the action back at "pending" (the
+    caller queues the continuation)."""
     run_id = run.pk
     if run.pause_requested or run.status == Run.STATUS_SETTLED:
         result = "paused" if run.pause_requested else "settled"
@@ -302,6 +306,7 @@ def _play(
     units = action.last_step - action.first_step + 1 if action.first_step is not None and action.last_step else 0
     result = ""
     spent = None
+    looked = batch_started
     while True:
         spent = charger.charge(_nodes(engine))
         if spent:
@@ -311,13 +316,23 @@ def _play(
         finished = result in ("settled", "max-time") or units >= MAX_PLAY_UNITS
         if finished:
             break
-        if speed > 0 or len(engine.frames) >= BATCH_UNITS or time.monotonic() - batch_started >= BATCH_SECONDS:
+        now = time.monotonic()
+        if queues and now - looked >= YIELD_LOOK_SECONDS:
+            looked = now
+            if dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+                # A client's action waits for this process: it goes first (the play resumes behind it).
+                _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                return engine
+        if speed > 0 or len(engine.frames) >= BATCH_UNITS or now - batch_started >= BATCH_SECONDS:
             _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
             worked = time.monotonic() - batch_started
             if queues is not None and dispatch.interactive_recently():
                 # Others are stepping: their Steps, pages and pushes need the cores this
-                # process shares with them. The play keeps PLAY_SHARE of its pace meanwhile.
-                time.sleep(min(MAX_PLAY_PAUSE, worked * (1 - PLAY_SHARE) / PLAY_SHARE))
+                # process shares with them. The play keeps PLAY_SHARE of its pace meanwhile,
+                # and gives the process away as soon as one of their actions waits for it.
+                if _pause_unless_needed(queues, min(MAX_PLAY_PAUSE, worked * (1 - PLAY_SHARE) / PLAY_SHARE)):
+                    _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                    return engine
             batch_started = time.monotonic()
             current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
             if current["pause_requested"]:
@@ -343,6 +358,19 @@ def _play(
     )
     dispatch.clear_continuation(run_id)
     return engine
+
+
+def _pause_unless_needed(queues: list[str], seconds: float) -> bool:
+    """Sleep `seconds`, looking for a client's waiting action every YIELD_LOOK_SECONDS; True as
+    soon as one waits (the play then yields instead of holding an idle process)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if queues and dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(YIELD_LOOK_SECONDS * 5, left))
 
 
 def run_clock_for(engine: Any, seconds: float, max_time: float, action_index: int) -> None:
