@@ -12,6 +12,7 @@ from typing import Any
 
 from scheduler_core.api.types import Pod
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE, PluginArgsError, PreScorePlugin, ScorePlugin
 from scheduler_core.framework.plugins import names
@@ -137,6 +138,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         )
         self.resources = self.scorer.resources
         self.scorer.fast_cpu_mem = balanced_cpu_mem_batch
+        gates = gates_of(handle)
+        self.dra_extended_resource = bool(gates.overrides) and gates.enabled("DRAExtendedResource")
         self.scorer.vector_cpu_mem = _balanced_vector
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
@@ -171,5 +174,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         return None
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
-        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        """This plugin's fragments of the pod's batching signature (upstream SignPod); none with
+        DRAExtendedResource, as upstream."""
+        if self.dra_extended_resource:
+            raise signing.Unsignable("signature disabled when dra extended resources enabled")
         return {"resources": signing.resources(pod)}
