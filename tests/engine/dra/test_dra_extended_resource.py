@@ -226,3 +226,27 @@ def test_upstream_quirk_kept_claim_plus_device_plugin_node_fails_prebind() -> No
     assert pods["m"]["message"] == ("running PreBind plugin 'DynamicResources': nil or empty request mappings, "
                                     "no update of pod default/m ExtendedResourceClaimStatus")
     assert extended_claims(sim) == {}  # created, then deleted by Unreserve
+
+
+def packing(resource_weight: str = "[{name: example.com/gpu, weight: 1}]") -> str:
+    return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+            "- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+            f"      scoringStrategy: {{type: MostAllocated, resources: {resource_weight}}}\n")
+
+
+def fit_scores(sim: Simulation, pod_key: str) -> dict[str, int]:
+    """NodeResourcesFit's raw score per node in the pod's last scored cycle."""
+    e = [e for e in sim.sink.events if e["type"] == "scores" and e["pod"] == pod_key][-1]
+    column = e["raw"]["NodeResourcesFit"]
+    return dict(zip(e["nodes"], column if isinstance(column, list) else [column] * len(e["nodes"]), strict=True))
+
+
+def test_scoring_counts_a_nodes_devices_as_its_allocatable() -> None:
+    # MostAllocated over example.com/gpu only. first takes two of n1's four GPUs; next then scores
+    # (2+1)/4 on n1 and 1/4 on n2 (devices of the class as allocatable, held ones as requested).
+    first = pod("first", 2, extra="  nodeSelector: {kubernetes.io/hostname: n1}\n")
+    docs = [packing(), CLASS, node("n1"), node("n2"), gpu_slice("n1", "a0", "a1", "a2", "a3"),
+            gpu_slice("n2", "b0", "b1", "b2", "b3"), first, pod("next")]
+    sim, pods = run(*docs)
+    assert fit_scores(sim, "default/next") == {"n1": 75, "n2": 25}
+    assert pods["next"]["node"] == "n1"

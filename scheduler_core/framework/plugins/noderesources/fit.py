@@ -129,10 +129,11 @@ class _PreFilterState:
 
 
 class _PreScoreState:
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "dra")
 
-    def __init__(self, pod_requests_list: list[int]) -> None:
+    def __init__(self, pod_requests_list: list[int], dra: Any = None) -> None:
         self.pod_requests = pod_requests_list
+        self.dra = dra  # DRAExtendedResource scoring state, or None
 
     def clone(self) -> _PreScoreState:
         return self
@@ -367,6 +368,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         self.ignored_resources = frozenset(a.ignored_resources)
         self.ignored_resource_groups = frozenset(a.ignored_resource_groups)
         self.scorer = build_scorer(a)
+        self.scorer.enable_dra_extended_resource(handle)
         self.resources = self.scorer.resources
         gates = gates_of(handle)
         # Before InsufficientResource.Unresolvable (v1.30), every shortfall was Unschedulable.
@@ -464,19 +466,28 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return np.flatnonzero(mask).tolist()
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod),
+                                                        self._dra_state()))
         return None
+
+    def _dra_state(self) -> Any:
+        """DRAExtendedResource's scoring state for this cycle (None without the gate)."""
+        return self.scorer.dra_state(getattr(self.handle, "cluster", None))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
-        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score(node_info, reqs)
+        if s is None:
+            return self.scorer.score(node_info, self.scorer.calculate_pod_resource_request_list(pod),
+                                     self._dra_state())
+        return self.scorer.score(node_info, s.pod_requests, s.dra)
 
     def score_nodes(self, state: CycleState, pod: Pod,
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
-        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY))
+        if s is None:
+            return self.scorer.score_nodes(nodes, self.scorer.calculate_pod_resource_request_list(pod),
+                                           state.get(NODE_ROWS_KEY), self._dra_state())
+        return self.scorer.score_nodes(nodes, s.pod_requests, state.get(NODE_ROWS_KEY), s.dra)
 
     def score_extensions(self) -> None:
         return None
