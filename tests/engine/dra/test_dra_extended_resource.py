@@ -250,3 +250,33 @@ def test_scoring_counts_a_nodes_devices_as_its_allocatable() -> None:
     sim, pods = run(*docs)
     assert fit_scores(sim, "default/next") == {"n1": 75, "n2": 25}
     assert pods["next"]["node"] == "n1"
+
+
+def test_later_class_takes_over_a_shared_name_and_implicit_names_stay() -> None:
+    old = CLASS.replace("name: gpu}", "name: gpu-old}").replace('"gpu.example.com"', '"old.example.com"')
+    new = CLASS.replace("name: gpu}", "name: gpu-new}")
+    old_slice = gpu_slice("n1", "o0").replace("gpu.example.com", "old.example.com").replace("n1-gpu", "n1-old")
+    old_slice = old_slice.replace("pool: {name: n1,", "pool: {name: n1-old,")
+    sim, pods = run(old, new, node("n1"), gpu_slice("n1", "g0"), old_slice,
+                    pod("by-name"), pod("by-old-class", resource="deviceclass.resource.kubernetes.io/gpu-old"))
+    assert pods["by-name"]["node"] == pods["by-old-class"]["node"] == "n1"
+    held = {c.name.split("-extended-")[0]: c.allocation.results[0].device
+            for c in sim.scheduler.cluster.resource_claims.values()}
+    assert held == {"by-name": "g0", "by-old-class": "o0"}
+
+
+def test_fit_queues_a_pod_when_a_class_starts_serving_its_resource() -> None:
+    from scheduler_core.api.resource_types import DeviceClass
+    from scheduler_core.framework.plugins.noderesources.fit import Fit
+    from scheduler_core.framework.types import QueueingHint
+
+    sc = load_scenario_text(pod("p") + "---\n" + pod("q", resource="deviceclass.resource.kubernetes.io/gpu"))
+    p, q = sc.pods
+    hint = Fit.is_schedulable_after_device_class_event
+    plain, named = DeviceClass(name="gpu"), DeviceClass(name="gpu", extended_resource_name="example.com/gpu")
+    assert hint(p, None, named) == QueueingHint.QUEUE
+    assert hint(p, None, plain) == QueueingHint.SKIP
+    assert hint(q, None, plain) == QueueingHint.QUEUE  # the implicit name, on Add
+    assert hint(p, plain, named) == QueueingHint.QUEUE
+    assert hint(p, named, named) == QueueingHint.SKIP
+    assert hint(q, plain, named) == QueueingHint.SKIP  # an update never changes the implicit name
