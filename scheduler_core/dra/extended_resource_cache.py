@@ -48,9 +48,6 @@ class DeviceClassResolver:
         """The class that serves `resource_name`, or None (upstream GetDeviceClass)."""
         return self._by_resource.get(resource_name)
 
-    def any_mapped(self, names: Any) -> bool:
-        return any(n in self._by_resource for n in names)
-
 
 def build_mapping(classes: Any) -> dict[str, DeviceClass]:
     """The resolver's table for classes given oldest first: each class's implicit name, and its
