@@ -79,8 +79,10 @@ class APIServer:
             self.on_pod_delete(pod)
         if pod.volumes:
             self.delete_owned_claims(pod)
-        if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
-            claims_after_pod_deleted(self, pod)
+        extended = self.cluster.extended_claim_statuses()  # DRAExtendedResource
+        extended_status = extended.pop(key, None) if extended else None
+        if (pod.resource_claims or extended_status is not None) and self.feature_gates.dynamic_resource_allocation:
+            claims_after_pod_deleted(self, pod, extended_status.resource_claim_name if extended_status else None)
         return pod
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:

@@ -4,8 +4,11 @@ scheduling queue).
 
 Writers: the resourceclaim controller (claims from templates, reservations dropped and claims
 deallocated or deleted when their pod goes) and the DynamicResources plugin (PreBind's allocation
-and reservation, Unreserve, PostFilter's deallocation). Every write is a `resource_claim` event in
-the run's stream, and the ResourceClaim Add/Update cluster event the queue's hints look at.
+and reservation, Unreserve, PostFilter's deallocation; with DRAExtendedResource also the creation
+and deletion of a pod's special claim). Every write is a `resource_claim` event in the run's
+stream, and the ResourceClaim Add/Update cluster event the queue's hints look at. The pod status
+patch that names the special claim (`status.extendedResourceClaimStatus`) is kept in the
+cluster's table; the pod is assumed then, so upstream's queue ignores that update too.
 
 `ResourceAPIServer` is a part of `Scheduler` beside `APIServer`.
 """
@@ -47,6 +50,10 @@ class ResourceAPIServer:
         self.sink.emit("resource_claim", action=action, claim=new.key, pod=pod, by=by, node=node,
                        devices=_devices(new if new.allocation is not None else old))
         self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_UPDATE, old, new, None)
+
+    def set_extended_resource_claim_status(self, pod: Any, status: Any, *, by: str) -> None:
+        """Patch the pod's status.extendedResourceClaimStatus (DRAExtendedResource)."""
+        self.cluster.extended_claim_statuses()[pod.key] = status
 
     def delete_resource_claim(self, key: str, *, by: str, pod: str = "") -> None:
         claim = self.cluster.resource_claims.pop(key, None)

@@ -73,6 +73,10 @@ class ClusterState:
     dra_revision: int = 0  # counts claim writes (views re-describe devices when it moves)
     # scheduling.k8s.io/v1alpha1 Workloads by "namespace/name" (the Workload informer's lister).
     scheduling_workloads: dict[str, Any] = field(default_factory=dict)
+    # Pods' status.extendedResourceClaimStatus (DRAExtendedResource) by pod key: kept beside the
+    # pods so a plain Pod keeps the few attributes it has (see api.pod_kinds). Read it through
+    # `extended_claim_statuses()`, which also serves checkpoints written before it existed.
+    extended_resource_claim_statuses: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
@@ -110,6 +114,10 @@ class ClusterState:
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         return self.pods.get(f"{namespace}/{name}")
+
+    def extended_claim_statuses(self) -> dict[str, Any]:
+        """Pod key -> PodExtendedResourceClaimStatus, for pods the scheduler made one for."""
+        return self.__dict__.setdefault("extended_resource_claim_statuses", {})
 
     # ---- bookkeeping ------------------------------------------------------------------
     def record_event(self, time: float, type_: str, reason: str, obj: str, message: str) -> K8sEvent:

@@ -121,6 +121,8 @@ def device_class_manifest(c: DeviceClass) -> dict[str, Any]:
         spec["selectors"] = _selectors(c.selectors)
     if c.config:
         spec["config"] = [dict(x) for x in c.config]
+    if c.extended_resource_name is not None:
+        spec["extendedResourceName"] = c.extended_resource_name
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": object_meta(c.name),
             "spec": spec}
 

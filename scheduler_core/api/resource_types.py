@@ -22,12 +22,19 @@ __all__ = [
     "ResourceClaimConsumerReference", "ResourceClaim", "ResourceClaimTemplate",
     "PodResourceClaim", "PodClaims", "ClaimingPod", "ALLOCATION_MODE_EXACT_COUNT", "ALLOCATION_MODE_ALL",
     "ALLOCATION_RESULTS_MAX_SIZE", "FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE", "qualified",
+    "RESOURCE_DEVICE_CLASS_PREFIX", "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
+    "ContainerExtendedResourceRequest", "PodExtendedResourceClaimStatus",
 ]
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 ALLOCATION_MODE_ALL = "All"
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+# DRAExtendedResource: every DeviceClass also answers to this prefix plus its name (the implicit
+# extended resource name), and the claim the scheduler makes for such requests carries this
+# annotation set to "true".
+RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 
 
 def qualified(name: str, driver: str) -> tuple[str, str]:
@@ -192,6 +199,9 @@ class DeviceClass:
     selectors: list[DeviceSelector] = field(default_factory=list)
     config: list[dict] = field(default_factory=list)  # opaque driver configuration, copied
     uid: str = ""
+    # spec.extendedResourceName (DRAExtendedResource): pods may ask for the class's devices as
+    # this extended resource. Read whatever the gates; only a run with the gate uses it.
+    extended_resource_name: str | None = None
 
 
 @dataclass
@@ -324,3 +334,22 @@ class ClaimingPod(Pod):
     @property
     def resource_claim_statuses(self) -> dict[str, str | None]:
         return self.claims.statuses
+
+
+@dataclass(frozen=True)
+class ContainerExtendedResourceRequest:
+    """One entry of a pod's status.extendedResourceClaimStatus.requestMappings: which request of
+    the scheduler's claim serves one container's extended resource."""
+
+    container_name: str
+    resource_name: str
+    request_name: str
+
+
+@dataclass(frozen=True)
+class PodExtendedResourceClaimStatus:
+    """status.extendedResourceClaimStatus (DRAExtendedResource): the claim the scheduler created
+    for the pod's extended resources backed by DRA, and how its requests map to containers."""
+
+    request_mappings: tuple[ContainerExtendedResourceRequest, ...]
+    resource_claim_name: str

@@ -6,7 +6,9 @@
   server does). A missing template creates nothing: the pod waits at DynamicResources' PreEnqueue.
 * When a pod is deleted, its reservations (`status.reservedFor`) are dropped, a claim that loses its
   last reservation is deallocated (its devices are free again), and a claim the pod owns
-  is deleted.
+  is deleted. That includes the claim the scheduler created for the pod's extended resources
+  (DRAExtendedResource, named in the pod's `status.extendedResourceClaimStatus`), which the
+  garbage collector removes upstream.
 
 Each step is an API write (`ResourceAPIServer`), so it is an event in the run's stream and a
 ResourceClaim cluster event for the scheduling queue.
@@ -66,13 +68,16 @@ def claims_for_new_pod(api: Any, pod: Pod) -> Pod:
     return dataclasses.replace(pod, claims=PodClaims(list(pod.resource_claims), statuses))
 
 
-def claims_after_pod_deleted(api: Any, pod: Pod) -> None:
-    """Drop the pod's reservations, deallocate what nobody reserves, delete what it owns."""
+def claims_after_pod_deleted(api: Any, pod: Pod, extended_claim: str | None = None) -> None:
+    """Drop the pod's reservations, deallocate what nobody reserves, delete what it owns.
+    `extended_claim`: the name of the claim made for the pod's extended resources, if any."""
     names = []
     for pc in pod.resource_claims:
         name = pc.resource_claim_name or pod.resource_claim_statuses.get(pc.name)
         if name and name not in names:
             names.append(name)
+    if extended_claim and extended_claim not in names:
+        names.append(extended_claim)
     for name in names:
         key = f"{pod.namespace}/{name}"
         claim = api.cluster.resource_claims.get(key)

@@ -68,3 +68,19 @@ def test_a_pod_without_volumes_or_devices_gets_no_notes() -> None:
     assert [n["plugin"] for n in notes_for(
         "0/5 nodes are available: 2 node(s) had no available volume zone, 3 node(s) exceed max volume count."
     )] == ["VolumeZone", "NodeVolumeLimits"]
+
+
+def test_extended_resource_reasons_and_the_created_claim_are_explained() -> None:
+    """DRAExtendedResource: the special claim's reasons, and PreBind's creation of the claim."""
+    from playground.presenters.runs.reason_notes import notes_for, prebind_note
+
+    notes = {n["reason"]: n["note"] for n in notes_for(
+        ["cannot schedule extended resource claim", "cannot fit resource"])}
+    assert "earlier attempt" in notes["cannot schedule extended resource claim"]
+    assert "neither this node's allocatable nor any DeviceClass" in notes["cannot fit resource"]
+    said = prebind_note([], [
+        {"action": "created", "claim": "default/a-extended-resources-b5qtv", "pod": "default/a"},
+        {"action": "allocated", "claim": "default/a-extended-resources-b5qtv", "pod": "default/a"}])
+    assert said.startswith("DynamicResources created claim default/a-extended-resources-b5qtv for the "
+                           "extended resources of default/a")
+    assert "wrote the allocation of default/a-extended-resources-b5qtv" in said

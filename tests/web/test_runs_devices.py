@@ -97,3 +97,55 @@ def test_binding_cycle_shows_what_prebind_wrote_to_the_claim(client: Client, dra
     html = get(client, dra_run, "run")
     assert re.search(r"ResourceClaim default/train-3-gpu allocated \(gpu\.example\.com/gpu-\d\d/gpu-0\) by "
                      r"DynamicResources", html), html[html.find("Reserve / Permit"):][:600]
+
+
+EXTENDED_YAML = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-00}
+status: {capacity: {cpu: '8', memory: 32Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-00-slice}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-00
+  pool: {name: gpu-00, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: infer}
+spec:
+  containers:
+  - name: app
+    image: cuda
+    resources: {limits: {example.com/gpu: '1'}}
+"""
+
+
+@pytest.mark.parametrize("gates", ["DRAExtendedResource=true", ""])
+def test_panel_shows_the_claim_made_for_an_extended_resource(client: Client, inline_worker: list,  # noqa: F811
+                                                              gates: str) -> None:
+    """DRAExtendedResource: the pod asks for example.com/gpu without any claim; the scheduler's
+    claim for it holds a device in the panel. Without the gate nothing is held."""
+    scenario = scenario_create(actor=OWNER, name="extended", yaml_text=EXTENDED_YAML)
+    run = svc.run_start(scenario=scenario, actor=OWNER, feature_gates=gates or None)
+    for _ in range(2):
+        act(run, RunAction.KIND_STEP)
+    html = get(client, run, "run")
+    held = re.findall(r'data-claim="([^"]+)"', html)
+    if gates:
+        assert len(held) == 1 and re.fullmatch(r"default/infer-extended-resources-[a-z0-9]{5}", held[0])
+        assert "<strong>1</strong> of 2 devices free on 1 node (1 held by claims)" in html
+    else:
+        assert held == []
+        assert "<strong>2</strong> of 2 devices free on 1 node (0 held by claims)" in html

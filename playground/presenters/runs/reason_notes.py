@@ -45,7 +45,14 @@ REASON_NOTES: list[tuple[str, str, str]] = [
     ("DynamicResources", "cannot allocate all claims",
      "the allocator found no free devices in this node's ResourceSlices that satisfy every request of the "
      "pod's claims (DeviceClass and request CEL selectors, counts, constraints); devices other claims hold "
-     "are not free"),
+     "are not free. With DRAExtendedResource this includes the claim the scheduler makes for an extended "
+     "resource (e.g. example.com/gpu) that a DeviceClass serves and the node does not advertise"),
+    ("DynamicResources", "cannot schedule extended resource claim",
+     "the claim the scheduler made for the pod's extended resources in an earlier attempt still exists; "
+     "PostFilter deletes it and the pod starts anew"),
+    ("DynamicResources", "cannot fit resource",
+     "the pod asks for an extended resource that neither this node's allocatable nor any DeviceClass "
+     "provides"),
     ("DynamicResources", "resourceclaim not available on the node",
      "the claim is already allocated, and its devices are reachable only from other nodes"),
     ("DynamicResources", "device class",
@@ -104,7 +111,10 @@ def prebind_note(storage: list[dict[str, Any]], claims: list[dict[str, Any]]) ->
             said.append(f"VolumeBinding bound PersistentVolume {e.get('name')} to its claim (claimRef) and "
                         "waited for the PV controller to complete the binding")
     for c in claims:
-        if c.get("action") == "allocated":
+        if c.get("action") == "created":  # DRAExtendedResource: the special claim
+            said.append(f"DynamicResources created claim {c.get('claim')} for the extended resources of "
+                        f"{c.get('pod')} that DRA serves on this node")
+        elif c.get("action") == "allocated":
             said.append(f"DynamicResources wrote the allocation of {c.get('claim')} to its status and "
                         f"reserved it for {c.get('pod')} (reservedFor)")
         elif c.get("action") == "reserved":

@@ -135,6 +135,26 @@ def _opaque_configs(r: FieldReader, obj: Any, path: str, *, with_requests: bool)
     return out
 
 
+def _extended_resource_name(r: FieldReader, value: Any, path: str) -> str | None:
+    """spec.extendedResourceName (format k8s-extended-resource-name): a domain-prefixed name
+    outside kubernetes.io that stays a qualified name behind the quota prefix `requests.`. The
+    first of the apiserver's complaints is reported."""
+    if value is None:
+        return None
+    name = r.string(value, path)
+    if "/" not in name:
+        raise r.err(path, f'Invalid value: "{name}": a name must be a domain-prefixed path, such as '
+                          "'example.com/my-prop'")
+    if "kubernetes.io/" in name:
+        raise r.err(path, f'Invalid value: "{name}": must not have "kubernetes.io/" domain')
+    if name.startswith("requests."):
+        raise r.err(path, f'Invalid value: "{name}": must not have "requests." prefix')
+    err = qualified_name_error("requests." + name)
+    if err:
+        raise r.err(path, f'Invalid value: "{name}": {err}')
+    return name
+
+
 def parse_device_class(r: FieldReader, obj: dict[str, Any]) -> DeviceClass:
     name, _, _, _ = parse_metadata(r, obj, namespaced=False)
     spec = r.mapping(obj.get("spec"), "spec")
@@ -142,6 +162,8 @@ def parse_device_class(r: FieldReader, obj: dict[str, Any]) -> DeviceClass:
         name=name, uid=stable_uid("DeviceClass", "", name),
         selectors=_selectors(r, spec.get("selectors"), "spec.selectors"),
         config=_opaque_configs(r, spec.get("config"), "spec.config", with_requests=False),
+        extended_resource_name=_extended_resource_name(r, spec.get("extendedResourceName"),
+                                                       "spec.extendedResourceName"),
     )
 
 

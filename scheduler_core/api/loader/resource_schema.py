@@ -74,7 +74,7 @@ _DEVICE = {
 
 RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
     "DeviceClass": {**_TOP, "spec": {"selectors": [_SELECTOR], "config": [_OPAQUE_CONFIG],
-                                     **_ignored("extendedResourceName")}},
+                                     "extendedResourceName": SIMULATED}},
     "ResourceSlice": {**_TOP, "spec": {
         "driver": SIMULATED,
         "pool": {"name": SIMULATED, "generation": SIMULATED, "resourceSliceCount": SIMULATED},

@@ -436,6 +436,9 @@ GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"
     ("dra-consumable-capacity", "DRAConsumableCapacity=true",
      {"web-1": "net-a", "web-2": "net-a", "web-3": "net-a", "batch": None},
      {"web-1": "net-a", "web-2": None, "web-3": None, "batch": None}),
+    ("dra-extended-resource", "DRAExtendedResource=true",
+     {"train": "gpu-a", "infer": "legacy", "notebook": "gpu-a", "batch": None},
+     {"train": None, "infer": "legacy", "notebook": None, "batch": None}),
 ])
 def test_gallery_scenario_depends_on_its_gate(slug: str, gate: str, on: dict, off: dict) -> None:
     text = (GALLERY / f"{slug}.yaml").read_text()

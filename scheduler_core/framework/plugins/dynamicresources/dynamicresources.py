@@ -31,6 +31,10 @@ The run's alpha gates reach the allocator as its features (upstream AllocatorFea
 DRADeviceTaints, DRAPartitionableDevices and DRAConsumableCapacity (which also changes the
 allocated state: shares of shared devices hold only their consumed capacity); with
 DRADeviceTaintRules the slices are listed with the DeviceTaintRules' taints added.
+
+DRAExtendedResource adds the special claim for extended resources a DeviceClass serves, kept
+after the pod's own claims (`extended_resources.py` explains its life): a pod without claims
+that asks for such a resource is no longer skipped.
 """
 
 from __future__ import annotations
@@ -38,13 +42,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from scheduler_core.api.loader.metadata import stable_uid
 from scheduler_core.api.resource_types import (
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
     AllocationResult,
+    ContainerExtendedResourceRequest,
+    DeviceClaimSpec,
+    PodExtendedResourceClaimStatus,
     ResourceClaim,
     ResourceClaimConsumerReference,
 )
 from scheduler_core.api.types import Pod
+from scheduler_core.dra.extended_resource_cache import DeviceClassResolver
 from scheduler_core.dra.structured.allocator import (
     AllocationError,
     Allocator,
@@ -72,6 +81,16 @@ from scheduler_core.framework.interface import (
     ScorePlugin,
 )
 from scheduler_core.framework.plugins import names
+from scheduler_core.framework.plugins.dynamicresources.extended_resources import (
+    create_requests_and_mappings,
+    find_extended_resource_claim,
+    generated_claim_name,
+    has_device_class_mapped_extended_resource,
+    is_special_claim_name,
+    new_special_claim,
+    node_extended_resources,
+    pod_scalar_resources,
+)
 from scheduler_core.framework.plugins.helper.nodeaffinity import new_node_selector
 from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score,
@@ -87,6 +106,7 @@ from scheduler_core.framework.types import (
     NodeScore,
     PreFilterResult,
     QueueingHint,
+    pod_requests,
 )
 
 NAME = names.DYNAMIC_RESOURCES
@@ -100,6 +120,19 @@ class _NotSchedulable(Exception):
     """foreachPodResourceClaim's errors: each means "not schedulable (yet)"."""
 
 
+class _NodeAllocation:
+    """nodeAllocation: Filter's results for one node, and (DRAExtendedResource) the node's
+    variant of the special claim with the pod's request mappings."""
+
+    __slots__ = ("results", "extended_claim", "mappings")
+
+    def __init__(self, results: list[AllocationResult], extended_claim: ResourceClaim | None = None,
+                 mappings: list[ContainerExtendedResourceRequest] | None = None) -> None:
+        self.results = results
+        self.extended_claim = extended_claim
+        self.mappings = mappings or []
+
+
 class _Info:
     """informationForClaim: where an allocated claim is available; Reserve's allocation."""
 
@@ -111,24 +144,39 @@ class _Info:
 
 
 class _StateData:
-    """The pod's claims (empty: nothing to do) and what Filter found per node."""
+    """The pod's claims (empty: nothing to do) and what Filter found per node.
+
+    `claims` holds the pod's own claims, then the special claim for extended resources when
+    there is one (upstream's claimStore): `num_user` counts the former."""
 
     __slots__ = ("claims", "allocator", "unavailable_claims", "informations", "node_allocations",
-                 "claims_to_allocate")
+                 "claims_to_allocate", "num_user", "initial_extended_uid", "scalars", "node_claims")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
+        self.num_user = 0
         self.claims_to_allocate: list[ResourceClaim] = []  # the unallocated ones, for Filter
         self.allocator: Allocator | None = None
         self.unavailable_claims: set[int] = set()
         self.informations: list[_Info] = []
-        self.node_allocations: dict[str, list[AllocationResult]] = {}
+        self.node_allocations: dict[str, _NodeAllocation] = {}
+        # DRAExtendedResource: the special claim's UID before PreBind creates it, the pod's
+        # scalar requests, and the special claim's variants per set of resources DRA allocates
+        # (one object per variant, so the allocator's per-claim memo stays valid).
+        self.initial_extended_uid = ""
+        self.scalars: dict[str, int] = {}
+        self.node_claims: dict[tuple[tuple[str, int], ...],
+                               tuple[ResourceClaim, list[ContainerExtendedResourceRequest]]] = {}
 
     def clone(self) -> _StateData:
         return self
 
     def to_allocate(self) -> list[tuple[int, ResourceClaim]]:
         return [(i, c) for i, c in enumerate(self.claims) if c.allocation is None]
+
+    def extended_claim(self) -> ResourceClaim | None:
+        """The special claim, or None (extendedResourceClaim)."""
+        return self.claims[self.num_user] if len(self.claims) > self.num_user else None
 
 
 def is_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
@@ -166,6 +214,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                  consumable_capacity=on("DRAConsumableCapacity"))
         # DRADeviceTaintRules: slices are listed with the DeviceTaintRules' taints added.
         self.taint_rules = on("DRADeviceTaintRules")
+        # DRAExtendedResource: the DeviceClass resolver (None: the gate is off).
+        self.device_classes: DeviceClassResolver | None = (
+            DeviceClassResolver() if on("DRAExtendedResource") else None)
         # The slice index and CEL verdicts are rebuilt when the cluster's slice list changes.
         self._index_for: tuple[int, ...] | None = None
         self._index: SliceIndex | None = None
@@ -208,9 +259,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         shared: dict[DeviceID, dict[str, Any]] = {}
         consumable = self.features.consumable_capacity
         flight = self._in_flight()
-        for claim in self._cluster().resource_claims.values():
+        claims = self._cluster().resource_claims
+        allocations = []
+        for claim in claims.values():
             pending = flight.get(claim.uid)
-            alloc = pending.allocation if pending is not None else claim.allocation
+            allocations.append(pending.allocation if pending is not None else claim.allocation)
+        if len(flight) and self.device_classes is not None:
+            # The special claim is in flight before the API has it (DRAExtendedResource).
+            known = {c.uid for c in claims.values()}
+            allocations += [c.allocation for uid, c in flight.items() if uid not in known]
+        for alloc in allocations:
             if alloc is None:
                 continue
             for r in alloc.results:
@@ -270,12 +328,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         s = _StateData()
         state.write(STATE_KEY, s)
-        if not pod.resource_claims:
+        if not pod.resource_claims and self.device_classes is None:
             return None, SKIP
         try:
-            claims = self._foreach_pod_claim(pod)
+            claims = self._foreach_pod_claim(pod) if pod.resource_claims else []
         except _NotSchedulable as exc:
             return None, _status_unschedulable(str(exc))
+        extended = self._pre_filter_extended_resources(pod, s)
+        s.num_user = len(claims)
+        if extended is not None:
+            claims = [*claims, extended]
+            s.initial_extended_uid = extended.uid
         if not claims:
             return None, SKIP
         num_to_allocate = 0
@@ -294,6 +357,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if claim.uid in flight:
                 return None, _status_unschedulable(
                     f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
+            if claim is extended:
+                continue  # Filter builds its requests per node (or refuses an old one)
             for request in claim.spec.requests:
                 if request.exactly is not None:
                     st = self._validate_device_class(classes, request.exactly.device_class_name, request.name)
@@ -319,6 +384,25 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.claims = claims
         return None, None
 
+    def _pre_filter_extended_resources(self, pod: Pod, s: _StateData) -> ResourceClaim | None:
+        """preFilterExtendedResources: the special claim when the pod asks for an extended
+        resource a DeviceClass serves (the one an earlier cycle created, else a new in-memory
+        one); None with the gate off or without such requests."""
+        resolver = self._resolver()
+        if resolver is None:
+            return None
+        reqs = pod_requests(pod)
+        if not has_device_class_mapped_extended_resource(reqs, resolver):
+            return None
+        s.scalars = pod_scalar_resources(pod)
+        found = find_extended_resource_claim(pod, self._cluster().resource_claims.values())
+        return found if found is not None else new_special_claim(pod)
+
+    def _resolver(self) -> DeviceClassResolver | None:
+        if self.device_classes is None:
+            return None
+        return self.device_classes.refresh(self._cluster().device_classes)
+
     @staticmethod
     def _validate_device_class(classes: dict[str, Any], name: str, request_name: str) -> Status | None:
         if not name:
@@ -338,6 +422,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if not s.claims:
             return None
         node = node_info.node
+        node_claim = mappings = None
+        if s.num_user < len(s.claims):
+            node_claim, mappings, st = self._filter_extended_resources(s, pod, node_info)
+            if st is not None:
+                return st
+            if node_claim is None and s.num_user == 0:
+                return None  # a device plugin serves everything here: NodeResourcesFit's part
         unavailable = []
         for i, _claim in enumerate(s.claims):
             sel = s.informations[i].available_on_nodes
@@ -346,6 +437,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         allocations = None
         if s.allocator is not None:
             to_allocate = s.claims_to_allocate
+            if node_claim is not None:
+                extended = s.extended_claim()
+                to_allocate = [node_claim if c is extended else c for c in to_allocate]
             try:
                 allocations = s.allocator.allocate(node, to_allocate)
             except FailedAllocationOnNode as exc:
@@ -358,8 +452,33 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.unavailable_claims.update(unavailable)
             return _status_unschedulable("resourceclaim not available on the node")
         if s.allocator is not None:
-            s.node_allocations[node.name] = allocations
+            s.node_allocations[node.name] = _NodeAllocation(allocations, node_claim, mappings)
         return None
+
+    def _filter_extended_resources(self, s: _StateData, pod: Pod, node_info: NodeInfo) -> tuple[
+            ResourceClaim | None, list[ContainerExtendedResourceRequest] | None, Status | None]:
+        """filterExtendedResources: the special claim as this node needs it (None: nothing to
+        allocate here), its request mappings, or a rejection."""
+        extended = s.extended_claim()
+        assert extended is not None
+        if extended.spec.requests:
+            # Created in an earlier cycle: refused, so that PostFilter deletes it.
+            return None, None, _status_unschedulable("cannot schedule extended resource claim")
+        resolver = self._resolver()
+        assert resolver is not None
+        resources, st = node_extended_resources(s.scalars, node_info, resolver)
+        if st is not None:
+            return None, None, st
+        assert resources is not None
+        if (s.num_user == 0 and not resources) or extended.allocation is not None:
+            return None, None, None
+        key = tuple(sorted(resources.items()))
+        variant = s.node_claims.get(key)
+        if variant is None:
+            requests, maps = create_requests_and_mappings(pod, resources, resolver)
+            variant = (dataclasses.replace(extended, spec=DeviceClaimSpec(requests=requests)), maps)
+            s.node_claims[key] = variant
+        return variant[0], variant[1], None
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
         """`filter` on every node. Nodes no ResourceSlice can target all get the same verdict
@@ -367,7 +486,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         to look at): the first such node's rejection is copied to the others."""
         s = state.get(STATE_KEY)
         f = self.filter
-        if s is None or not s.claims or s.allocator is None or \
+        if s is None or not s.claims or s.allocator is None or s.num_user < len(s.claims) or \
                 any(info.available_on_nodes is not None for info in s.informations):
             return [f(state, pod, ni) for ni in nodes]
         index = s.allocator.index
@@ -395,15 +514,22 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, Status.error(NOT_FOUND)
         if not s.claims:
             return None, Status(Code.UNSCHEDULABLE, "no new claims to deallocate")
+        extended = s.extended_claim()
         # Upstream picks one of the unavailable claims at random (map order); the lowest index
         # keeps runs reproducible.
         for index in sorted(s.unavailable_claims):
             claim = s.claims[index]
+            if claim is extended:
+                continue  # a special claim created earlier is deleted below
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == pod.uid):
                 current = self._claim(claim.namespace, claim.name) or claim
                 new = dataclasses.replace(current, reserved_for=[], allocation=None)
                 self._api().update_resource_claim(new, action="deallocated", by=WRITER, pod=pod.key)
                 return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+        if extended is not None and not is_special_claim_name(extended.name):
+            # The special claim of an earlier cycle (its binding failed): start anew.
+            self._api().delete_resource_claim(extended.key, by=WRITER, pod=pod.key)
+            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
 
     # ---- Score -----------------------------------------------------------------------------------
@@ -416,7 +542,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         allocations = s.node_allocations.get(node_info.node.name)
         if allocations is None:
             return 0, None
-        return self._compute_score(s.claims, allocations)
+        return self._compute_score(s.claims, allocations.results)
 
     @staticmethod
     def _compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult]) -> tuple[int, Status | None]:
@@ -471,8 +597,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if not to_allocate:
             return None
         if s.allocator is not None:
-            allocations = s.node_allocations.get(node_name)
+            extended = s.extended_claim()
+            node_allocation = s.node_allocations.get(node_name)
+            allocations = node_allocation.results if node_allocation is not None else None
             if not allocations:
+                if all(c is extended for _, c in to_allocate):
+                    return None  # only the special claim, and a device plugin serves it here
                 return Status.error("claim allocation not found for node")
             if len(allocations) != len(to_allocate):
                 return Status.error(f"internal error, have {len(allocations)} allocations, "
@@ -480,6 +610,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             flight = self._in_flight()
             for k, (index, claim) in enumerate(to_allocate):
                 s.informations[index].allocation = allocations[k]
+                if claim is extended and node_allocation is not None and node_allocation.extended_claim is not None:
+                    claim = node_allocation.extended_claim  # the node's variant is the one allocated
                 flight[claim.uid] = dataclasses.replace(claim, allocation=allocations[k])
         return None
 
@@ -488,7 +620,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if s is None or not s.claims:
             return None
         flight = self._in_flight()
-        for claim in s.claims:
+        for claim in s.claims[:s.num_user]:
             flight.pop(claim.uid, None)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
                 current = self._claim(claim.namespace, claim.name)
@@ -498,7 +630,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                                                  if r.uid != pod.uid])
                 self._api().update_resource_claim(new, action="unreserved", by=WRITER, pod=pod.key,
                                                   node=node_name)
+        self._unreserve_extended_resource_claim(s, pod)
         return None
+
+    def _unreserve_extended_resource_claim(self, s: _StateData, pod: Pod) -> None:
+        """Forget the special claim's allocation in flight; delete it if PreBind created it."""
+        extended = s.extended_claim()
+        if extended is None:
+            return
+        self._in_flight().pop(s.initial_extended_uid, None)
+        if is_special_claim_name(extended.name):
+            return
+        self._api().delete_resource_claim(extended.key, by=WRITER, pod=pod.key)
 
     # ---- PreBind ---------------------------------------------------------------------------------
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -525,11 +668,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def _bind_claim(self, s: _StateData, index: int, pod: Pod, node_name: str) -> tuple[Any, str | None]:
-        """Write Reserve's allocation (if any) and the pod's reservation to the claim."""
+        """Write Reserve's allocation (if any) and the pod's reservation to the claim; the special
+        claim is created first, and the pod's extendedResourceClaimStatus recorded after."""
         claim = s.claims[index]
         allocation = s.informations[index].allocation
         flight = self._in_flight()
+        in_flight_uid = claim.uid
+        is_extended = False
+        if index == s.num_user:
+            if allocation is None and not claim.spec.requests:
+                return claim, None  # a device plugin serves the pod's extended resources
+            is_extended = True
         try:
+            if is_extended and is_special_claim_name(claim.name):
+                created, err = self._create_extended_resource_claim(s, pod, node_name)
+                if err is not None:
+                    return None, err
+                claim = s.claims[index] = created
             current = self._claim(claim.namespace, claim.name)
             if current is None:
                 return None, f'resourceclaims.resource.k8s.io "{claim.name}" not found'
@@ -542,10 +697,39 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                       reserved_for=[*current.reserved_for, ref])
             self._api().update_resource_claim(new, action="allocated" if allocation is not None else "reserved",
                                               by=WRITER, pod=pod.key, node=node_name)
+            if is_extended:
+                err = self._record_extended_resource_claim_status(s, pod, new, node_name)
+                if err is not None:
+                    return None, err
             return new, None
         finally:
             if allocation is not None:
-                flight.pop(claim.uid, None)
+                flight.pop(in_flight_uid, None)
+
+    def _create_extended_resource_claim(self, s: _StateData, pod: Pod,
+                                        node_name: str) -> tuple[ResourceClaim | None, str | None]:
+        """createExtendedResourceClaimInAPI: the node's variant of the special claim, created
+        without allocation under its generated name."""
+        node_allocation = s.node_allocations.get(node_name)
+        if node_allocation is None or node_allocation.extended_claim is None:
+            return None, f"extended resource claim not found for node {node_name}"
+        name = generated_claim_name(pod)
+        claim = dataclasses.replace(node_allocation.extended_claim, name=name, allocation=None,
+                                    uid=stable_uid("ResourceClaim", pod.namespace, name, pod.uid))
+        self._api().create_resource_claim(claim, by=WRITER, pod=pod.key)
+        return claim, None
+
+    def _record_extended_resource_claim_status(self, s: _StateData, pod: Pod, claim: ResourceClaim,
+                                               node_name: str) -> str | None:
+        """patchPodExtendedResourceClaimStatus: the claim's name and the request mappings."""
+        node_allocation = s.node_allocations.get(node_name)
+        mappings = node_allocation.mappings if node_allocation is not None else []
+        if not mappings:
+            return (f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                    "ExtendedResourceClaimStatus")
+        self._api().set_extended_resource_claim_status(
+            pod, PodExtendedResourceClaimStatus(tuple(mappings), claim.name), by=WRITER)
+        return None
 
     # ---- queueing hints --------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from scheduler_core.api.types import Pod
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY
+from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE, PluginArgsError, PreScorePlugin, ScorePlugin
 from scheduler_core.framework.plugins import names
@@ -29,10 +30,11 @@ PRE_SCORE_STATE_KEY = "PreScore" + BALANCED_ALLOCATION_NAME
 
 
 class _PreScoreState:
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "dra")
 
-    def __init__(self, pod_requests_list: list[int]) -> None:
+    def __init__(self, pod_requests_list: list[int], dra: Any = None) -> None:
         self.pod_requests = pod_requests_list
+        self.dra = dra  # DRAExtendedResource scoring state, or None
 
     def clone(self) -> _PreScoreState:
         return self
@@ -137,14 +139,20 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         )
         self.resources = self.scorer.resources
         self.scorer.fast_cpu_mem = balanced_cpu_mem_batch
+        gates = gates_of(handle)
+        self.dra_extended_resource = bool(gates.overrides) and gates.enabled("DRAExtendedResource")
+        self.scorer.enable_dra_extended_resource(handle)
         self.scorer.vector_cpu_mem = _balanced_vector
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(reqs):
             return SKIP
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs, self.scorer.dra_state(self._cluster())))
         return None
+
+    def _cluster(self) -> Any:
+        return getattr(self.handle, "cluster", None)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
@@ -152,9 +160,10 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             reqs = self.scorer.calculate_pod_resource_request_list(pod)
             if self.scorer.is_best_effort_pod(reqs):
                 return 0, None
+            dra = self.scorer.dra_state(self._cluster())
         else:
-            reqs = s.pod_requests
-        return self.scorer.score(node_info, reqs)
+            reqs, dra = s.pod_requests, s.dra
+        return self.scorer.score(node_info, reqs, dra)
 
     def score_nodes(self, state: CycleState, pod: Pod,
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
@@ -163,13 +172,17 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             reqs = self.scorer.calculate_pod_resource_request_list(pod)
             if self.scorer.is_best_effort_pod(reqs):
                 return [0] * len(nodes), None
+            dra = self.scorer.dra_state(self._cluster())
         else:
-            reqs = s.pod_requests
-        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY))
+            reqs, dra = s.pod_requests, s.dra
+        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY), dra)
 
     def score_extensions(self) -> None:
         return None
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
-        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        """This plugin's fragments of the pod's batching signature (upstream SignPod); none with
+        DRAExtendedResource, as upstream."""
+        if self.dra_extended_resource:
+            raise signing.Unsignable("signature disabled when dra extended resources enabled")
         return {"resources": signing.resources(pod)}

@@ -6,6 +6,12 @@ The pod's request is the effective one: max(sum of containers + sidecars, each i
 top of the sidecars started before it) plus the pod overhead. A shortfall on a node whose *whole*
 allocatable is smaller than the request cannot be fixed by preemption, so the status turns
 UnschedulableAndUnresolvable ("Preemption is not helpful for scheduling" later on).
+
+DRAExtendedResource (alpha, off by default): an extended resource that a DeviceClass serves
+(`spec.extendedResourceName`, or the implicit `deviceclass.resource.kubernetes.io/<class>`) is
+not checked on a node whose allocatable lacks it: DynamicResources allocates devices for it
+there. A node that advertises the resource is checked as always (a device plugin serves it).
+With the gate on, pods are not signed for batching, as upstream.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
+from scheduler_core.api.resource_types import RESOURCE_DEVICE_CLASS_PREFIX
 from scheduler_core.api.types import (
     RESOURCE_CPU,
     RESOURCE_EPHEMERAL_STORAGE,
@@ -24,6 +31,7 @@ from scheduler_core.api.types import (
 )
 from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows, RowRuns, RowValues, take_kept
+from scheduler_core.dra.extended_resource_cache import DeviceClassResolver, is_dra_extended_resource_name
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
@@ -39,6 +47,7 @@ from scheduler_core.framework.plugins import names
 from scheduler_core.framework.plugins.helper import signing
 from scheduler_core.framework.plugins.helper.nodeaffinity import is_valid_label_key
 from scheduler_core.framework.plugins.helper.podutil import same_pod
+from scheduler_core.framework.plugins.helper.signing import Unsignable
 from scheduler_core.framework.plugins.noderesources.least_allocated import least_cpu_mem_batch, least_resource_scorer
 from scheduler_core.framework.plugins.noderesources.most_allocated import most_cpu_mem_batch, most_resource_scorer
 from scheduler_core.framework.plugins.noderesources.requested_to_capacity_ratio import (
@@ -101,26 +110,30 @@ def _compute_pod_resource_request(pod: Pod) -> Resource:
 
 
 class _PreFilterState:
-    """The pod's request, plus the scalar resources Filter must check (non-zero, not ignored)."""
+    """The pod's request, plus the scalar resources Filter must check (non-zero, not ignored),
+    and those of them a DeviceClass serves (DRAExtendedResource; empty without the gate)."""
 
-    __slots__ = ("resource", "milli_cpu", "memory", "ephemeral_storage", "scalars")
+    __slots__ = ("resource", "milli_cpu", "memory", "ephemeral_storage", "scalars", "delegated")
 
-    def __init__(self, resource: Resource, scalars: tuple[tuple[str, int], ...]) -> None:
+    def __init__(self, resource: Resource, scalars: tuple[tuple[str, int], ...],
+                 delegated: frozenset[str] = frozenset()) -> None:
         self.resource = resource
         self.milli_cpu = resource.milli_cpu
         self.memory = resource.memory
         self.ephemeral_storage = resource.ephemeral_storage
         self.scalars = scalars
+        self.delegated = delegated
 
     def clone(self) -> _PreFilterState:
         return self
 
 
 class _PreScoreState:
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "dra")
 
-    def __init__(self, pod_requests_list: list[int]) -> None:
+    def __init__(self, pod_requests_list: list[int], dra: Any = None) -> None:
         self.pod_requests = pod_requests_list
+        self.dra = dra  # DRAExtendedResource scoring state, or None
 
     def clone(self) -> _PreScoreState:
         return self
@@ -152,18 +165,20 @@ def _scalars_to_check(resource: Resource, ignored: frozenset[str],
 
 
 def fits_request(pod_request: Resource, node_info: NodeInfo, ignored_extended_resources: frozenset[str] = frozenset(),
-                 ignored_resource_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
-    """Every resource the node lacks for the pod (empty when it fits)."""
+                 ignored_resource_groups: frozenset[str] = frozenset(),
+                 delegated: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Every resource the node lacks for the pod (empty when it fits). `delegated`: the
+    resources DRA serves where the node does not advertise them (DRAExtendedResource)."""
     return _insufficient(
         _PreFilterState(pod_request, _scalars_to_check(pod_request, ignored_extended_resources,
-                                                       ignored_resource_groups)),
+                                                       ignored_resource_groups), delegated),
         node_info,
     ) or []
 
 
-def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+def fits(pod: Pod, node_info: NodeInfo, delegated: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """upstream noderesources.Fits (no ignored resources)."""
-    return fits_request(compute_pod_resource_request(pod), node_info)
+    return fits_request(compute_pod_resource_request(pod), node_info, delegated=delegated)
 
 
 def _insufficient(s: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource] | None:
@@ -196,6 +211,8 @@ def _insufficient(s: _PreFilterState, node_info: NodeInfo) -> list[InsufficientR
             cap = a_sc.get(name, 0)
             used = r_sc.get(name, 0)
             if q > cap - used:
+                if cap <= 0 and name in s.delegated:
+                    continue  # shouldDelegateResourceToDRA: DynamicResources allocates it here
                 ir = InsufficientResource(name, f"Insufficient {name}", q, used, cap, q > cap)
                 out = [ir] if out is None else out + [ir]
     return out
@@ -351,9 +368,15 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         self.ignored_resources = frozenset(a.ignored_resources)
         self.ignored_resource_groups = frozenset(a.ignored_resource_groups)
         self.scorer = build_scorer(a)
+        self.scorer.enable_dra_extended_resource(handle)
         self.resources = self.scorer.resources
+        gates = gates_of(handle)
         # Before InsufficientResource.Unresolvable (v1.30), every shortfall was Unschedulable.
-        self.unresolvable_enabled = gates_of(handle).insufficient_resource_unresolvable
+        self.unresolvable_enabled = gates.insufficient_resource_unresolvable
+        # DRAExtendedResource: extended resources a DeviceClass serves are left to DRA where
+        # the node does not advertise them (None: the gate is off).
+        self.device_classes: DeviceClassResolver | None = (
+            DeviceClassResolver() if gates.overrides and gates.enabled("DRAExtendedResource") else None)
         # The quick test's answer per row of a small snapshot, per pod request (cpu, memory,
         # ephemeral storage), for the fast path's RowRuns (RowValues).
         self._suspects: dict[tuple[int, int, int], RowValues] = {}
@@ -362,8 +385,24 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         r = compute_pod_resource_request(pod)
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(
-            r, _scalars_to_check(r, self.ignored_resources, self.ignored_resource_groups)))
+            r, _scalars_to_check(r, self.ignored_resources, self.ignored_resource_groups),
+            self._delegated(r)))
         return None, None
+
+    def _resolver(self) -> DeviceClassResolver | None:
+        """The DeviceClass resolver, following the cluster's classes (None: gate off)."""
+        if self.device_classes is None:
+            return None
+        cluster = getattr(self.handle, "cluster", None)
+        return self.device_classes.refresh(cluster.device_classes if cluster is not None else {})
+
+    def _delegated(self, r: Resource) -> frozenset[str]:
+        """The pod's scalar resources a DeviceClass serves (empty with the gate off)."""
+        resolver = self._resolver()
+        if resolver is None or not r.scalar_resources:
+            return frozenset()
+        return frozenset(n for n in r.scalar_resources
+                         if is_dra_extended_resource_name(n) and resolver.get_device_class(n) is not None)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
@@ -427,19 +466,28 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return np.flatnonzero(mask).tolist()
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)))
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod),
+                                                        self._dra_state()))
         return None
+
+    def _dra_state(self) -> Any:
+        """DRAExtendedResource's scoring state for this cycle (None without the gate)."""
+        return self.scorer.dra_state(getattr(self.handle, "cluster", None))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
-        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score(node_info, reqs)
+        if s is None:
+            return self.scorer.score(node_info, self.scorer.calculate_pod_resource_request_list(pod),
+                                     self._dra_state())
+        return self.scorer.score(node_info, s.pod_requests, s.dra)
 
     def score_nodes(self, state: CycleState, pod: Pod,
                     nodes: list[NodeInfo]) -> tuple[list[int] | None, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
-        reqs = s.pod_requests if s is not None else self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_nodes(nodes, reqs, state.get(NODE_ROWS_KEY))
+        if s is None:
+            return self.scorer.score_nodes(nodes, self.scorer.calculate_pod_resource_request_list(pod),
+                                           state.get(NODE_ROWS_KEY), self._dra_state())
+        return self.scorer.score_nodes(nodes, s.pod_requests, state.get(NODE_ROWS_KEY), s.dra)
 
     def score_extensions(self) -> None:
         return None
@@ -447,7 +495,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
     # --- queueing hints ------------------------------------------------------------------------
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
+        events = [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
                 self.is_schedulable_after_pod_event,
@@ -457,6 +505,26 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                 self.is_schedulable_after_node_change,
             ),
         ]
+        if self.device_classes is not None:
+            # A pod may wait for a class that serves its extended resource.
+            events.append(ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                self.is_schedulable_after_device_class_event))
+        return events
+
+    @staticmethod
+    def is_schedulable_after_device_class_event(pod: Pod, old: Any, new: Any) -> int:
+        """Queue when an added class's implicit name, or a new or changed explicit name, is a
+        resource the pod requests."""
+        reqs = pod_requests(pod)
+        if old is not None:
+            if old.extended_resource_name == new.extended_resource_name:
+                return QueueingHint.SKIP
+        elif RESOURCE_DEVICE_CLASS_PREFIX + new.name in reqs:
+            return QueueingHint.QUEUE
+        if new.extended_resource_name is not None and new.extended_resource_name in reqs:
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None) -> int:
         if new is None:
@@ -495,20 +563,26 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
     def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node | None) -> int:
         """Queue when a node that fits the pod (empty) is added, or an update raised a resource
         the pod requests (or the pod count)."""
-        if new is None or fits(pod, NodeInfo(new)):
+        delegated = self._delegated(compute_pod_resource_request(pod)) if self.device_classes is not None \
+            else frozenset()
+        if new is None or fits(pod, NodeInfo(new), delegated):
             return QueueingHint.SKIP
         if old is None:
             return QueueingHint.QUEUE
-        if not have_any_requested_resources_increased(pod, old, new):
+        if not have_any_requested_resources_increased(pod, old, new, delegated):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
 
     def sign_pod(self, pod: Pod) -> dict[str, Any]:
-        """This plugin's fragments of the pod's batching signature (upstream SignPod)."""
+        """This plugin's fragments of the pod's batching signature (upstream SignPod); none with
+        DRAExtendedResource, whose node verdicts depend on devices, not only on the request."""
+        if self.device_classes is not None:
+            raise Unsignable("signature disabled when dra extended resources enabled")
         return {"resources": signing.resources(pod)}
 
 
-def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
+def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node,
+                                           delegated: frozenset[str] = frozenset()) -> bool:
     req = compute_pod_resource_request(pod)
     o = NodeInfo(original).allocatable
     m = NodeInfo(modified).allocatable
@@ -525,6 +599,8 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
             continue
         if m.scalar_resources.get(name, 0) > o.scalar_resources.get(name, 0):
             return True
+        if name in delegated and m.scalar_resources.get(name, 0) <= 0:
+            return True  # shouldDelegateResourceToDRA on the modified node
     return False
 
 

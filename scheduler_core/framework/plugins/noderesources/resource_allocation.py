@@ -4,7 +4,9 @@ A scorer gets, per configured resource, what the node would have requested with 
 and what it can allocate, and turns those two vectors into a 0..100 score. Fit's strategies use
 the *non-zero* requests for cpu and memory (a container without requests counts as 100m / 200Mi,
 so empty pods still spread); BalancedAllocation uses the real requests (`use_requested`).
-An extended/scalar resource the pod does not request, or the node does not have, is left out.
+An extended/scalar resource the pod does not request, or the node does not have, is left out;
+with DRAExtendedResource a node lacking one that a DeviceClass serves is scored on its devices
+instead (dra_extended_scoring.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from typing import Any
 from scheduler_core.api.types import RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, Pod
 from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues, take_kept
+from scheduler_core.dra.extended_resource_cache import DeviceClassResolver
+from scheduler_core.dra.structured.allocator import DeviceCelCache
+from scheduler_core.features import gates_of
+from scheduler_core.framework.plugins.noderesources.dra_extended_scoring import (
+    DRAPreScoreState,
+    dra_pre_score_state,
+)
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     NON_ZERO_DEFAULTS,
@@ -103,6 +112,25 @@ class ResourceAllocationScorer:
         # the fast path's RowRuns (small snapshots); see RowValues.
         self._rows: dict[tuple[int, int], RowValues] = {}
         self._requests_tag: tuple[str, bool, tuple[str, ...]] | None = None  # set on first use
+        # DRAExtendedResource: the DeviceClass resolver (None: the gate is off) and the CEL
+        # verdicts of class selectors, for extended resources backed by DRA.
+        self.dra_resolver: DeviceClassResolver | None = None
+        self._dra_cel: tuple[int, DeviceCelCache] | None = None
+
+    def enable_dra_extended_resource(self, handle: Any) -> None:
+        """Score extended resources backed by DRA when the run's DRAExtendedResource gate is on."""
+        gates = gates_of(handle)
+        if gates.overrides and gates.enabled("DRAExtendedResource"):
+            self.dra_resolver = DeviceClassResolver()
+
+    def dra_state(self, cluster: Any) -> DRAPreScoreState | None:
+        """This cycle's DRA scoring state (None: gate off, or no scored resource backed by DRA)."""
+        if self.dra_resolver is None or cluster is None:
+            return None
+        ident = id(cluster.resource_slices)
+        if self._dra_cel is None or self._dra_cel[0] != ident:
+            self._dra_cel = (ident, DeviceCelCache())
+        return dra_pre_score_state(self.dra_resolver, cluster, self.resources, self._dra_cel[1])
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's request per configured resource: cpu in millicores (MilliValue), everything
@@ -131,7 +159,8 @@ class ResourceAllocationScorer:
     def is_best_effort_pod(pod_requests_list: list[int]) -> bool:
         return all(r == 0 for r in pod_requests_list)
 
-    def score(self, node_info: NodeInfo, pod_requests_list: list[int]) -> tuple[int, Status | None]:
+    def score(self, node_info: NodeInfo, pod_requests_list: list[int],
+              dra: DRAPreScoreState | None = None) -> tuple[int, Status | None]:
         if self._cpu_mem:
             # The default resources (cpu, memory): no per-resource dispatch.
             alloc = node_info.allocatable
@@ -162,6 +191,12 @@ class ResourceAllocationScorer:
                 if pr == 0:
                     continue
                 alloc = node_alloc.scalar_resources.get(name)
+                if not alloc and dra is not None:
+                    capacity, held = dra.totals(node_info.node, name)
+                    if capacity > 0:
+                        allocatable[i] = capacity
+                        requested[i] = held + pr
+                        continue
                 if alloc is None:
                     continue
                 req = node_req.scalar_resources.get(name, 0) + pr
@@ -174,7 +209,7 @@ class ResourceAllocationScorer:
         return self.scorer(requested, allocatable), None
 
     def score_nodes(self, nodes: list[NodeInfo], pod_requests_list: list[int],
-                    rows: Any = None) -> tuple[list[int] | None, Status | None]:
+                    rows: Any = None, dra: DRAPreScoreState | None = None) -> tuple[list[int] | None, Status | None]:
         """`score` for every node, in order, without per-node call overhead for the default
         strategies on the default resources (cpu, memory); as vector expressions over `rows`
         (the fast path's NodeRows of these nodes) when given and exact, or from the scores kept
@@ -196,7 +231,7 @@ class ResourceAllocationScorer:
         out = []
         score = self.score
         for ni in nodes:
-            sc, st = score(ni, pod_requests_list)
+            sc, st = score(ni, pod_requests_list, dra)
             if st is not None:
                 return None, st
             out.append(sc)
