@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import Task, shared_task
 
 
-@shared_task(name="playground.prepare_scenario_yaml")
-def prepare_scenario_yaml_task(scenario_id: int) -> None:
+@shared_task(bind=True, name="playground.prepare_scenario_yaml")
+def prepare_scenario_yaml_task(self: Task, scenario_id: int) -> None:
+    """Seconds of work for a big scenario: meanwhile this process is marked busy, so the runs
+    whose engines it holds are sent to another worker rather than wait behind it."""
     from playground.services import scenarios
+    from playground.services.runs import dispatch
 
-    scenarios.scenario_prepare_by_id(scenario_id=scenario_id)
+    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    with dispatch.busy(home):
+        scenarios.scenario_prepare_by_id(scenario_id=scenario_id)

@@ -104,3 +104,36 @@ def test_other_content_is_computed_afresh(computed: list[Any], settings: Any) ->
     scenario_service.scenario_object_save(scenario=fork, actor=student, manifest=manifest, object_id=row.pk)
     run_service.run_start(scenario=fork, actor=student)
     assert len(computed) == 6
+
+
+@pytest.mark.live
+def test_a_big_start_is_computed_by_a_worker_while_the_request_waits(
+    transactional_db: None, celery_worker: Any, redis_url: str, settings: Any, computed: list[Any]
+) -> None:
+    """Loading a big scenario takes seconds of CPU: in a web process it stalls every push and
+    post that process serves. With a worker alive, the request asks a worker and waits."""
+    import time
+
+    from config.celery import app
+    from playground.services.scenarios import PREPARE_MIN_OBJECTS
+    from tests.web.test_runs_live import _many_pods_yaml
+
+    settings.REDIS_URL = redis_url
+    before = app.conf.broker_url
+    app.conf.broker_url = redis_url
+    try:
+        owner = Actor(session_token="big-owner")
+        scenario = scenario_service.scenario_create(
+            actor=owner, name="big", yaml_text=_many_pods_yaml(nodes=20, pods=PREPARE_MIN_OBJECTS))
+        deadline = time.monotonic() + 120
+        while not PreparedStart.objects.filter(scenario=scenario).exists():  # the upload's own preparation
+            assert time.monotonic() < deadline, "the worker never prepared the uploaded scenario"
+            time.sleep(0.2)
+        PreparedStart.objects.all().delete()  # gone: the start has to ask for it
+        run = run_service.run_start(scenario=scenario, actor=owner)
+        assert computed == []  # not in this process: the worker computed it
+        kept = PreparedStart.objects.get(scenario=scenario)
+        assert _record(run)[2] == bytes(kept.checkpoint)
+        assert run.head_step == 0 and RunFrame.objects.filter(run=run).count() == 1
+    finally:
+        app.conf.broker_url = before

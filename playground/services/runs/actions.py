@@ -16,7 +16,14 @@ from playground.ownership import Actor, can_control, ensure_can_control, ensure_
 from playground.selectors.frame_views import view_at
 from playground.services.runs import dispatch, preflight
 from playground.services.runs.errors import RunError
-from playground.services.runs.prepare import compute_start, content_key, keep_start, take_by_content, take_prepared
+from playground.services.runs.prepare import (
+    compute_start,
+    content_key,
+    keep_start,
+    prepared_by_worker,
+    take_by_content,
+    take_prepared,
+)
 from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
@@ -89,6 +96,8 @@ def run_start(
     content = content_key(text, seed, version, gates)
     if prepared is None:  # the same content started before, from any scenario (a class's forks)
         prepared = take_by_content(content)
+    if prepared is None and _worker_prepares(scenario, seed, version, gates):
+        prepared = prepared_by_worker(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version)
     computed = prepared is None
     if prepared is None:
         try:
@@ -117,6 +126,18 @@ def run_start(
         transaction.on_commit(lambda: notify_results_for_run(run_id=pk))  # a new attempt
     run.refresh_from_db()
     return run
+
+
+def _worker_prepares(scenario: Scenario, seed: int, version: str, gates: str) -> bool:
+    """Should a worker compute this start while the request waits? A big scenario's (the
+    start a worker prepares after every change: its seed, the default version, no gates), when
+    a worker is there to do it."""
+    from playground.services.scenarios import PREPARE_MIN_OBJECTS
+    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+
+    if gates or seed != scenario.seed or version != DEFAULT_KUBERNETES_VERSION:
+        return False
+    return scenario.kube_objects.count() >= PREPARE_MIN_OBJECTS and dispatch.any_worker_alive()
 
 
 def run_opened(*, run: Run, actor: Actor) -> bool:

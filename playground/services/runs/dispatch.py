@@ -3,8 +3,10 @@ that its log grew (they read what changed from the database)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -118,16 +120,57 @@ def beat_alive(queue: str) -> None:
 
 
 def home_of(run_id: int) -> str | None:
-    """The home queue of the run's engine, if that worker process is alive."""
+    """The home queue of the run's engine, if that worker process is alive and not busy with
+    long work (a big scenario's start: seconds) that its queue would wait behind; otherwise
+    None: any worker takes the task and rebuilds the engine (0.2 s at 300 nodes)."""
     try:
         client = _shared_redis()
         home = client.get(_home_key(run_id))
         if home is None:
             return None
         home = home.decode()
-        return home if client.exists(_alive_key(home)) else None
+        with client.pipeline(transaction=False) as pipe:
+            pipe.exists(_alive_key(home))
+            pipe.exists(_busy_key(home))
+            alive, busy = pipe.execute()
+        return home if alive and not busy else None
     except Exception:
         return None
+
+
+def _busy_key(queue: str) -> str:
+    return f"playground:worker-busy:{queue}"
+
+
+BUSY_TTL = 600  # s a busy mark outlives a worker that died while holding it
+
+
+@contextlib.contextmanager
+def busy(queue: str | None) -> Iterator[None]:
+    """Mark the worker process consuming `queue` busy with long work for the block: runs whose
+    engine it holds are sent to any worker meanwhile (`home_of`)."""
+    if not queue:
+        yield
+        return
+    try:
+        _shared_redis().set(_busy_key(queue), 1, ex=BUSY_TTL)
+    except Exception:
+        pass
+    try:
+        yield
+    finally:
+        try:
+            _shared_redis().delete(_busy_key(queue))
+        except Exception:
+            pass
+
+
+def any_worker_alive() -> bool:
+    """Is any worker process beating its alive key (so queued work will be done)?"""
+    try:
+        return any(True for _ in _shared_redis().scan_iter(match=_alive_key("*"), count=100))
+    except Exception:
+        return False
 
 
 INTERACTIVE_KEY = "playground:interactive"

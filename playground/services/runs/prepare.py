@@ -17,7 +17,9 @@ once, not thirty times, each in a web request. A start computed in a request is 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,14 +91,86 @@ def prepare_start(*, scenario: Scenario) -> None:
     key = start_key(version, scenario.seed, DEFAULT_KUBERNETES_VERSION)
     if PreparedStart.objects.filter(scenario=scenario, key=key).exists():
         return
-    content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-    prepared = take_by_content(content)
-    if prepared is None:
-        try:
-            prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-        except ScenarioError:
-            return  # a start will say why
-    _store_for(scenario, key, content, prepared)
+    with _preparing(scenario.pk) as mine:
+        if not mine:
+            return  # another worker is computing it right now
+        content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+        prepared = take_by_content(content)
+        if prepared is None:
+            try:
+                prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+            except ScenarioError:
+                return  # a start will say why
+        _store_for(scenario, key, content, prepared)
+
+
+PREPARING_TTL = 600  # s the "being prepared" mark outlives a worker that died computing
+
+
+def _preparing_key(scenario_id: int) -> str:
+    return f"playground:preparing:{scenario_id}"
+
+
+@contextlib.contextmanager
+def _preparing(scenario_id: int) -> Iterator[bool]:
+    """Hold the scenario's "being prepared" mark for the block: True if this caller got it (two
+    queued preparations, the upload's and a waiting start's, then compute it once)."""
+    from playground.services.runs.dispatch import _shared_redis
+
+    try:
+        mine = bool(_shared_redis().set(_preparing_key(scenario_id), 1, nx=True, ex=PREPARING_TTL))
+    except Exception:  # no Redis: nobody else can be told either; compute
+        mine = True
+    try:
+        yield mine
+    finally:
+        if mine:
+            with contextlib.suppress(Exception):
+                _shared_redis().delete(_preparing_key(scenario_id))
+
+
+def _being_prepared(scenario_id: int) -> bool:
+    from playground.services.runs.dispatch import _shared_redis
+
+    try:
+        return bool(_shared_redis().exists(_preparing_key(scenario_id)))
+    except Exception:
+        return False
+
+
+START_WAIT_SECONDS = 120.0  # the longest a start waits for a worker computing it...
+PICKUP_SECONDS = 10.0  # ...once one has begun within this long (else the request computes it)
+
+
+def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernetes_version: str) -> Prepared | None:
+    """A big scenario's start, computed by a worker while this request waits (sleeping: the web
+    process's interpreter stays with its pages, where seconds of loading would stall every push
+    and post it serves). The upload queued that work already, behind every Step; it is queued
+    again in front, and computed once. None when no worker began it within PICKUP_SECONDS, or it
+    did not finish within START_WAIT_SECONDS: the caller computes it."""
+    import time
+
+    from playground.services.runs import dispatch
+    from playground.tasks.scenarios import prepare_scenario_yaml_task
+
+    try:
+        queue = dispatch.runs_queue()
+        prepare_scenario_yaml_task.apply_async((scenario.pk,), priority=0, **({"queue": queue} if queue else {}))
+    except Exception:
+        return None
+    asked = time.monotonic()
+    begun = False
+    while time.monotonic() - asked < START_WAIT_SECONDS:
+        found = take_prepared(scenario=scenario, version=version, seed=seed, kubernetes_version=kubernetes_version)
+        if found is not None:
+            return found
+        preparing = _being_prepared(scenario.pk)
+        begun = begun or preparing
+        if (not begun and time.monotonic() - asked > PICKUP_SECONDS) or (begun and not preparing):
+            # Nobody took it up, or the worker stopped (died, or found it could not start).
+            return take_prepared(scenario=scenario, version=version, seed=seed, kubernetes_version=kubernetes_version)
+        time.sleep(0.1)
+    return None
 
 
 def _store_for(scenario: Scenario, key: str, content: str, prepared: Prepared) -> None:
