@@ -24,9 +24,9 @@ one web process per core) on free ports with a temporary SQLite database, and:
 
 Then the scale-out figure: the same stack with one worker process and with two (as ./dev run
 starts them: single-process workers on the shared queue); `--scale-runs` runs of a 100-node x 1000-pod scenario get
-`--scale-steps` Step actions each, all queued through the app's service first; steps per second
-= steps done after the last was queued / the time from then until all are done (engines warmed
-first). `--postgres` runs each phase on a private PostgreSQL server (tests/postgres_server.py:
+`--scale-steps` Step actions each, all queued through the app's service while the workers
+consume nothing (Celery's cancel_consumer), then released at once; steps per second = steps done
+/ the time until all are done (engines warmed first). `--postgres` runs each phase on a private PostgreSQL server (tests/postgres_server.py:
 the database a class's server runs on) instead of the temporary SQLite file.
 """
 
@@ -518,9 +518,9 @@ def _database_url(args: argparse.Namespace) -> str | None:
 def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
     """Steps per second of `concurrency` worker processes (single-process workers, as ./dev run).
 
-    Every Step is queued first (the queueing process's own CPU would otherwise be counted against
-    the workers); the figure is the steady state after the last one is queued: the steps done
-    from then on over the time until the last is done."""
+    Every Step is queued while the workers take nothing (the queueing process's own CPU would
+    otherwise be what is measured), then the workers take them: steps done over the time until
+    the last is done."""
     from bench.scenarios import scenario_yaml
     from bench.web_stack import Stack
     from playground.launcher import runs_worker_argvs
@@ -547,10 +547,22 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
 
         warm = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk for r in runs]  # engines built
         wait_all(warm, 300)
-        cpu_before = stack.cpu_seconds()
+        # The workers stop taking tasks while every Step is queued (this process queueing them
+        # would otherwise be what is measured), then take them all at once.
+        from config.celery import app
+
+        consumed = {host: [q["name"] for q in queues] for host, queues in
+                    (app.control.inspect(timeout=5).active_queues() or {}).items()}
+        for host, names in consumed.items():
+            for name in names:
+                app.control.cancel_consumer(name, destination=[host], reply=True)
         actions = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk
                    for _ in range(args.scale_steps) for r in runs]
+        cpu_before = stack.cpu_seconds()
         queued_at, done_then = time.monotonic(), done(actions)
+        for host, names in consumed.items():
+            for name in names:
+                app.control.add_consumer(name, destination=[host], reply=True)
         wait_all(actions, 600)
         elapsed = time.monotonic() - queued_at
         finished = done(actions)
@@ -605,7 +617,7 @@ def _markdown(result: dict[str, Any], note: str) -> str:
     s = result.get("scale_out", [])
     if s:
         lines += ["", f"Scale-out (100x1000 scenario, {s[0].get('database', 'sqlite')}; every Step queued through the service "
-                  "first, then the steady state: steps done after the last was queued / time until all were done):", "",
+                  "while the workers took nothing, then released: steps / time until all were done):", "",
                   "| worker processes | steps | seconds | steps/s | CPU s (worker, web, redis) |",
                   "| --- | --- | --- | --- | --- |"]
         lines += [f"| {r['worker_processes']} | {r['steps']} | {r['seconds']} | {r['steps_per_s']} | "

@@ -106,6 +106,17 @@ TEMPLATES = [
 _database_url = os.environ.get("DATABASE_URL", "").strip()
 if _database_url:
     _database = dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+    if _database["ENGINE"] == "django.db.backends.postgresql":
+        # A pool per process (psycopg_pool), not a connection per thread: under ASGI every HTTP
+        # request runs on a thread of its own, so a per-thread "persistent" connection was a new
+        # server process forked for every request (milliseconds of CPU each, on the class's cores).
+        _database["CONN_MAX_AGE"] = 0
+        _database["CONN_HEALTH_CHECKS"] = False
+        _database.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": int(os.environ.get("PLAYGROUND_DB_POOL_SIZE", "12")),
+            "timeout": 20,
+        }
 else:
     _database = {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
 if _database["ENGINE"] == "django.db.backends.sqlite3":
