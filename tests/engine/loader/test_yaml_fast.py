@@ -196,3 +196,34 @@ def test_valid_dump_loads_alike(monkeypatch):
     fast, strict = _load_both(text, monkeypatch)
     assert fast == strict and fast[0] == "ok"
     assert fast_decode(text, MAX_NESTING_DEPTH) is not None
+
+
+# --- the build's shortcuts give what the long way gives ---------------------------------------
+
+@pytest.mark.parametrize("ident", [("Pod", "default", "p"), ("Node", "", "n1"),
+                                   ("Pod", "ns", "é-ü" * 40), ("", "", "")])
+def test_stable_uid_is_uuid5(ident):
+    import uuid
+
+    from scheduler_core.api.loader.metadata import _UID_NAMESPACE, stable_uid
+    for salt in ("", "#2"):
+        want = str(uuid.uuid5(_UID_NAMESPACE, "/".join(ident) + salt))
+        assert stable_uid(*ident, salt) == want
+
+
+def test_resource_list_cache_keeps_types_and_errors():
+    from scheduler_core.api.loader.reader import object_reader
+    from scheduler_core.api.loader.resources import resource_list
+
+    r = object_reader("s.yaml", "Pod", "p")
+    first = resource_list(r, {"cpu": 1, "memory": "1Gi"}, "x", container=True)
+    again = resource_list(r, {"cpu": 1, "memory": "1Gi"}, "x", container=True)
+    assert first == again and first is not again
+    again["cpu"] = 0  # the caller's copy: the next caller is unaffected
+    assert resource_list(r, {"cpu": 1, "memory": "1Gi"}, "x", container=True) == first
+    with pytest.raises(ScenarioError) as info:  # True == 1, but a boolean is no quantity
+        resource_list(r, {"cpu": True, "memory": "1Gi"}, "spec.x", container=True)
+    assert info.value.field == "spec.x.cpu"
+    with pytest.raises(ScenarioError):  # pods is a node resource, not a container's
+        resource_list(r, {"cpu": 1, "memory": "1Gi", "pods": 1}, "x", container=True)
+    assert resource_list(r, {"pods": 1}, "x", container=False) == {"pods": 1}
