@@ -124,6 +124,7 @@ def fast_decode(text: str, max_depth: int) -> list[Any] | None:
         return None
     if _nesting_bound(text, lines) > max_depth:
         return None
+    del lines  # tens of megabytes for a dump: not kept while the documents are built
     count = _document_count(text)
     try:
         result = yaml_rs.loads(text, parse_datetime=False,
