@@ -21,7 +21,8 @@ loader).
 from __future__ import annotations
 
 import re
-from itertools import accumulate
+from collections.abc import Iterator
+from itertools import accumulate, pairwise
 from typing import Any
 
 try:  # optional: without it every text takes the strict loader
@@ -98,17 +99,18 @@ def _nesting_bound(text: str, lines: str) -> int:
     return 2 * (indent + 1) + lead + 1 + flow
 
 
-def _document_count(text: str) -> int:
-    """How many documents PyYAML finds: one per `---` marker, plus one for content before the
-    first marker (comments and blank lines make no document)."""
-    markers = sum(1 for _ in _DOC_MARKER.finditer(text))
+def _documents(text: str) -> Iterator[str]:
+    """The text of each document PyYAML finds, one at a time: the content before the first
+    `---` marker unless it is only comments and blank lines, then one per marker (its line
+    kept). (Tabs and carriage returns, which could also end a marker, never come here.)"""
+    starts = [m.start() + 1 for m in _DOC_MARKER.finditer(text)]
     if text.startswith("---") and (len(text) == 3 or text[3] in " \n"):
-        markers += 1
-        head = ""
-    else:
-        m = _DOC_MARKER.search(text)
-        head = text[:m.start()] if m else text
-    return markers + (1 if _CONTENT_LINE.search(head) else 0)
+        starts.insert(0, 0)
+    bounds = [*starts, len(text)]
+    if _CONTENT_LINE.search(text, 0, bounds[0]):
+        yield text[:bounds[0]]
+    for a, b in pairwise(bounds):
+        yield text[a:b]
 
 
 def fast_decode(text: str, max_depth: int) -> list[Any] | None:
@@ -125,16 +127,13 @@ def fast_decode(text: str, max_depth: int) -> list[Any] | None:
     if _nesting_bound(text, lines) > max_depth:
         return None
     del lines  # tens of megabytes for a dump: not kept while the documents are built
-    count = _document_count(text)
+    # One call per document: each returns that document alone (a whole stream would come back
+    # as one list, a single document bare), and the parser's own tree for one document at a
+    # time costs far less memory than for the whole stream.
+    loads = yaml_rs.loads
+    policy = yaml_rs.DuplicateKeyPolicy.Error
     try:
-        result = yaml_rs.loads(text, parse_datetime=False,
-                               duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
+        return [loads(doc, parse_datetime=False, duplicate_key_policy=policy)
+                for doc in _documents(text)]
     except Exception:  # noqa: BLE001 - any refusal is the strict loader's to report
         return None
-    if count == 0:
-        return [] if result is None else None
-    if count == 1:
-        return [result]
-    if isinstance(result, list) and len(result) == count:
-        return result
-    return None
