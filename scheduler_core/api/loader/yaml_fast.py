@@ -33,8 +33,9 @@ except ImportError:  # pragma: no cover - the requirements install it
 __all__ = ["fast_decode"]
 
 # A line that holds a plain scalar (or key) either parser may read otherwise: a scalar made of
-# the characters of numbers unless a plain decimal integer or a float both read alike (as a key
-# too: 1 and 1.0 are one key in Python, two in yaml_rs, so their duplicate would go unseen); a
+# the characters of numbers unless a plain decimal integer or a float both read alike, or with
+# two dots (an address or a version: text to both); as a key too (1 and 1.0 are one key in
+# Python, two in yaml_rs, so their duplicate would go unseen); a
 # YAML 1.1 timestamp, infinity or NaN, boolean (yes/no/on/off), merge key or value key; a
 # boolean or null as a key; a tag, anchor, alias or reserved indicator; an explicit or empty
 # key. A plain scalar begins a line (after indentation), follows an indicator (`- `, `? `,
@@ -43,7 +44,7 @@ __all__ = ["fast_decode"]
 _SAFE_NUMBER = (r"(?:[-+]?(?:0|[1-9][0-9]{0,17})"
                 r"|[-+]?(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+][0-9]+)?"
                 r"|\.[0-9]+(?:[eE][-+][0-9]+)?)(?=[\s,\]}#]|\Z)")
-_NUMBERISH = (r"(?=[-+._]*[0-9])(?!" + _SAFE_NUMBER + r")[-+]?(?:0[xX][0-9a-fA-F_]*|0[oObB][0-9_]*"
+_NUMBERISH = (r"(?=[-+._]*[0-9])(?!" + _SAFE_NUMBER + r")(?![^\s,\]}#.]*\.[^\s,\]}#.]*\.)[-+]?(?:0[xX][0-9a-fA-F_]*|0[oObB][0-9_]*"
               r"|[._0-9][0-9_:.]*(?:[eE][-+]?[0-9_.]*)?)(?=[\s,\]}#:]|\Z)")
 _END = r"(?![^\s,\]}:#])"
 _RISKY_TOKEN = re.compile(

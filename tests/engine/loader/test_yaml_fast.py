@@ -101,9 +101,12 @@ EDGES = [
     'a: {"b":1}\n', 'a: ["b":1]\n', "a: [x\n, y]\n", "a: { x: 1,\n y: 2 }\n",
     "a: 0\nb: -0\nc: 00\nd: 01\ne: 07\nf: 20011214\ng: 12345678901234567890\nh: -17\n",
     "a: 1.\nb: -1.\nc: 0.\nd: 01.5\ne: 1.5e+3\nf: 1.5E-3\ng: .5\nh: 3.10\ni: 1_000.5\n",
-    "a: .inf\nb: -.inf\nc: .NaN\nd: inf\ne: nan\n", "a: ~\nb: null\nc: Null\nd:\ne: NULL\n",
+    "a: .inf\nb: -.inf\nc: .NaN\nd: inf\ne: nan\n",
+    "a: +12\nb: -0.0\nc: +1.5\nd: +0.\ne: 1.5e-3\nf: 1.0e+999\ng: 3.14159265358979323846\n"
+    "h: 0.1\ni: -123456789012345678\nj: 2.5e-324\nk: [+7, -7., .25e+2]\n", "a: ~\nb: null\nc: Null\nd:\ne: NULL\n",
     "a: true\nb: False\nc: TRUE\nd: y\ne: n\n", "a: 100m\nb: 128Mi\nc: 1.25.3\nd: 10.0.0.1\n",
-    "a: 7d9f8c6b5\nb: 0x1F\nc: 1_000\nd: 0b101\n", "1: a\n", "~: a\n", "true: a\n", "1.5: a\n",
+    "a: 7d9f8c6b5\nb: 0x1F\nc: 1_000\nd: 0b101\n",
+    "a: 10.0.0.1\nb: 1.2.3e5\nc: [0.0.0.0, 1..]\nd: 1.2.3:4\ne: -1.2.3\nf: 0x1.2.3\ng: .1.2\n", "1: a\n", "~: a\n", "true: a\n", "1.5: a\n",
     "{a: 1}: b\n", "[a]: b\n", "a: 1\na: 2\n", '"a": 1\na: 2\n', "a: 1\n'a': 2\n",
     "a: &x {b: 1}\nc: *x\n", "a:\n  <<: {b: 1}\n  c: 2\n", "a: !!str 1\n", "...\n",
     "a: b\n---\nc: d\n...\n", "%YAML 1.1\n---\na: 1\n", "--- a\n", "--- {a: 1}\n",
@@ -227,3 +230,74 @@ def test_resource_list_cache_keeps_types_and_errors():
     with pytest.raises(ScenarioError):  # pods is a node resource, not a container's
         resource_list(r, {"cpu": 1, "memory": "1Gi", "pods": 1}, "x", container=True)
     assert resource_list(r, {"pods": 1}, "x", container=False) == {"pods": 1}
+
+
+# --- random documents: whatever the fast path accepts, it reads as the strict loader does -----
+
+_SCALARS = [
+    "a", "app", "web-1", "10.0.0.1", "nginx:1.25.3", "100m", "128Mi", "3.10", "1", "0", "-5",
+    "42", "1.5", ".5", "1.", "+3", "007", "0x1F", "1_000", "1e3", "1:30", "yes", "No", "on",
+    "OFF", "true", "False", "null", "~", "", "2001-12-14", ".inf", "-.5", "<<", "=", "y",
+    "it's", 'say "hi"', "a b", "a: b", "a #b", "#c", "- x", "[x]", "{x}", "é", "x\\ny",
+]
+
+
+_PLAIN_ALIKE = [s for s in _SCALARS if s not in {
+    "007", "0x1F", "1_000", "1e3", "1:30", "yes", "No", "on", "OFF", "2001-12-14", ".inf",
+    "-.5", "<<", "=", "a: b", "- x", "#c"}]
+
+
+def _scalar(rng, flow: bool) -> str:
+    s = rng.choice(rng.pool)
+    style = rng.random()
+    if style < 0.2:
+        return "'" + s.replace("'", "''") + "'"
+    if style < 0.4:
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    plain_ok = s and not s.startswith(("#", "- ", "[", "{", "'", '"')) and ": " not in s \
+        and " #" not in s and "\\" not in s and not (flow and any(c in s for c in ",[]{}"))
+    return s if plain_ok else "'" + s.replace("'", "''") + "'"
+
+
+def _flow(rng, depth: int) -> str:
+    if depth > 2 or rng.random() < 0.5:
+        return _scalar(rng, True)
+    if rng.random() < 0.5:
+        return "[" + ", ".join(_flow(rng, depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+    keys = rng.sample(rng.flow_keys, rng.randint(0, 3))
+    return "{" + ", ".join(f"{k}: {_flow(rng, depth + 1)}" for k in keys) + "}"
+
+
+def _block(rng, indent: int, depth: int) -> str:
+    pad = " " * indent
+    out = []
+    if rng.random() < 0.3 and depth:
+        for _ in range(rng.randint(1, 3)):
+            out.append(f"{pad}- {_flow(rng, 1)}\n")
+        return "".join(out)
+    for key in rng.sample(rng.keys, rng.randint(1, 4)):
+        r = rng.random()
+        if depth < 3 and r < 0.35:
+            out.append(f"{pad}{key}:\n{_block(rng, indent + 2, depth + 1)}")
+        elif r < 0.45:
+            out.append(f"{pad}{key}: |\n{pad}  {rng.choice(rng.pool) or 'x'}\n")
+        else:
+            out.append(f"{pad}{key}: {_flow(rng, 0)}\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_documents_read_alike(seed):
+    """Even seeds draw from every scalar (most texts take the strict loader), odd ones from
+    those both parsers read alike (most take the fast path, which must then agree)."""
+    import random
+
+    rng = random.Random(seed)
+    rng.pool = _SCALARS if seed % 2 == 0 else _PLAIN_ALIKE  # type: ignore[attr-defined]
+    rng.keys = ["name", "spec", "x", "y", "z", "k.io/a"] + (["on", "7"] if seed % 2 == 0 else [])
+    rng.flow_keys = ["a", "b", "c", "d", "k-1"] + (["1"] if seed % 2 == 0 else [])
+    taken = sum(_same_or_none("\n---\n".join(_block(rng, 0, 0)
+                                              for _ in range(rng.randint(1, 3))))
+                for _ in range(25))
+    if seed % 2:
+        assert taken >= 10
