@@ -88,16 +88,23 @@ _UNBOUNDED = 1 << 30
 def _nesting_bound(text: str, lines: str) -> int:
     """An upper bound on the nesting depth of every document of `text` (see above); `lines` is
     its distinct lines, each after a newline."""
+    flow = _flow_range(text)
+    if text.lstrip()[:1] in ("{", "[") and _DOC_MARKER.search(text) is None:
+        return flow  # one flow collection (JSON): its indentation nests nothing
     indent = next((n - 1 for n in _INDENT_STEPS if "\n" + " " * n not in lines), _UNBOUNDED)
     lead = next((n - 1 for n in _LEAD_STEPS if not _LEADING[n].search(lines)), _UNBOUNDED)
     if indent == _UNBOUNDED or lead == _UNBOUNDED:
         return _UNBOUNDED
-    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-    flow = 0
-    if brackets:
-        sums = list(accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
-        flow = max(max(sums), 0) - min(min(sums), 0)
     return 2 * (indent + 1) + lead + 1 + flow
+
+
+def _flow_range(text: str) -> int:
+    """The range of the running count of flow brackets over the text."""
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    sums = list(accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
+    return max(max(sums), 0) - min(min(sums), 0)
 
 
 def _documents(text: str) -> Iterator[str]:

@@ -124,6 +124,21 @@ def test_edge_cases_read_alike(text):
     _same_or_none(text)
 
 
+def test_json_dump_takes_the_fast_path():
+    """kubectl -o json: deep indentation, but the nesting is the brackets'."""
+    import json
+
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "labels": {
+        "app": "web", "k": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": [1, 2.5, None, True]}}}}}}}}}},
+        "spec": {"containers": [{"name": "app", "image": "x:1.2.3", "resources": {
+            "requests": {"cpu": "100m", "memory": "1Gi"}}}]}} for i in range(20)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}, indent=4)
+    assert "\n" + " " * 52 in text  # beyond what the block bound measures
+    assert _same_or_none(text)
+    deep = json.dumps({"a": [[[[[[[[[[1]]]]]]]]]] * 3})
+    assert _same_or_none("[" * 95 + deep + "]" * 95) is False
+
+
 def test_deep_nesting_is_left_to_the_strict_loader():
     deep = "a:\n" + "".join(" " * (i + 1) + "b:\n" for i in range(150))
     assert fast_decode(deep, MAX_NESTING_DEPTH) is None
