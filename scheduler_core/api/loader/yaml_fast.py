@@ -83,13 +83,14 @@ _BRACKET_STEP[ord("[")] = _BRACKET_STEP[ord("{")] = 1
 _BRACKET_STEP[ord("]")] = _BRACKET_STEP[ord("}")] = -1
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _UNBOUNDED = 1 << 30
+_FLOW_START = re.compile(r"\s*[\[{]")
 
 
 def _nesting_bound(text: str, lines: str) -> int:
     """An upper bound on the nesting depth of every document of `text` (see above); `lines` is
     its distinct lines, each after a newline."""
     flow = _flow_range(text)
-    if text.lstrip()[:1] in ("{", "[") and _DOC_MARKER.search(text) is None:
+    if _FLOW_START.match(text) and _DOC_MARKER.search(text) is None:
         return flow  # one flow collection (JSON): its indentation nests nothing
     indent = next((n - 1 for n in _INDENT_STEPS if "\n" + " " * n not in lines), _UNBOUNDED)
     lead = next((n - 1 for n in _LEAD_STEPS if not _LEADING[n].search(lines)), _UNBOUNDED)
