@@ -14,7 +14,8 @@ apiserver would have done before the scheduler ever sees an object:
 * the Priority admission plugin (priority and preemptionPolicy resolved from PriorityClasses);
 * the kubelet's `pods: 110` default and the disruption controller's PDB status at time 0.
 
-One concept per module: `yaml_input` (text -> documents, guarded), `reader` (typed, located
+One concept per module: `yaml_input` (text -> documents, guarded), `yaml_fast` (its compiled
+fast path, taken only where it reads exactly alike), `reader` (typed, located
 field access), `metadata`, `resources`, `selectors`, `nodes`, `containers`, `affinity`, `pods`,
 `admission`, `objects` (the other kinds), `timeline`, `schema` + `strict` (known fields per
 kind, "not simulated" warnings), `documents` (List flattening, kinds), `limits`, `build`

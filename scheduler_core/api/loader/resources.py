@@ -53,8 +53,37 @@ def _resource_name_error(name: str, container: bool) -> str | None:
     return None
 
 
+# Successful results by (container?, the list's (name, type, value) triples): a dump repeats a
+# handful of requests/limits across every replica, and parsing a quantity costs Fraction
+# arithmetic. The value's type is part of the key (1, 1.0 and True are equal in Python, and
+# True is an error). Errors are never cached: they come from the full check with their path.
+_CACHE: dict[tuple[object, ...], dict[str, Fraction]] = {}
+_CACHE_MAX = 4096
+
+
 def resource_list(r: FieldReader, obj: Any, path: str, *, container: bool) -> dict[str, Fraction]:
+    """A validated ResourceList (a new dict the caller may change; the Fractions are shared:
+    they are immutable)."""
     m = r.mapping(obj, path)
+    if not m:
+        return {}
+    key: tuple[object, ...] = (container, *((k, v.__class__, v) for k, v in m.items()))
+    try:
+        hit = _CACHE.get(key)
+    except TypeError:  # an unhashable value: the full check reports it
+        hit, key = None, ()
+    if hit is not None:
+        return dict(hit)
+    out = _resource_list(r, m, path, container=container)
+    if key:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        _CACHE[key] = dict(out)
+    return out
+
+
+def _resource_list(r: FieldReader, m: dict[Any, Any], path: str, *,
+                   container: bool) -> dict[str, Fraction]:
     out: dict[str, Fraction] = {}
     for name, raw in m.items():
         if not isinstance(name, str):

@@ -22,6 +22,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.loader.yaml_fast import fast_decode
 
 __all__ = ["decode_yaml", "document_of_line", "MAX_EXPANDED_NODES", "MAX_NESTING_DEPTH",
            "DuplicateKey"]
@@ -275,7 +276,13 @@ def _raise_syntax(text: str, source: str, exc: yaml.MarkedYAMLError) -> None:
 
 def decode_yaml(text: str, source: str) -> tuple[list[Any], list[DuplicateKey]]:
     """Parse every document of `text`; also return the duplicate keys found (the caller, which
-    knows which object and field a mapping belongs to, reports them)."""
+    knows which object and field a mapping belongs to, reports them).
+
+    Texts the compiled parser reads exactly as this loader does take it (`yaml_fast`: no
+    duplicate key there, it refuses them); the rest, and every error, come here."""
+    docs = fast_decode(text, MAX_NESTING_DEPTH)
+    if docs is not None:
+        return docs, []
     if _may_nest_deeply(text):
         _check_depth_exactly(text, source)
     loader = _StrictLoader(text)
