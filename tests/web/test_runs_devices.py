@@ -13,6 +13,7 @@ from django.urls import reverse
 from playground.models import Run, RunAction
 from playground.services import runs as svc
 from playground.services.scenarios import scenario_create
+from tests.engine.dra.test_dra_extended_resource import CLASS as EXTENDED_CLASS
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -99,13 +100,7 @@ def test_binding_cycle_shows_what_prebind_wrote_to_the_claim(client: Client, dra
                      r"DynamicResources", html), html[html.find("Reserve / Permit"):][:600]
 
 
-EXTENDED_YAML = """\
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu}
-spec:
-  extendedResourceName: example.com/gpu
-  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+EXTENDED_YAML = EXTENDED_CLASS + """\
 ---
 apiVersion: v1
 kind: Node
