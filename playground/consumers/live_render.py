@@ -70,6 +70,7 @@ class SharedUpdate:
 _table: OrderedDict[tuple[int, bool], SharedUpdate] = OrderedDict()
 _weights: dict[tuple[int, bool], int] = {}
 _lock = threading.Lock()
+_rendering: dict[tuple[int, bool], threading.Lock] = {}  # (run, audience) -> held while one renders it
 
 
 def _weight(update: SharedUpdate) -> int:
@@ -87,6 +88,7 @@ def _keep(key: tuple[int, bool], update: SharedUpdate) -> None:
     while len(_table) > 1 and (len(_table) > MAX_ENTRIES or total > MAX_WEIGHT):
         old, _ = _table.popitem(last=False)
         total -= _weights.pop(old, 0)
+        _rendering.pop(old, None)
 
 
 def panels_state(run: Run, running: int | None = None) -> tuple[Any, ...]:
@@ -127,6 +129,24 @@ def shared_update(run_id: int, actor: Actor, audience: bool | None, since: float
         with _lock:
             cached = _table.get((run_id, audience))
             if cached is not None and cached.built_at >= since:
+                _table.move_to_end((run_id, audience))
+                return cached
+            if len(_rendering) > 4 * MAX_ENTRIES:  # locks of runs no longer kept, not held now
+                for key in [k for k, held in _rendering.items() if k not in _table and not held.locked()]:
+                    del _rendering[key]
+            rendering = _rendering.setdefault((run_id, audience), threading.Lock())
+        # One rendering per run and audience at a time: the consumers' database threads would
+        # otherwise render the same new state side by side for each viewer that asks at once.
+        with rendering:
+            return _shared_update(run_id, actor, audience, since)
+    return _shared_update(run_id, actor, audience, since)
+
+
+def _shared_update(run_id: int, actor: Actor, audience: bool | None, since: float) -> SharedUpdate | None:
+    if audience is not None:
+        with _lock:
+            cached = _table.get((run_id, audience))
+            if cached is not None and cached.built_at >= since:  # rendered while this one waited
                 _table.move_to_end((run_id, audience))
                 return cached
     checked_at = time.monotonic()
@@ -232,3 +252,5 @@ def forget(run_id: int | None = None) -> None:
         for key in [k for k in _table if run_id is None or k[0] == run_id]:
             del _table[key]
             _weights.pop(key, None)
+        for key in [k for k in _rendering if run_id is None or k[0] == run_id]:
+            del _rendering[key]

@@ -252,3 +252,33 @@ def test_a_pages_database_work_does_not_wait_behind_another_pages() -> None:
         return await slow, answer
 
     assert asyncio.run(both()) == (True, "quick")
+
+
+@pytest.mark.django_db(transaction=True)  # the threads read through their own connections
+def test_viewers_asking_at_once_on_several_threads_share_one_rendering(
+    big_run: Run,  # noqa: F811
+    count_screens: list[int],
+) -> None:
+    """The consumers' database work runs on several threads: viewers of one run that ask for
+    the same new state at once wait for one rendering instead of each making their own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    reader = Actor(session_token="reader")
+    live_render.shared_update(big_run.pk, reader, None, 0.0)  # the audience is known from here on
+    before = len(count_screens)
+    act(big_run, RunAction.KIND_STEP)
+    notified = time.monotonic()
+
+    def ask(_: int) -> Any:
+        try:
+            return live_render.shared_update(big_run.pk, reader, False, notified)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        updates = list(pool.map(ask, range(6)))
+    assert len(count_screens) == before + 1  # one rendering of the new state, shared by all six
+    assert all(u is updates[0] for u in updates)
+    assert f'<strong id="run-step">{big_run.head_step}</strong>' in updates[0].status_html
