@@ -29,6 +29,9 @@ from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
 
+# Status.is_rejected's codes.
+_REJECTED_CODES = frozenset((Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING))
+
 if TYPE_CHECKING:
     from random import Random
 
@@ -417,7 +420,7 @@ class Framework:
             for k, s in enumerate(sts):
                 i = k if alive_idx is None else alive_idx[k]
                 if s is not None and s.code != Code.SUCCESS:
-                    if not s.is_rejected():
+                    if s.code not in _REJECTED_CODES:  # not s.is_rejected(), without the call
                         s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
                     s.plugin = pl.name
                     result[i] = s
