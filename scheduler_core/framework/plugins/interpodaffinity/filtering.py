@@ -350,7 +350,7 @@ class FilteringMixin:
         s.pod_info = IncomingPod(pod, ns_cache)
         s.namespace_labels = ns_cache.get(pod.namespace)
         snap = self.handle.snapshot
-        if self.use_kept_counts and nodes is snap.node_info_list and hasattr(snap, "affinity_counts"):
+        if self.use_kept_counts and hasattr(snap, "affinity_counts") and nodes is snap.node_info_list:
             s.existing_anti_affinity_counts = snap.affinity_counts.anti_affinity_counts(
                 pod, s.namespace_labels, snap.node_info_list, snap.generation) if with_anti else {}
         else:
