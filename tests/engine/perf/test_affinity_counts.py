@@ -12,7 +12,9 @@ group, another group, zone and hostname keys, several terms, namespaces lists, n
 selectors, an empty namespace selector), hard zone and hostname spreading with minDomains and
 with nodes lacking the zone label, default and soft spreading, a priority ladder on nodes small
 enough for preemption, and a timeline deleting pods, removing, adding and relabelling nodes,
-relabelling a namespace and adding pods late. At 1,200 nodes the fast path's rows are used.
+and adding pods late. At 1,200 nodes the fast path's rows are used. The placements do not show
+the order of PodTopologySpread's domains (it matters only when preemption moves tied critical
+paths), so its PreFilter state is also compared directly, order included.
 """
 
 from __future__ import annotations
@@ -207,3 +209,30 @@ def test_the_term_sums_follow_the_snapshot_and_match_a_recount(monkeypatch):
         return {ident: c.sums[g] for ident, g in c.groups.items() if c.sums[g]}
 
     assert by_ident(kept) == by_ident(fresh)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_hard_spreading_state_equals_the_walk_in_order(monkeypatch, seed):
+    """PodTopologySpread's PreFilter state from the kept counts equals the walk's, domain order
+    included (the critical paths keep the first of equal counts, and preemption's AddPod/RemovePod
+    then move them): checked on the final snapshot for every pod with DoNotSchedule constraints."""
+    sim = Simulation(load_scenario_text(_scenario(seed, 1200, 500, 1.0), source="s.yaml", limits=CLI_LIMITS), seed=1)
+    sim.run()
+    sched = sim.scheduler
+    sched.cache.update_snapshot(sched.snapshot)
+    fwk = next(iter(sched.profiles.values()))
+    plugin = next(pl for pl in fwk.pre_filter_plugins if isinstance(pl, PodTopologySpread))
+    nodes = sched.snapshot.list()
+    checked = 0
+    for pod in sched.cluster.pods.values():
+        if not any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints):
+            continue
+        states = []
+        for kept in (True, False):
+            monkeypatch.setattr(PodTopologySpread, "use_kept_counts", kept)
+            s = plugin._cal_pre_filter_state(pod, nodes)
+            states.append(([list(m.items()) for m in s.tp_value_to_match_num],
+                           [p.as_tuple() for p in s.critical_paths]))
+        assert states[0] == states[1]
+        checked += 1
+    assert checked > 20
