@@ -296,6 +296,8 @@ class Cache:
         # The spreading counts follow the snapshot node by node while they describe it.
         counts = snap.spread_counts
         follow = counts.follows(snap.generation)
+        terms = snap.affinity_counts
+        follow_terms = terms.follows(snap.generation)
         for name in self._dirty:
             ni = self.nodes.get(name)
             if ni is not None:
@@ -315,12 +317,16 @@ class Cache:
                 old_map[name] = new
                 if follow:
                     counts.node_changed(name, new)
+                if follow_terms:
+                    terms.node_changed(name, new)
         if self._node_set_changed:
             for name in list(snap.node_info_map):
                 if name not in self.nodes:
                     del snap.node_info_map[name]
                     if follow:
                         counts.node_changed(name, None)
+                    if follow_terms:
+                        terms.node_changed(name, None)
             snap.node_info_list = [snap.node_info_map[n] for n in self.node_tree.list()]
             snap.index = {ni.name: i for i, ni in enumerate(snap.node_info_list)}
             snap.recount()
@@ -350,5 +356,7 @@ class Cache:
         snap.generation += 1
         if follow:
             counts.generation = snap.generation
+        if follow_terms:
+            terms.generation = snap.generation
         self._dirty.clear()
         self._node_set_changed = False

@@ -6,6 +6,7 @@ Plugins read this frozen view for a whole scheduling cycle; the cache keeps chan
 
 from __future__ import annotations
 
+from scheduler_core.backend.cache.affinity_counts import AffinityTermCounts
 from scheduler_core.backend.cache.node_arrays import MIN_NODES, NodeArrays, RowLog
 from scheduler_core.backend.cache.spread_counts import SpreadCounts
 from scheduler_core.framework.types import NodeInfo
@@ -23,7 +24,7 @@ class Snapshot:
     __slots__ = ("node_info_map", "node_info_list", "have_pods_with_affinity",
                  "have_pods_with_required_anti_affinity", "generation", "index",
                  "num_tainted", "num_unschedulable", "num_with_images", "arrays", "row_log",
-                 "spread_counts")
+                 "spread_counts", "affinity_counts")
 
     def __init__(self) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
@@ -45,6 +46,8 @@ class Snapshot:
         self.row_log = RowLog()
         # Matching-pod counts per spreading selector, kept in step by Cache.update_snapshot.
         self.spread_counts = SpreadCounts()
+        # Existing pods' inter-pod affinity terms per topology pair, kept in step the same way.
+        self.affinity_counts = AffinityTermCounts()
 
     def __setstate__(self, state: object) -> None:
         # Checkpoints written before the trait counts existed restore with them recounted.
@@ -58,6 +61,8 @@ class Snapshot:
             self.row_log = RowLog()
         if "spread_counts" not in slots:
             self.spread_counts = SpreadCounts()
+        if "affinity_counts" not in slots:
+            self.affinity_counts = AffinityTermCounts()
         if "arrays" not in slots:
             self.arrays = None
         elif self.arrays is not None and not hasattr(self.arrays, "cols"):

@@ -20,6 +20,7 @@ Checkpoints do not carry the index: it is rebuilt from the snapshot the first ti
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from scheduler_core.framework.types import NodeInfo
@@ -31,34 +32,46 @@ MAX_KEYS = 512
 
 class _NodeRecord:
     """What one node contributed: its NodeInfo (to check Score reads the same one), the labels
-    its contribution was filed under, and its matching-pod count per key index."""
+    its contribution was filed under, its matching-pod count per key index, and how many of its
+    pods have each pod identity (namespace, label set, being deleted)."""
 
-    __slots__ = ("info", "labels", "counts")
+    __slots__ = ("info", "labels", "counts", "idents")
 
-    def __init__(self, info: NodeInfo, labels: dict[str, str], counts: dict[int, int]) -> None:
+    def __init__(self, info: NodeInfo, labels: dict[str, str], counts: dict[int, int],
+                 idents: dict[tuple, int]) -> None:
         self.info = info
         self.labels = labels
         self.counts = counts
+        self.idents = idents
 
 
 class SpreadCounts:
     """Per (namespace, selector): matching pods per node and per topology value (see module doc)."""
 
-    __slots__ = ("keys", "selectors", "by_namespace", "nodes", "sums", "key_topologies", "label_nodes",
-                 "memo", "generation", "rows_list", "row_index", "row_counts", "row_values")
+    __slots__ = ("keys", "selectors", "by_namespace", "any_namespace", "count_deleting", "nodes", "sums",
+                 "key_topologies", "label_nodes", "memo", "ident_nodes", "generation", "rows_list", "row_index",
+                 "row_counts", "row_values", "value_orders")
 
     def __init__(self) -> None:
         self.keys: dict[tuple, int] = {}  # (namespace, selector's parts) -> key index
-        self.selectors: list[tuple[str, Any]] = []
+        # Per key index: (namespaces it counts, or None for every namespace; the matcher of the
+        # labels, anything with .matches(labels)).
+        self.selectors: list[tuple[frozenset[str] | None, Any]] = []
         self.by_namespace: dict[str, list[int]] = {}
+        self.any_namespace: list[int] = []  # keys counting pods of every namespace
+        self.count_deleting: list[bool] = []  # per key: pods being deleted count too
         self.nodes: dict[str, _NodeRecord] = {}
         # (key index, topology key) -> label value (None: the node lacks the label) -> pods.
         self.sums: dict[tuple[int, str], dict[str | None, int]] = {}
         self.key_topologies: dict[int, list[str]] = {}
         # Topology key -> how many nodes carry the label (for the keys asked about).
         self.label_nodes: dict[str, int] = {}
-        # (namespace, label set) -> the key indexes such a pod matches.
-        self.memo: dict[tuple[str, frozenset], tuple[int, ...]] = {}
+        # (namespace, label set, being deleted) -> [the key indexes such a pod matches, how many
+        # keys existed when that was worked out] (extended when keys were added since).
+        self.memo: dict[tuple[str, frozenset, bool], list] = {}
+        # Pod identity -> node name -> how many of the node's pods have it (to count a new key
+        # from the identities it matches rather than from every pod).
+        self.ident_nodes: dict[tuple[str, frozenset, bool], dict[str, int]] = {}
         self.generation = -1  # the snapshot generation the counts describe; -1: not built
         # The same per node as NumPy columns in the order of the snapshot's node list (for
         # scoring the fast path's rows at once), built on first use for the list `rows_list`.
@@ -67,6 +80,9 @@ class SpreadCounts:
         self.row_counts: dict[int, Any] = {}  # key index -> int64 column of matching pods
         # Topology key -> (code column, code of each value, value of each code).
         self.row_values: dict[str, tuple[Any, dict[str | None, int], list[str]]] = {}
+        # Topology key -> (node list, its nodes' values of the key in first-seen order): dropped
+        # when a node is added, removed or relabelled.
+        self.value_orders: dict[str, tuple[list[NodeInfo], list[str]]] = {}
 
     def __getstate__(self) -> dict:
         return {}
@@ -79,26 +95,57 @@ class SpreadCounts:
         return self.generation == generation
 
     # ---- keeping up with the snapshot -------------------------------------------------------
-    def _matches(self, pod: Any) -> tuple[int, ...]:
-        if pod.deletion_timestamp is not None:
-            return ()
-        labels = pod.labels
-        ident = (pod.namespace, frozenset(labels.items()))
+    def _matches(self, ident: tuple[str, frozenset, bool]) -> tuple[int, ...]:
+        """The keys a pod of identity `ident` (namespace, label set, being deleted) matches."""
         found = self.memo.get(ident)
+        n_keys = len(self.selectors)
         if found is None:
-            selectors = self.selectors
-            found = tuple(k for k in self.by_namespace.get(pod.namespace, ())
-                          if selectors[k][1].matches(labels))
-            self.memo[ident] = found
-        return found
+            found = self.memo[ident] = [self._match_keys(ident, 0), n_keys]
+        elif found[1] != n_keys:
+            found[0] = found[0] + self._match_keys(ident, found[1])
+            found[1] = n_keys
+        return found[0]
 
-    def _count_node(self, ni: NodeInfo) -> dict[int, int]:
+    def _match_keys(self, ident: tuple[str, frozenset, bool], first: int) -> tuple[int, ...]:
+        """The keys from index `first` on that a pod of identity `ident` matches, in index order."""
+        namespace, label_set, deleting = ident
+        labels = dict(label_set)
+        selectors = self.selectors
+        count_deleting = self.count_deleting
+        own = self.by_namespace.get(namespace, ())
+        cands = own[bisect_left(own, first):]
+        if self.any_namespace:
+            anyns = self.any_namespace
+            cands = sorted({*cands, *anyns[bisect_left(anyns, first):]})
+        return tuple(k for k in cands
+                     if (not deleting or count_deleting[k]) and selectors[k][1].matches(labels))
+
+    def _count_node(self, ni: NodeInfo) -> tuple[dict[int, int], dict[tuple, int]]:
+        idents: dict[tuple, int] = {}
+        for pi in ni.pods:
+            p = pi.pod
+            ident = (p.namespace, frozenset(p.labels.items()), p.deletion_timestamp is not None)
+            idents[ident] = idents.get(ident, 0) + 1
         counts: dict[int, int] = {}
         matches = self._matches
-        for pi in ni.pods:
-            for k in matches(pi.pod):
-                counts[k] = counts.get(k, 0) + 1
-        return counts
+        for ident, n in idents.items():
+            for k in matches(ident):
+                counts[k] = counts.get(k, 0) + n
+        return counts, idents
+
+    def _file_idents(self, name: str, idents: dict[tuple, int], sign: int) -> None:
+        ident_nodes = self.ident_nodes
+        for ident, n in idents.items():
+            per_node = ident_nodes.get(ident)
+            if per_node is None:
+                per_node = ident_nodes[ident] = {}
+            c = per_node.get(name, 0) + sign * n
+            if c:
+                per_node[name] = c
+            else:
+                del per_node[name]
+                if not per_node:
+                    del ident_nodes[ident]
 
     def _file(self, rec: _NodeRecord, sign: int) -> None:
         labels = rec.labels
@@ -119,11 +166,16 @@ class SpreadCounts:
         old = self.nodes.pop(name, None)
         if old is not None:
             self._file(old, -1)
+            self._file_idents(name, old.idents, -1)
         rec = None
         if new is not None and new.node is not None:
-            rec = _NodeRecord(new, new.node.labels, self._count_node(new))
+            rec = _NodeRecord(new, new.node.labels, *self._count_node(new))
             self.nodes[name] = rec
             self._file(rec, 1)
+            self._file_idents(name, rec.idents, 1)
+        if self.value_orders and (old is None or rec is None or (rec.labels is not old.labels
+                                                                 and rec.labels != old.labels)):
+            self.value_orders = {}
         if self.rows_list is not None:
             self._set_row(name, old, rec)
 
@@ -148,7 +200,9 @@ class SpreadCounts:
         if self.generation == generation:
             return
         self.nodes = {}
+        self.ident_nodes = {}
         self.rows_list = None
+        self.value_orders = {}
         for m in self.sums.values():
             m.clear()
         for tk in self.label_nodes:
@@ -160,11 +214,21 @@ class SpreadCounts:
     # ---- asking ----------------------------------------------------------------------------
     def key(self, namespace: str, selector: Any, infos: list[NodeInfo], generation: int) -> int | None:
         """The key index of (namespace, selector), registered (and counted) now if new; None when
-        no more keys are indexed. `infos`/`generation`: the snapshot."""
-        self.sync(infos, generation)
+        no more keys are indexed. `infos`/`generation`: the snapshot. Pods being deleted are
+        not counted."""
         # The selector's parts as they are (no sorting, unlike Selector's own equality): a
         # selector written in another order only gets a key of its own, counted the same.
         ident = (namespace, selector.nothing, selector.eq, selector.reqs)
+        return self.key_for(ident, frozenset((namespace,)), selector, False, infos, generation)
+
+    def key_for(self, ident: tuple, namespaces: frozenset[str] | None, matcher: Any, count_deleting: bool,
+                infos: list[NodeInfo], generation: int) -> int | None:
+        """The key index of the pods of `namespaces` (None: of every namespace) whose labels
+        `matcher.matches`, pods being deleted included when `count_deleting`; registered (and
+        counted) now if `ident` (the caller's exact description of all three) is new. None
+        when no more keys are indexed."""
+        self.sync(infos, generation)
+        ident = (count_deleting, *ident)
         k = self.keys.get(ident)
         if k is not None:
             return k
@@ -172,17 +236,22 @@ class SpreadCounts:
             return None
         k = len(self.selectors)
         self.keys[ident] = k
-        self.selectors.append((namespace, selector))
-        self.by_namespace.setdefault(namespace, []).append(k)
-        self.memo = {}  # remembered matches do not know the new key
+        self.selectors.append((namespaces, matcher))
+        self.count_deleting.append(count_deleting)
+        if namespaces is None:
+            self.any_namespace.append(k)
+        else:
+            for ns in namespaces:
+                self.by_namespace.setdefault(ns, []).append(k)
+        # Remembered matches are extended with the new key when next read (_matches); the
+        # nodes' counts for it come from the pod identities it matches.
         matches = self._matches
-        for rec in self.nodes.values():
-            n = 0
-            for pi in rec.info.pods:
-                if k in matches(pi.pod):
-                    n += 1
-            if n:
-                rec.counts[k] = n
+        nodes = self.nodes
+        for ident, per_node in self.ident_nodes.items():
+            if k in matches(ident):
+                for name, n in per_node.items():
+                    counts = nodes[name].counts
+                    counts[k] = counts.get(k, 0) + n
         return k
 
     def sums_for(self, k: int, topology_key: str) -> dict[str | None, int]:
@@ -215,6 +284,21 @@ class SpreadCounts:
         if rec is None or rec.info is not ni:
             return None
         return rec.counts.get(k, 0)
+
+    def value_order(self, topology_key: str, infos: list[NodeInfo]) -> list[str]:
+        """The values of `topology_key` on the nodes of `infos` (the snapshot's node list) that
+        carry it, each once, in the order the list first shows them."""
+        got = self.value_orders.get(topology_key)
+        if got is not None and got[0] is infos:
+            return got[1]
+        seen: dict[str, None] = {}
+        for ni in infos:
+            v = ni.node.labels.get(topology_key)
+            if v is not None and v not in seen:
+                seen[v] = None
+        order = list(seen)
+        self.value_orders[topology_key] = (infos, order)
+        return order
 
     # ---- columns for vector scoring ------------------------------------------------------------
     def _rows_for(self, infos: list[NodeInfo]) -> None:

@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows
 from scheduler_core.config.defaults import merged_plugins
 from scheduler_core.config.types import EXTENSION_POINTS, PluginSet, Profile
 from scheduler_core.features import DEFAULT_GATES, FeatureGates
@@ -27,6 +28,9 @@ from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PodInfo, PreFilterResult, QueuedPodInfo
+
+# Status.is_rejected's codes.
+_REJECTED_CODES = frozenset((Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING))
 
 if TYPE_CHECKING:
     from random import Random
@@ -379,11 +383,35 @@ class Framework:
         alive = nodes
         alive_idx: list[int] | None = None  # None: every node still in the running
         skip = state.skip_filter_plugins
+        # The fast path's rows of `nodes`: once an earlier plugin has rejected some nodes, the
+        # rows of those left are handed on (NodeRows of the subset), so the next plugins keep
+        # their vector tests; the chunk's own rows are put back at the end.
+        rows = state.get(NODE_ROWS_KEY)
+        if type(rows) is not NodeRows or rows.nodes is not nodes:
+            rows = None
+        try:
+            return self._filter_batch(state, pod, nodes, result, alive, alive_idx, skip, rows)
+        finally:
+            if rows is not None:
+                state.write(NODE_ROWS_KEY, rows)
+
+    def _filter_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], result: list[Status | None],
+                      alive: list[NodeInfo], alive_idx: list[int] | None, skip: Any,
+                      rows: NodeRows | None) -> list[Status | None]:
+        base = None  # the chunk's row numbers as an index array, made when first needed
         for pl in self.filter_plugins:
             if skip and pl.name in skip:
                 continue
             if not alive:
                 break
+            if rows is not None and alive_idx is not None:
+                import numpy as np
+
+                if base is None:
+                    idx = rows.idx
+                    base = (np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice
+                            else np.asarray(idx, dtype=np.intp))
+                state.write(NODE_ROWS_KEY, NodeRows(rows.arrays, base[np.asarray(alive_idx, dtype=np.intp)], alive))
             sts = pl.filter_nodes(state, pod, alive)
             if sts.count(None) == len(sts):
                 continue
@@ -392,7 +420,7 @@ class Framework:
             for k, s in enumerate(sts):
                 i = k if alive_idx is None else alive_idx[k]
                 if s is not None and s.code != Code.SUCCESS:
-                    if not s.is_rejected():
+                    if s.code not in _REJECTED_CODES:  # not s.is_rejected(), without the call
                         s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
                     s.plugin = pl.name
                     result[i] = s

@@ -139,8 +139,9 @@ def test_the_counts_follow_the_snapshot_and_match_a_recount(monkeypatch):
     kept = snap.spread_counts
     assert kept.selectors and kept.follows(snap.generation)
     fresh = SpreadCounts()
-    for ns, sel in kept.selectors:
-        fresh.key(ns, sel, snap.list(), snap.generation)
+    for ident, k in sorted(kept.keys.items(), key=lambda item: item[1]):
+        namespaces, matcher = kept.selectors[k]
+        assert fresh.key_for(ident[1:], namespaces, matcher, ident[0], snap.list(), snap.generation) == k
     for k in range(len(kept.selectors)):
         assert {n: r.counts.get(k, 0) for n, r in kept.nodes.items()} == \
             {n: r.counts.get(k, 0) for n, r in fresh.nodes.items()}

@@ -4,11 +4,19 @@ PreFilter counts, per (topologyKey, value) pair, (a) existing pods whose require
 terms match the incoming pod, (b) existing pods matching all of the incoming pod's required
 affinity terms, (c) existing pods matching each of its required anti-affinity terms. Filter then
 answers per node from the node's labels alone.
+
+The counts are read from what the snapshot keeps (`use_kept_counts`): (a) from the existing
+pods' terms summed per group of alike terms (backend/cache/affinity_counts.py), (b) and (c) from
+the matching-pod counts per topology value (backend/cache/spread_counts.py) when the incoming
+terms have no namespace selector; otherwise every node's pods are walked.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from scheduler_core.api.types import LabelSelector, Node, Pod
+from scheduler_core.backend.cache.affinity_counts import selector_ident
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import AffinityTerm, NodeInfo, PodInfo, PreFilterResult
@@ -205,8 +213,84 @@ def satisfy_pod_affinity(s: PreFilterState, node: Node) -> bool:
     return True
 
 
+class _AllOf:
+    """Label selectors that must all match (the incoming pod's required affinity terms)."""
+
+    __slots__ = ("selectors",)
+
+    def __init__(self, selectors: list[LabelSelector]) -> None:
+        self.selectors = selectors
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        for sel in self.selectors:
+            if not sel.matches(labels):
+                return False
+        return True
+
+
+def _kept_key(index: Any, terms: list[IncomingTerm], snap: Any) -> int | None:
+    """The key, in the snapshot's kept counts, of the pods matching every one of `terms` (pods
+    being deleted included, as the walk counts them), or None when not indexed."""
+    namespaces: frozenset[str] | None = None
+    for t in terms:
+        if not t.ns_all:
+            own = frozenset(t.namespaces)
+            namespaces = own if namespaces is None else namespaces & own
+    ident = ("pod-affinity", tuple((t.ns_all, tuple(sorted(t.namespaces)), selector_ident(t.selector))
+                                   for t in terms))
+    return index.key_for(ident, namespaces, _AllOf([t.selector for t in terms]), True, snap.node_info_list,
+                         snap.generation)
+
+
+def _add_sums(out: dict[TopologyPair, int], sums: dict[str | None, int], tk: str) -> None:
+    for tv, n in sums.items():
+        if tv is not None and n:
+            pair = (tk, tv)
+            out[pair] = out.get(pair, 0) + n
+
+
 class FilteringMixin:
     """PreFilter, PreFilterExtensions and Filter of InterPodAffinity (mixed into the plugin)."""
+
+    # Whether PreFilter/PreScore may read the snapshot's kept counts (False: always walk the
+    # pods, the reference the equivalence tests compare against).
+    use_kept_counts = True
+
+    def _kept_incoming_counts(
+        self, pi: IncomingPod, all_nodes: list[NodeInfo],
+    ) -> tuple[dict[TopologyPair, int], dict[TopologyPair, int]] | None:
+        """_incoming_affinity_anti_affinity_counts from the snapshot's kept counts, or None when
+        they cannot stand in for the walk (a namespace selector, a missing label selector, or
+        `all_nodes` not the snapshot's node list)."""
+        snap = getattr(self.handle, "snapshot", None)
+        index = getattr(snap, "spread_counts", None)
+        if index is None or not self.use_kept_counts or all_nodes is not snap.node_info_list:
+            return None
+        aff_terms = pi.required_affinity_terms
+        anti_terms = pi.required_anti_affinity_terms
+        for t in (*aff_terms, *anti_terms):
+            if t.ns_selector is not None or t.selector is None:
+                return None
+        keys = []
+        if aff_terms:
+            k = _kept_key(index, aff_terms, snap)
+            if k is None:
+                return None
+            keys.append(k)
+        for t in anti_terms:
+            k = _kept_key(index, [t], snap)
+            if k is None:
+                return None
+            keys.append(k)
+        affinity: dict[TopologyPair, int] = {}
+        anti: dict[TopologyPair, int] = {}
+        if aff_terms:
+            k = keys.pop(0)
+            for t in aff_terms:
+                _add_sums(affinity, index.sums_for(k, t.topology_key), t.topology_key)
+        for t, k in zip(anti_terms, keys, strict=True):
+            _add_sums(anti, index.sums_for(k, t.topology_key), t.topology_key)
+        return affinity, anti
 
     def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: dict[str, str],
                                        nodes: list[NodeInfo]) -> dict[TopologyPair, int]:
@@ -231,6 +315,9 @@ class FilteringMixin:
         anti_terms = pi.required_anti_affinity_terms
         if not aff_terms and not anti_terms:
             return affinity, anti
+        kept = self._kept_incoming_counts(pi, all_nodes)
+        if kept is not None:
+            return kept
         for ni in all_nodes:
             labels = ni.node.labels
             for existing in ni.pods:
@@ -262,7 +349,13 @@ class FilteringMixin:
         ns_cache = NamespaceLabels(cluster)
         s.pod_info = IncomingPod(pod, ns_cache)
         s.namespace_labels = ns_cache.get(pod.namespace)
-        s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, with_anti)
+        snap = self.handle.snapshot
+        if self.use_kept_counts and hasattr(snap, "affinity_counts") and nodes is snap.node_info_list:
+            s.existing_anti_affinity_counts = snap.affinity_counts.anti_affinity_counts(
+                pod, s.namespace_labels, snap.node_info_list, snap.generation) if with_anti else {}
+        else:
+            s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels,
+                                                                                  with_anti)
         s.affinity_counts, s.anti_affinity_counts = self._incoming_affinity_anti_affinity_counts(s.pod_info, nodes)
         if (not s.existing_anti_affinity_counts and not s.pod_info.required_affinity_terms
                 and not s.pod_info.required_anti_affinity_terms):

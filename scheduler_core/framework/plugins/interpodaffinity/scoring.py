@@ -93,6 +93,15 @@ class ScoringMixin:
         ns_cache = NamespaceLabels(getattr(self.handle, "cluster", None))
         s.pod_info = IncomingPod(pod, ns_cache)
         s.namespace_labels = ns_cache.get(pod.namespace)
+        if not has_constraints and self.use_kept_counts and hasattr(snapshot, "affinity_counts"):
+            # Only the existing pods' terms count: their kept sums per topology pair.
+            s.topology_score = snapshot.affinity_counts.score_map(
+                pod, s.namespace_labels, self.hard_pod_affinity_weight, snapshot.node_info_list,
+                snapshot.generation) if all_nodes else {}
+            if not s.topology_score:
+                return SKIP
+            state.write(PRE_SCORE_STATE_KEY, s)
+            return None
         m = s.topology_score
         for ni in all_nodes:
             node = ni.node

@@ -153,6 +153,34 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node; a pod with only a nodeSelector (the common case: required
+        node affinity absent, no added selector) compares the selector's labels in one loop."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if self.added_node_selector is not None or s is None:
+            return super().filter_nodes(state, pod, nodes)
+        required = s.required_node_selector_and_affinity
+        pairs = required.label_selector
+        if required.node_selector is not None or pairs is None:
+            return super().filter_nodes(state, pod, nodes)
+        out: list[Status | None] = []
+        append = out.append
+        rejected = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        if len(pairs) == 1:
+            ((key, value),) = pairs
+            for ni in nodes:
+                append(None if ni.node.labels.get(key) == value else Status(rejected, ERR_REASON_POD))
+            return out
+        for ni in nodes:
+            labels = ni.node.labels
+            for k, v in pairs:
+                if labels.get(k) != v:
+                    append(Status(rejected, ERR_REASON_POD))
+                    break
+            else:
+                append(None)
+        return out
+
     # --- PreScore / Score ---------------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:

@@ -4,6 +4,11 @@ PreFilter counts, per constraint and topology value, the pods matching the const
 on eligible nodes, and keeps the two smallest counts (the "critical paths") so Filter can check
 `matching pods in the node's domain + self-match - global minimum <= maxSkew` in O(constraints)
 per node. With fewer eligible domains than `minDomains`, the global minimum is taken as 0.
+
+When every node is eligible for every constraint (see `_kept_counts`), the counts are read from
+the snapshot's kept sums (backend/cache/spread_counts.py) instead of counting every node's pods,
+with the domains in the order the node list first shows them, as the walk meets them (the
+critical paths keep the first of equal counts, so the order is part of the result).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from scheduler_core.api.types import Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugins.helper.spread import SelectorError
 from scheduler_core.framework.plugins.podtopologyspread.common import (
+    POLICY_HONOR,
     RequiredNodeAffinity,
     SpreadConstraint,
     count_pods_match_selector,
@@ -27,6 +33,12 @@ ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread con
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 
 _MAX_INT32 = (1 << 31) - 1
+
+
+def _has_required_node_affinity(pod: Pod) -> bool:
+    aff = pod.affinity
+    na = aff.node_affinity if aff is not None else None
+    return na is not None and na.required is not None
 
 
 class CriticalPaths:
@@ -99,6 +111,7 @@ class FilteringMixin:
 
     comparison_operators: bool = False  # set by the plugin from its gates
     node_inclusion_policy: bool = True
+    use_kept_counts = True  # (ScoringMixin's, the same switch)
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
@@ -155,6 +168,56 @@ class FilteringMixin:
         if not constraints:
             return PreFilterState()
         n_c = len(constraints)
+        tp_counts = self._kept_counts(pod, constraints, all_nodes)
+        if tp_counts is None:
+            tp_counts = self._walk_counts(pod, constraints, all_nodes)
+        paths = []
+        for i in range(n_c):
+            cp = CriticalPaths()
+            for value, num in tp_counts[i].items():
+                cp.update(value, num)
+            paths.append(cp)
+        self_match = [1 if c.selector.matches(pod.labels) else 0 for c in constraints]
+        return PreFilterState(constraints, paths, tp_counts, self_match)
+
+    def _kept_counts(self, pod: Pod, constraints: list[SpreadConstraint],
+                     all_nodes: list[NodeInfo]) -> list[dict[str, int]] | None:
+        """_walk_counts from the snapshot's kept counts, or None when they cannot stand in for it
+        exactly: the walk's node tests must pass on every node carrying the topology labels (no
+        required node affinity under nodeAffinityPolicy Honor, no tainted node under
+        nodeTaintsPolicy Honor), and with several topology keys every node must carry all of
+        them; `all_nodes` must be the snapshot's node list the counts follow."""
+        snap = getattr(self.handle, "snapshot", None)
+        index = getattr(snap, "spread_counts", None)
+        if index is None or not self.use_kept_counts or all_nodes is not snap.node_info_list:
+            return None
+        if any(c.selector.empty() for c in constraints):
+            return None
+        if (pod.node_selector or _has_required_node_affinity(pod)) and any(
+                c.node_affinity_policy == POLICY_HONOR for c in constraints):
+            return None
+        if snap.num_tainted and any(c.node_taints_policy == POLICY_HONOR for c in constraints):
+            return None
+        keys = []
+        for c in constraints:
+            k = index.key(pod.namespace, c.selector, all_nodes, snap.generation)
+            if k is None:
+                return None
+            keys.append(k)
+        topology_keys = {c.topology_key for c in constraints}
+        if len(topology_keys) > 1 and any(index.nodes_with_label(tk) != len(all_nodes) for tk in topology_keys):
+            return None
+        tp_counts = []
+        for i, c in enumerate(constraints):
+            sums = index.sums_for(keys[i], c.topology_key)
+            tp_counts.append({v: sums.get(v, 0) for v in index.value_order(c.topology_key, all_nodes)})
+        return tp_counts
+
+    def _walk_counts(self, pod: Pod, constraints: list[SpreadConstraint],
+                     all_nodes: list[NodeInfo]) -> list[dict[str, int]]:
+        """Per constraint, the matching pods per topology value of the eligible nodes, counted
+        from every node's pods (values in the order the node list first shows them)."""
+        n_c = len(constraints)
         tp_counts: list[dict[str, int]] = [{} for _ in range(n_c)]
         required = RequiredNodeAffinity(pod)
         ns = pod.namespace
@@ -171,14 +234,7 @@ class FilteringMixin:
                 cnt = count_pods_match_selector(pods, c.selector, ns)
                 m = tp_counts[i]
                 m[value] = m.get(value, 0) + cnt
-        paths = []
-        for i in range(n_c):
-            cp = CriticalPaths()
-            for value, num in tp_counts[i].items():
-                cp.update(value, num)
-            paths.append(cp)
-        self_match = [1 if c.selector.matches(pod.labels) else 0 for c in constraints]
-        return PreFilterState(constraints, paths, tp_counts, self_match)
+        return tp_counts
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)

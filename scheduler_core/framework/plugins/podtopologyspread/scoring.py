@@ -181,21 +181,49 @@ class ScoringMixin:
         ns = pod.namespace
         constraints = s.constraints
         counts = s.topology_value_to_pod_counts
+        # Each node's matching pods from the kept counts when they have the constraints' keys
+        # (node_count: None for a NodeInfo they do not hold), else counted from its pods.
+        node_keys = self._node_keys(s, pod, all_nodes)
+        node_count = self.handle.snapshot.spread_counts.node_count if node_keys is not None else None
         for ni in all_nodes:
             node = ni.node
             labels = node.labels
             if require_all and not node_labels_match_spread_constraints(labels, constraints):
                 continue
             for i, c in enumerate(constraints):
-                if not c.match_node_inclusion_policies(pod, node, required, self.comparison_operators):
+                m = counts[i]
+                if not m:  # no candidate domain (or hostname: counted in Score)
                     continue
                 value = labels.get(c.topology_key, "")
-                m = counts[i]
-                if value not in m:  # no candidate node in this domain (or hostname: done in Score)
+                if value not in m:  # no candidate node in this domain
                     continue
-                m[value] += count_pods_match_selector(ni.pods, c.selector, ns)
+                if not c.match_node_inclusion_policies(pod, node, required, self.comparison_operators):
+                    continue
+                cnt = node_count(node_keys[i], ni) if node_count is not None else None
+                if cnt is None:
+                    cnt = count_pods_match_selector(ni.pods, c.selector, ns)
+                m[value] += cnt
+        # Score reads hostname counts from the kept counts too (the same numbers).
+        s.index_keys = node_keys
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
+
+    def _node_keys(self, s: PreScoreState, pod: Pod, all_nodes: list[NodeInfo]) -> list[int] | None:
+        """The constraints' keys in the snapshot's kept counts, for per-node counts only (the
+        kept sums may not stand in for the walk), or None when some constraint has none."""
+        snap = self.handle.snapshot
+        index = getattr(snap, "spread_counts", None)
+        if index is None or not self.use_kept_counts or all_nodes is not snap.node_info_list:
+            return None
+        if any(c.selector.empty() for c in s.constraints):
+            return None
+        keys = []
+        for c in s.constraints:
+            k = index.key(pod.namespace, c.selector, all_nodes, snap.generation)
+            if k is None:
+                return None
+            keys.append(k)
+        return keys
 
     def _index_keys(self, s: PreScoreState, pod: Pod, all_nodes: list[NodeInfo],
                     require_all: bool) -> list[int] | None:
