@@ -148,3 +148,41 @@ def pod_labels_match_spread_constraints(constraints: Iterable[SpreadConstraint],
         if c.selector.matches(labels):
             return True
     return False
+
+
+def has_required_node_affinity(pod: Pod) -> bool:
+    aff = pod.affinity
+    na = aff.node_affinity if aff is not None else None
+    return na is not None and na.required is not None
+
+
+def kept_count_keys(snap: object, pod: Pod, constraints: list[SpreadConstraint], all_nodes: list,
+                    require_all: bool) -> list[int] | None:
+    """The constraints' keys in the snapshot's kept counts (backend/cache/spread_counts.py), or
+    None when those counts cannot stand in exactly for walking every node's pods.
+
+    The kept sums cover every node carrying the label, so they equal the walk's sums when every
+    node passes the walk's own tests: the pod's required node affinity is none (or no constraint
+    honours it), no node is tainted (or no constraint honours taints), and, with `require_all`
+    (every topology label required), every node carries all of them."""
+    index = getattr(snap, "spread_counts", None)
+    if index is None:
+        return None
+    if any(c.selector.empty() for c in constraints):
+        return None
+    if (pod.node_selector or has_required_node_affinity(pod)) and any(
+            c.node_affinity_policy == POLICY_HONOR for c in constraints):
+        return None
+    if snap.num_tainted and any(c.node_taints_policy == POLICY_HONOR for c in constraints):  # type: ignore[attr-defined]
+        return None
+    keys = []
+    for c in constraints:
+        k = index.key(pod.namespace, c.selector, all_nodes, snap.generation)  # type: ignore[attr-defined]
+        if k is None:
+            return None
+        keys.append(k)
+    if require_all:
+        topology_keys = {c.topology_key for c in constraints}
+        if len(topology_keys) > 1 and any(index.nodes_with_label(tk) != len(all_nodes) for tk in topology_keys):
+            return None
+    return keys

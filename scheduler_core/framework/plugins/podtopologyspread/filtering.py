@@ -17,10 +17,10 @@ from scheduler_core.api.types import Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugins.helper.spread import SelectorError
 from scheduler_core.framework.plugins.podtopologyspread.common import (
-    POLICY_HONOR,
     RequiredNodeAffinity,
     SpreadConstraint,
     count_pods_match_selector,
+    kept_count_keys,
     node_labels_match_spread_constraints,
 )
 from scheduler_core.framework.status import SKIP, Code, Status
@@ -33,12 +33,6 @@ ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread con
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 
 _MAX_INT32 = (1 << 31) - 1
-
-
-def _has_required_node_affinity(pod: Pod) -> bool:
-    aff = pod.affinity
-    na = aff.node_affinity if aff is not None else None
-    return na is not None and na.required is not None
 
 
 class CriticalPaths:
@@ -188,25 +182,13 @@ class FilteringMixin:
         nodeTaintsPolicy Honor), and with several topology keys every node must carry all of
         them; `all_nodes` must be the snapshot's node list the counts follow."""
         snap = getattr(self.handle, "snapshot", None)
-        index = getattr(snap, "spread_counts", None)
-        if index is None or not self.use_kept_counts or all_nodes is not snap.node_info_list:
+        if (not self.use_kept_counts or getattr(snap, "spread_counts", None) is None
+                or all_nodes is not snap.node_info_list):
             return None
-        if any(c.selector.empty() for c in constraints):
+        keys = kept_count_keys(snap, pod, constraints, all_nodes, require_all=True)
+        if keys is None:
             return None
-        if (pod.node_selector or _has_required_node_affinity(pod)) and any(
-                c.node_affinity_policy == POLICY_HONOR for c in constraints):
-            return None
-        if snap.num_tainted and any(c.node_taints_policy == POLICY_HONOR for c in constraints):
-            return None
-        keys = []
-        for c in constraints:
-            k = index.key(pod.namespace, c.selector, all_nodes, snap.generation)
-            if k is None:
-                return None
-            keys.append(k)
-        topology_keys = {c.topology_key for c in constraints}
-        if len(topology_keys) > 1 and any(index.nodes_with_label(tk) != len(all_nodes) for tk in topology_keys):
-            return None
+        index = snap.spread_counts
         tp_counts = []
         for i, c in enumerate(constraints):
             sums = index.sums_for(keys[i], c.topology_key)

@@ -19,12 +19,12 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.plugins.helper.spread import SelectorError
 from scheduler_core.framework.plugins.podtopologyspread.common import (
-    POLICY_HONOR,
     SCHEDULE_ANYWAY,
     RequiredNodeAffinity,
     SpreadConstraint,
     count_pods_match_selector,
     filter_topology_spread_constraints,
+    kept_count_keys,
     node_labels_match_spread_constraints,
 )
 from scheduler_core.framework.status import SKIP, Status
@@ -65,12 +65,6 @@ def topology_normalizing_weight(size: int) -> float:
 def score_for_count(cnt: int, max_skew: int, tp_weight: float) -> float:
     """`maxSkew - 1` is added so that small differences between domains are watered down."""
     return cnt * tp_weight + (max_skew - 1)
-
-
-def _has_required_node_affinity(pod: Pod) -> bool:
-    aff = pod.affinity
-    na = aff.node_affinity if aff is not None else None
-    return na is not None and na.required is not None
 
 
 def _round_half_away(x: float) -> int:
@@ -235,30 +229,9 @@ class ScoringMixin:
         no constraint honours it), no node is tainted (or no constraint honours taints), and,
         when every topology label is required, every node carries all of them (with a single
         label, the nodes without it are simply the value None, never read)."""
-        snap = self.handle.snapshot
-        index = getattr(snap, "spread_counts", None)
-        if index is None or not self.use_kept_counts:
+        if not self.use_kept_counts:
             return None
-        constraints = s.constraints
-        if any(c.selector.empty() for c in constraints):
-            return None
-        if (pod.node_selector or _has_required_node_affinity(pod)) and any(
-                c.node_affinity_policy == POLICY_HONOR for c in constraints):
-            return None
-        if snap.num_tainted and any(c.node_taints_policy == POLICY_HONOR for c in constraints):
-            return None
-        keys = []
-        for c in constraints:
-            k = index.key(pod.namespace, c.selector, all_nodes, snap.generation)
-            if k is None:
-                return None
-            keys.append(k)
-        if require_all:
-            topology_keys = {c.topology_key for c in constraints}
-            if len(topology_keys) > 1 and any(index.nodes_with_label(tk) != len(all_nodes)
-                                              for tk in topology_keys):
-                return None
-        return keys
+        return kept_count_keys(self.handle.snapshot, pod, s.constraints, all_nodes, require_all)
 
     @staticmethod
     def _fill_from_index(s: PreScoreState, index: Any, keys: list[int], require_all: bool) -> None:
