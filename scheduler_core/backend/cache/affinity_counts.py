@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.backend.cache.kept_with_snapshot import KeptWithSnapshot
 from scheduler_core.framework.types import NodeInfo
 
 # The role of a group's terms.
@@ -44,7 +45,7 @@ def _term_ident(role: int, t: Any) -> tuple:
             selector_ident(t.namespace_selector))
 
 
-class AffinityTermCounts:
+class AffinityTermCounts(KeptWithSnapshot):
     """Existing pods' affinity terms per group and topology pair (see the module docstring)."""
 
     __slots__ = ("groups", "terms", "roles", "sums", "nodes", "memo", "generation")
@@ -61,16 +62,6 @@ class AffinityTermCounts:
         # many groups existed when that was worked out].
         self.memo: dict[tuple, list] = {}
         self.generation = -1  # the snapshot generation the sums describe; -1: not built
-
-    def __getstate__(self) -> dict:
-        return {}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def follows(self, generation: int) -> bool:
-        """Whether the sums describe the snapshot of `generation` (and so must follow it)."""
-        return self.generation == generation
 
     # ---- keeping up with the snapshot -------------------------------------------------------
     def _group(self, role: int, t: Any) -> int:

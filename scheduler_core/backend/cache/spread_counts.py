@@ -23,6 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
+from scheduler_core.backend.cache.kept_with_snapshot import KeptWithSnapshot
 from scheduler_core.framework.types import NodeInfo
 
 # More distinct selectors than this (e.g. a selector per pod through matchLabelKeys) and new ones
@@ -45,7 +46,7 @@ class _NodeRecord:
         self.idents = idents
 
 
-class SpreadCounts:
+class SpreadCounts(KeptWithSnapshot):
     """Per (namespace, selector): matching pods per node and per topology value (see module doc)."""
 
     __slots__ = ("keys", "selectors", "by_namespace", "any_namespace", "count_deleting", "nodes", "sums",
@@ -83,16 +84,6 @@ class SpreadCounts:
         # Topology key -> (node list, its nodes' values of the key in first-seen order): dropped
         # when a node is added, removed or relabelled.
         self.value_orders: dict[str, tuple[list[NodeInfo], list[str]]] = {}
-
-    def __getstate__(self) -> dict:
-        return {}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def follows(self, generation: int) -> bool:
-        """Whether the counts describe the snapshot of `generation` (and so must follow it)."""
-        return self.generation == generation
 
     # ---- keeping up with the snapshot -------------------------------------------------------
     def _matches(self, ident: tuple[str, frozenset, bool]) -> tuple[int, ...]:
