@@ -74,8 +74,7 @@ def _recovering(run_id: int) -> bool:
     seen = _recovering_seen.get(run_id)
     if seen is not None and now - seen[0] < LEASE_CHECK_SECONDS * 0.8:
         return seen[1]
-    run = Run.objects.defer("scenario_yaml").filter(pk=run_id).first()
-    recovering = run is not None and run_selectors.run_recovering(run=run)
+    recovering = run_selectors.run_id_recovering(run_id=run_id)
     if len(_recovering_seen) > 1000:
         _recovering_seen.clear()
     _recovering_seen[run_id] = (now, recovering)

@@ -83,16 +83,21 @@ def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dic
 
 
 def _rebuild(run: Run, step: int) -> dict[str, Any]:
-    """The view at `step` from the nearest keyframe at or before it (the cached views on the way
-    count as keyframes)."""
-    rows = list(
-        RunFrame.objects.filter(run=run, step__lte=step)
-        .order_by("-step")
-        .values_list("step", "view")[: frame_views.KEYFRAME_EVERY + 1]
-    )
+    """The view at `step` from the nearest cached view or keyframe at or before it.
+
+    Only the frames after the nearest cached view are read, newest first, and each is decoded
+    only when reached: a playing run's viewer asks for a step some frames past the one it saw
+    (still cached), and decoding every frame back to the keyframe (a whole 500-node view among
+    them) cost more than rendering the page."""
+    floor = _newest_cached_step(run.share_token, step)
+    rows = RunFrame.objects.filter(run=run, step__lte=step)
+    if floor is not None:
+        rows = rows.filter(step__gt=floor)
     chain: list[dict[str, Any]] = []
     view: dict[str, Any] | None = None
-    for row_step, stored in rows:
+    for row_step, stored in (
+        rows.order_by("-step").values_list("step", "view")[: frame_views.KEYFRAME_EVERY + 1].iterator(chunk_size=8)
+    ):
         cached = _cached((run.share_token, row_step))
         if cached is not None:
             view = cached
@@ -101,11 +106,21 @@ def _rebuild(run: Run, step: int) -> dict[str, Any]:
             view = stored
             break
         chain.append(stored)
-    if view is None:  # no keyframe in reach (an older run's layout): walk back further
+    if view is None and floor is not None and chain and int(chain[-1]["delta"]) == floor:
+        # every frame after the cached floor was read
+        view = _cached((run.share_token, floor))
+    if view is None:  # no keyframe in reach (an older run's layout, or the floor evicted): walk back further
         return _walk_from_start(run, step)
     for stored in reversed(chain):
         view = frame_views.apply(view, stored)
     return view
+
+
+def _newest_cached_step(token: str, step: int) -> int | None:
+    """The latest step at or before `step` whose view of run `token` is cached."""
+    with _lock:
+        steps = [s for t, s in _cache if t == token and s <= step]
+    return max(steps, default=None)
 
 
 def _walk_from_start(run: Run, step: int) -> dict[str, Any]:

@@ -282,3 +282,42 @@ def test_viewers_asking_at_once_on_several_threads_share_one_rendering(
     assert len(count_screens) == before + 1  # one rendering of the new state, shared by all six
     assert all(u is updates[0] for u in updates)
     assert f'<strong id="run-step">{big_run.head_step}</strong>' in updates[0].status_html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every push opened the SQLite file again (Channels closes connections around each call);
+    a pool thread now keeps its connection, but not after an error nor past KEEP_SECONDS."""
+    import asyncio
+
+    from django.db import connection
+
+    from playground.consumers import db
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the kept connection is SQLite's")
+    monkeypatch.setattr(db, "_pool", __import__("concurrent.futures").futures.ThreadPoolExecutor(max_workers=1))
+
+    def used() -> Any:
+        Run.objects.exists()
+        return connection.connection  # the objects themselves: ids of freed ones can repeat
+
+    def failing() -> None:
+        Run.objects.exists()
+        connection.errors_occurred = True
+
+    async def calls() -> list[Any]:
+        first = await db.consumer_db(used)()
+        second = await db.consumer_db(used)()
+        await db.consumer_db(failing)()
+        third = await db.consumer_db(used)()
+        monkeypatch.setattr(db, "KEEP_SECONDS", -1.0)
+        fourth = await db.consumer_db(used)()
+        return [first, second, third, fourth]
+
+    first, second, third, fourth = asyncio.run(calls())
+    assert first is second  # kept
+    assert third is not second  # closed after the error
+    assert fourth is not third  # closed once older than KEEP_SECONDS

@@ -130,6 +130,14 @@ def test_frames_store_deltas_and_read_back_the_engine_view(
     for step in sorted(expected, reverse=True):  # newest first: each read walks back to a keyframe
         view_selector.clear_cache()
         assert view_selector.view_at(run=run, step=step) == expected[step], step
+    # A viewer that saw an earlier step (cached) and now asks for a later one: only the frames
+    # after the cached view are applied to it, across keyframes or not.
+    steps = sorted(expected)
+    for seen in steps:
+        for later in (s for s in steps if s > seen + 1):
+            view_selector.clear_cache()
+            view_selector.view_at(run=run, step=seen)
+            assert view_selector.view_at(run=run, step=later) == expected[later], (seen, later)
 
 
 def test_a_delta_is_small_next_to_the_view() -> None:
