@@ -291,6 +291,7 @@ def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
     """Every push opened the SQLite file again (Channels closes connections around each call);
     a pool thread now keeps its connection, but not after an error nor past KEEP_SECONDS."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from django.db import connection
 
@@ -298,7 +299,7 @@ def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
 
     if connection.vendor != "sqlite":
         pytest.skip("the kept connection is SQLite's")
-    monkeypatch.setattr(db, "_pool", __import__("concurrent.futures").futures.ThreadPoolExecutor(max_workers=1))
+    monkeypatch.setattr(db, "_pool", ThreadPoolExecutor(max_workers=1))
 
     def used() -> Any:
         Run.objects.exists()
@@ -321,3 +322,42 @@ def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
     assert first is second  # kept
     assert third is not second  # closed after the error
     assert fourth is not third  # closed once older than KEEP_SECONDS
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_connection_sees_what_others_committed_after_a_read_left_unfinished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kept connection must not stay inside an old read snapshot: a query whose rows were not
+    all read (the frame rebuild stops at a keyframe) ends its read transaction, and the next call
+    on that thread sees what another connection committed since."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import timedelta
+
+    from asgiref.sync import sync_to_async
+    from django.contrib.sessions.models import Session
+    from django.db import connection
+    from django.utils import timezone
+
+    from playground.consumers import db
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the kept connection is SQLite's")
+    monkeypatch.setattr(db, "_pool", ThreadPoolExecutor(max_workers=1))  # one thread: one kept connection
+    expire = timezone.now() + timedelta(days=1)
+    Session.objects.bulk_create(Session(session_key=f"k{i:03}", session_data="", expire_date=expire) for i in range(40))
+
+    def partly() -> int:
+        for seen, _ in enumerate(Session.objects.order_by("session_key").values_list("session_key").iterator(chunk_size=8)):
+            if seen == 2:
+                break
+        return Session.objects.count()
+
+    async def calls() -> tuple[int, int]:
+        before = await db.consumer_db(partly)()
+        await sync_to_async(lambda: Session.objects.filter(session_key="k000").delete(), thread_sensitive=False)()
+        after = await db.consumer_db(Session.objects.count)()
+        return before, after
+
+    assert asyncio.run(calls()) == (40, 39)
