@@ -547,6 +547,10 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
 
         warm = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk for r in runs]  # engines built
         wait_all(warm, 300)
+        from playground.services.runs import dispatch
+
+        homes = [dispatch.home_of(r.pk) for r in runs]
+        spread = {h or "none": homes.count(h) for h in set(homes)}  # the runs' engines per worker process
         # The workers stop taking tasks while every Step is queued (this process queueing them
         # would otherwise be what is measured), then take them all at once.
         from config.celery import app
@@ -569,7 +573,7 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
         cpu = {role: round(value - cpu_before.get(role, 0.0), 1) for role, value in stack.cpu_seconds().items()}
         return {"worker_processes": concurrency, "steps": finished - done_then, "seconds": round(elapsed, 1),
                 "steps_per_s": round((finished - done_then) / elapsed, 1), "queued": len(actions),
-                "done_while_queueing": done_then, "cpu_s": cpu,
+                "done_while_queueing": done_then, "cpu_s": cpu, "homes_after_warm_up": spread,
                 "database": "postgresql" if args.postgres else "sqlite"}
     finally:
         stack.stop()

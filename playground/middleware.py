@@ -72,12 +72,18 @@ class QuotaMiddleware:
             return ""
 
     def _check_step(self, request: HttpRequest, client: quotas.Client, token: str, action: str) -> None:
-        from playground.models import Run
-        from playground.ownership import actor_for_request, can_control
+        from django.http import Http404
 
-        run = Run.objects.defer("scenario_yaml").filter(share_token=token).first()
-        if run is None or not can_control(run=run, actor=actor_for_request(request)):
-            return  # the view answers (404 / 403)
+        from playground.ownership import actor_for_request, can_control
+        from playground.selectors.runs import run_by_share_token
+
+        try:
+            run = run_by_share_token(token=token)
+        except Http404:
+            return  # the view answers 404
+        request.playground_run = run  # the view's own read of it (one query less per action)
+        if not can_control(run=run, actor=actor_for_request(request)):
+            return  # the view answers 403
         quotas.check_node_steps(client, run.pk)
         if action == "play":
             quotas.check_playing(client, run)

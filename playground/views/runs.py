@@ -74,7 +74,9 @@ def run_start(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def run_detail(request: HttpRequest, token: str) -> HttpResponse:
-    run = run_selectors.run_by_share_token(token=token)
+    run = getattr(request, "playground_run", None)  # read by the quota check just before
+    if run is None or run.share_token != token:
+        run = run_selectors.run_by_share_token(token=token)
     if request.method == "POST":
         return _run_action(request, run)
     actor = actor_for_request(request)

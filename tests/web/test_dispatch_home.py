@@ -1,0 +1,61 @@
+"""Engine affinity and capacity: a run's task goes to the worker holding its engine ("home"),
+unless that worker already has a backlog, when any free worker takes it (real Redis, kombu's
+queue lists)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from playground.services.runs import dispatch
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any) -> Iterator[list[str | None]]:
+    """The queue each scheduled task was sent to (the task itself is not sent). The session's
+    Redis is shared with the live workers: only this test's own keys are removed after it."""
+    settings.REDIS_URL = redis_url
+    settings.PLAYGROUND_EXTENDER_QUEUE = ""
+    queues: list[str | None] = []
+    monkeypatch.setattr(dispatch.advance_run_task, "apply_async",
+                        lambda args, kwargs=None, **options: queues.append(options.get("queue")))
+    monkeypatch.setattr(dispatch, "action_priority", lambda *a, **k: 0)
+    yield queues
+    client = dispatch._shared_redis()
+    for pattern in ("*@home-test*", "playground:run-home:-*"):
+        for key in client.scan_iter(match=pattern):
+            client.delete(key)
+
+
+def _waiting(queue: str, tasks: int, priority: int = 0) -> None:
+    from kombu.transport.redis import Channel
+
+    key = f"{queue}{Channel.sep}{priority}" if priority else queue
+    dispatch._shared_redis().rpush(key, *[b"task"] * tasks)
+
+
+def test_a_run_goes_home_while_its_worker_keeps_up_and_to_any_worker_past_a_backlog(sent: list[str | None]) -> None:
+    home = dispatch.home_queue("runs1@home-test")
+    dispatch.beat_alive(home)
+    dispatch.set_home(-7, home)
+    dispatch.schedule(-7, 1)
+    _waiting(home, 1)
+    dispatch.schedule(-7, 2)
+    _waiting(home, 1, priority=3)  # every priority's list counts
+    dispatch.schedule(-7, 3)
+    assert sent == [home, home, dispatch.queue_for(-7)]  # the shared queue
+    assert dispatch.waiting_in(home) == dispatch.HOME_BACKLOG
+
+
+def test_a_dead_or_busy_home_is_skipped(sent: list[str | None]) -> None:
+    home = dispatch.home_queue("runs2@home-test")
+    dispatch.set_home(-8, home)
+    dispatch.schedule(-8, 1)  # not beating: dead
+    dispatch.beat_alive(home)
+    with dispatch.busy(home):
+        dispatch.schedule(-8, 2)
+    dispatch.schedule(-8, 3)
+    shared = dispatch.queue_for(-8)
+    assert sent == [shared, shared, home]
