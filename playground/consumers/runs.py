@@ -51,6 +51,7 @@ RESYNC_BURST = 5  # re-sync messages a socket may send per RESYNC_WINDOW seconds
 RESYNC_WINDOW = 10.0
 PLAY_PUSH_INTERVAL = 0.3  # s between a playing run's pushes to one page (~3 a second)...
 PLAY_RENDER_SHARE = 0.25  # ...or longer: a playing run's panels take at most this share of a core to render
+PLAY_RENDER_SHARE_BUSY = 0.1  # ...and this share while other clients' actions are coming in
 RECHECK_SECONDS = 5.0  # a page re-reads the run this often even without a notification
 LEASE_CHECK_SECONDS = 0.25  # ...and looks whether a running action's worker is alive this often
 RECHECK_FRESH = 1.0  # s: a timer's re-check reuses a rendering checked this recently
@@ -79,6 +80,23 @@ def _recovering(run_id: int) -> bool:
         _recovering_seen.clear()
     _recovering_seen[run_id] = (now, recovering)
     return recovering
+
+
+_acting_seen: list[float] = [-1.0, 0.0]  # when looked, and whether others were acting then
+
+
+async def _others_acting() -> bool:
+    """Are clients' actions coming in (any run's Step, Play or change in the last second:
+    dispatch.interactive_recently)? Then a playing run's pages are updated less often, so that
+    the web processes' CPU goes to the class's steps first (the worker's plays give way to
+    them alike). Asked of Redis at most twice a second per process, off the event loop."""
+    now = time.monotonic()
+    if now - _acting_seen[0] >= 0.5:
+        from playground.services.runs import dispatch
+
+        _acting_seen[0] = now
+        _acting_seen[1] = float(await asyncio.to_thread(dispatch.interactive_recently))
+    return bool(_acting_seen[1])
 
 
 _recovery_asked: dict[int, float] = {}  # run id -> when a timer of this process last asked
@@ -213,7 +231,8 @@ class RunConsumer(AsyncWebsocketConsumer):
             # take long to render). Notifications that arrive in the
             # meantime wait in this consumer's queue and then find nothing new to send, so a page
             # coalesces steps instead of falling behind.
-            interval = max(PLAY_PUSH_INTERVAL, self.render_seconds / PLAY_RENDER_SHARE)
+            share = PLAY_RENDER_SHARE_BUSY if await _others_acting() else PLAY_RENDER_SHARE
+            interval = max(PLAY_PUSH_INTERVAL, self.render_seconds / share)
             wait = self.last_push + interval - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)

@@ -361,3 +361,33 @@ def test_a_kept_connection_sees_what_others_committed_after_a_read_left_unfinish
         return before, after
 
     assert asyncio.run(calls()) == (40, 39)
+
+
+@pytest.mark.parametrize("acting", [False, True])
+def test_a_playing_runs_page_is_updated_less_often_while_a_class_is_acting(
+    monkeypatch: pytest.MonkeyPatch, acting: bool
+) -> None:
+    """A play's pushes are paced by their render cost: a quarter of a core at most, a tenth
+    while other clients' actions are coming in (their steps' pages come first)."""
+    import asyncio
+
+    from playground.consumers import runs as consumer_module
+    from playground.services.runs import dispatch
+
+    monkeypatch.setattr(dispatch, "interactive_recently", lambda: acting)
+    monkeypatch.setattr(consumer_module, "_acting_seen", [-1.0, 0.0])
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def push(**_: Any) -> None:
+        return None
+
+    monkeypatch.setattr(consumer_module.asyncio, "sleep", sleep)
+    viewer = RunConsumer()
+    viewer.playing, viewer.render_seconds, viewer.last_push = True, 0.1, time.monotonic()
+    viewer.push = push  # type: ignore[method-assign]
+    asyncio.run(viewer.run_updated({}))
+    expected = 0.1 / (consumer_module.PLAY_RENDER_SHARE_BUSY if acting else consumer_module.PLAY_RENDER_SHARE)
+    assert len(waits) == 1 and expected - 0.05 < waits[0] <= expected
