@@ -237,6 +237,8 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
             return _go(request, _run_url(fork))
         if action in SIMPLE_ACTIONS:
             queued = run_service.run_enqueue(run=run, actor=actor, kind=SIMPLE_ACTIONS[action])
+            if queued.state == RunAction.STATE_DONE:  # a settled run's Step or Play: recorded at once
+                return _flash(request, run, f"{queued.get_kind_display()} (#{queued.index}): nothing to do, the run has settled.")
             return _flash(request, run, f"Queued: {queued.get_kind_display()} (#{queued.index})")
         if action == "run_clock":
             params = {"seconds": request.POST.get("seconds", "")}

@@ -324,3 +324,33 @@ def test_scenario_page_lists_my_runs_only(client: Any) -> None:
     html = client.get(f"/scenarios/{scenario.share_token}/").content.decode()
     assert 'id="my-runs"' in html and f"/runs/{run.share_token}/" in html
     assert html.count('href="/runs/') == 1
+
+
+def test_a_settled_runs_step_or_play_is_recorded_at_once_as_the_worker_would(inline_worker: list) -> None:
+    """Nothing is computed for a Step or Play of a settled run: with nothing queued before it,
+    the web records it done ("settled") without a task; the run's fields are those the worker
+    sets (its reveal cleared; a Play leaves it settled)."""
+    run = start("percentage-of-nodes-to-score")
+    act(run, RunAction.KIND_PLAY)
+    assert run.status == Run.STATUS_SETTLED
+    tasks = len(inline_worker)
+    Run.objects.filter(pk=run.pk).update(reveal=2)
+    head, last_seq = run.head_step, run.last_seq
+    for kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY):
+        action = act(run, kind)
+        assert (action.state, action.result) == (RunAction.STATE_DONE, "settled")
+        assert action.done_at is not None
+    assert len(inline_worker) == tasks  # no task was queued
+    assert (run.status, run.reveal, run.head_step, run.last_seq) == (Run.STATUS_SETTLED, None, head, last_seq)
+
+
+def test_a_settled_runs_step_behind_a_queued_action_goes_through_the_worker(inline_worker: list) -> None:
+    """An action queued before it may unsettle the run (a cluster change): the Step waits its
+    turn in the queue, as before."""
+    run = start("percentage-of-nodes-to-score")
+    act(run, RunAction.KIND_PLAY)
+    RunAction.objects.create(run=run, index=run.actions.count() + 1, kind=RunAction.KIND_ADVANCE_CLOCK)
+    tasks = len(inline_worker)
+    action = act(run, RunAction.KIND_STEP)
+    assert len(inline_worker) == tasks + 1
+    assert action.state == RunAction.STATE_DONE

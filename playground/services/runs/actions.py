@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
@@ -179,11 +180,19 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
         try:
             with transaction.atomic():
                 # The lock only (the row's YAML is MBs at 5,000 nodes); the owner for the task's priority.
-                locked = Run.objects.select_for_update().only("pk", "owner_token", "owner_id", "status").get(pk=run.pk)
+                locked = (
+                    Run.objects.select_for_update()
+                    .only("pk", "owner_token", "owner_id", "status", "pause_requested")
+                    .get(pk=run.pk)
+                )
                 last = locked.actions.aggregate(m=Max("index"))["m"]
+                idle = locked.status == Run.STATUS_SETTLED and kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY)
+                if idle and not locked.pause_requested and not locked.actions.filter(
+                    state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
+                ).exists():
+                    return _record_settled(locked, (last or 0) + 1, kind, params)
                 action = RunAction.objects.create(run=locked, index=(last or 0) + 1, kind=kind, params=params)
                 owner = {"owner_token": locked.owner_token, "owner_id": locked.owner_id}
-                idle = locked.status == Run.STATUS_SETTLED and kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY)
                 transaction.on_commit(
                     lambda a=action, o=owner, n=not idle: dispatch.schedule(run.pk, a.index, owner=o, needs_engine=n)
                 )
@@ -192,6 +201,22 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
             if attempt == 4:
                 raise
     raise AssertionError("unreachable")
+
+
+def _record_settled(locked: Run, index: int, kind: str, params: dict[str, Any]) -> RunAction:
+    """A Step or Play of a settled run with nothing queued before it: recorded done here, as the
+    worker would record it (worker.settled_outcome), without a trip through the queue. A class
+    presses Step and Play on finished runs all the time; each cost a task, a worker's
+    transaction and a second page update, and waited in the queue behind the others' steps."""
+    from playground.services.runs.worker import settled_outcome
+
+    action = RunAction.objects.create(
+        run=locked, index=index, kind=kind, params=params, state=RunAction.STATE_DONE, result="settled",
+        done_at=timezone.now(),
+    )
+    Run.objects.filter(pk=locked.pk).update(**settled_outcome(kind))
+    transaction.on_commit(lambda: dispatch.notify(locked.pk))
+    return action
 
 
 def run_pause(*, run: Run, actor: Actor) -> bool:

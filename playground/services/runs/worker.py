@@ -176,6 +176,16 @@ def _commit(
                 logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
 
 
+def settled_outcome(kind: str) -> dict[str, Any]:
+    """The run fields a Step (or Step to the next point) or a Play of a settled run sets, with
+    the action done and its result "settled": nothing is computed. One rule for the worker and
+    for the web, which records such an action itself when nothing is queued before it
+    (actions.run_enqueue)."""
+    if kind == RunAction.KIND_PLAY:
+        return {"pause_requested": False, "status": Run.STATUS_SETTLED}
+    return {"reveal": None}
+
+
 def _nodes(engine: Engine) -> int:
     return len((engine.view or {}).get("nodes") or [])
 
@@ -195,7 +205,7 @@ def _execute(
             return engine
     if kind in (RunAction.KIND_STEP, RunAction.KIND_STEP_POINT):
         if settled:
-            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra={"reveal": None})
+            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra=settled_outcome(kind))
             return engine
         engine = _engine(run, engine)
         spent = charger.charge(_nodes(engine))
@@ -286,14 +296,9 @@ def _play(
     run_id = run.pk
     if run.pause_requested or run.status == Run.STATUS_SETTLED:
         result = "paused" if run.pause_requested else "settled"
-        _commit(
-            run_id,
-            engine,
-            action,
-            state=RunAction.STATE_DONE,
-            result=result,
-            extra={"pause_requested": False, "status": run.status if result == "settled" else Run.STATUS_IDLE},
-        )
+        extra = settled_outcome(RunAction.KIND_PLAY) if result == "settled" else {
+            "pause_requested": False, "status": Run.STATUS_IDLE}
+        _commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result, extra=extra)
         return engine
     engine = _engine(run, engine)
     if action.state != RunAction.STATE_RUNNING:
