@@ -236,7 +236,8 @@ def _start_run(browser: Browser, scenario_path: str) -> str:
 def student(index: int, base: str, loop: Loop, until: float, think: float = 0.0) -> Student:
     """Fork the gallery scenario, start a run, then alternate Step and Play until `until`. An
     action is done when the run page's websocket pushes a state with nothing queued (a settled
-    run's Step and Play are done at once: they still go through the queue and the worker).
+    run's Step and Play with nothing queued before them are recorded done by the web request:
+    then it is the post and the push).
     `think`: seconds the student looks at the result before the next press."""
     me = Student(index)
     browser = Browser(base)
