@@ -290,7 +290,6 @@ def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
 ) -> None:
     """Every push opened the SQLite file again (Channels closes connections around each call);
     a pool thread now keeps its connection, but not after an error nor past KEEP_SECONDS."""
-    import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     from django.db import connection
@@ -318,7 +317,7 @@ def test_a_pool_thread_keeps_its_sqlite_connection_until_an_error_or_its_age(
         fourth = await db.consumer_db(used)()
         return [first, second, third, fourth]
 
-    first, second, third, fourth = asyncio.run(calls())
+    first, second, third, fourth = call_async(calls)
     assert first is second  # kept
     assert third is not second  # closed after the error
     assert fourth is not third  # closed once older than KEEP_SECONDS
@@ -331,7 +330,6 @@ def test_a_kept_connection_sees_what_others_committed_after_a_read_left_unfinish
     """A kept connection must not stay inside an old read snapshot: a query whose rows were not
     all read (the frame rebuild stops at a keyframe) ends its read transaction, and the next call
     on that thread sees what another connection committed since."""
-    import asyncio
     from concurrent.futures import ThreadPoolExecutor
     from datetime import timedelta
 
@@ -360,7 +358,7 @@ def test_a_kept_connection_sees_what_others_committed_after_a_read_left_unfinish
         after = await db.consumer_db(Session.objects.count)()
         return before, after
 
-    assert asyncio.run(calls()) == (40, 39)
+    assert call_async(calls) == (40, 39)
 
 
 @pytest.mark.parametrize("acting", [False, True])
@@ -369,7 +367,6 @@ def test_a_playing_runs_page_is_updated_less_often_while_a_class_is_acting(
 ) -> None:
     """A play's pushes are paced by their render cost: a quarter of a core at most, a tenth
     while other clients' actions are coming in (their steps' pages come first)."""
-    import asyncio
 
     from playground.consumers import runs as consumer_module
     from playground.services.runs import dispatch
@@ -388,6 +385,6 @@ def test_a_playing_runs_page_is_updated_less_often_while_a_class_is_acting(
     viewer = RunConsumer()
     viewer.playing, viewer.render_seconds, viewer.last_push = True, 0.1, time.monotonic()
     viewer.push = push  # type: ignore[method-assign]
-    asyncio.run(viewer.run_updated({}))
+    call_async(viewer.run_updated, {})
     expected = 0.1 / (consumer_module.PLAY_RENDER_SHARE_BUSY if acting else consumer_module.PLAY_RENDER_SHARE)
     assert len(waits) == 1 and expected - 0.05 < waits[0] <= expected
