@@ -1,8 +1,8 @@
 """The Kubernetes envelope in the browser: create, start, step and play a 5,000 x 150,000 run.
 
-    python bench/generate_envelope.py --nodes 5000 --pods 150000 --out /tmp/env-5000n-150000p.yaml
-    gzip -k /tmp/env-5000n-150000p.yaml
-    python bench/envelope_web.py --input /tmp/env-5000n-150000p.yaml.gz [--steps 20] [--json out.json]
+    python bench/generate_envelope.py          # bench/inputs/envelope-5000n-150000p.yaml, and the CLI's size
+    gzip -k bench/inputs/envelope-5000n-150000p.yaml
+    python bench/envelope_web.py [--input bench/inputs/envelope-5000n-150000p.yaml.gz] [--steps 20] [--json out.json]
 
 Starts the real stack (Redis, one Celery worker, the web server, a temporary SQLite database:
 bench/web_stack.py) with the default limits, and drives headless Chromium as the scenario's
@@ -45,6 +45,8 @@ from bench.scenario_page import Wire, _html_bytes, _phases, _timed, wait_prepare
 from bench.web import db_state, pct, play, wait_idle  # noqa: E402
 from bench.web_page import Browser, click_and_wait, first_load  # noqa: E402
 from bench.web_stack import Stack  # noqa: E402
+
+DEFAULT_INPUT = Path(__file__).resolve().parent / "inputs" / "envelope-5000n-150000p.yaml.gz"
 
 
 def worker_memory(stack: Stack) -> dict[str, float]:
@@ -208,7 +210,7 @@ def actor_of(page: Any, stack: Stack) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", type=Path, default=Path("/tmp/env-5000n-150000p.yaml.gz"))
+    parser.add_argument("--input", type=Path, default=DEFAULT_INPUT)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--step-timeout", type=float, default=30.0)
     parser.add_argument("--play-seconds", type=float, default=20.0)
