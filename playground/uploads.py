@@ -1,15 +1,15 @@
 """An uploaded scenario file's text: plain YAML or JSON, or the same compressed with gzip.
 
-A cluster dump at the Kubernetes envelope (5,000 nodes, 150,000 pods) is ~70 MB of YAML and
-~3 MB gzipped, so the upload forms accept either; a gzip file is recognised by its magic bytes,
-whatever its name. Both limits are the scenario byte limit (PLAYGROUND_MAX_BYTES): the file as
-sent, then the text it decompresses to. A gzip file's trailer states its (last member's) size
-modulo 4 GiB; when that alone passes the limit (and deflate could reach it from the file's size)
-the file is refused before any decompression
-(microseconds: the usual "zip bomb"). Otherwise decompression is bounded: it stops as soon as the
-output passes the limit (never more than the limit plus one chunk is held), so even a bomb with
-a forged trailer costs a fraction of a second and the limit's memory, and is refused like any
-oversized file, naming the limit and its setting.
+A cluster dump at the Kubernetes envelope (5,000 nodes, 150,000 pods) is ~70 MB of YAML and a
+tenth of that or less gzipped, so the upload forms accept either; a gzip file is recognised by
+its magic bytes, whatever its name. Both limits are the scenario byte limit
+(PLAYGROUND_MAX_BYTES): the file as sent, then the text it decompresses to. A gzip file's
+trailer states its (last member's) size modulo 4 GiB; when that alone passes the limit (and
+deflate could reach it from the file's size) the file is refused before any decompression
+(microseconds: the usual "zip bomb"). Otherwise decompression is bounded: it stops as soon as
+the output passes the limit (never more than the limit plus one chunk is held), so even a bomb
+with a forged trailer costs a fraction of a second and the limit's memory, and is refused like
+any oversized file, naming the limit and its setting.
 """
 
 from __future__ import annotations
