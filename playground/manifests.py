@@ -44,8 +44,18 @@ API_VERSIONS = {
     "CSIDriver": "storage.k8s.io/v1",
     "CSIStorageCapacity": "storage.k8s.io/v1",
 }
-# An upper bound on values in one import, checked while walking (alias-expanded) data.
-MAX_VALUES = 2_000_000
+# An upper bound on values in one import, checked while walking (alias-expanded) data: at least
+# this many, and as many as the byte limit (PLAYGROUND_MAX_BYTES) can hold without aliases (each
+# value takes at least two characters: itself and a separator), so every file the byte limit
+# admits fits (a 5,000-node x 150,000-pod dump holds ~9 million values in 69.5 MB). Alias
+# expansion is bounded by the loader before this.
+MIN_MAX_VALUES = 2_000_000
+
+
+def max_values() -> int:
+    from playground.limits import max_yaml_bytes
+
+    return max(MIN_MAX_VALUES, max_yaml_bytes() // 2)
 
 
 class ManifestError(ValueError):
@@ -96,7 +106,7 @@ def split_documents(text: str) -> list[dict[str, Any]]:
 def split_loaded(documents: Iterable[Any]) -> list[dict[str, Any]]:
     """`split_documents` of documents already decoded (the engine's loader hands back those it
     read, so an accepted upload is parsed once); the result shares nothing with them."""
-    budget = [MAX_VALUES]
+    budget = [max_values()]
     manifests: list[dict[str, Any]] = []
     for document in documents:
         if document is None:

@@ -8,19 +8,16 @@ from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 
 from playground.limits import max_yaml_bytes, too_large
+from playground.uploads import UploadRefused, read_upload_text
 
 
 def _read_upload(upload: Any) -> str:
-    """An uploaded file's text, refused (naming the limit and its setting) when too large."""
-    limit = max_yaml_bytes()
-    if upload.size > limit:
-        raise forms.ValidationError(too_large(f"{upload.name}: the file is too large ({upload.size:,} bytes)"))
+    """An uploaded file's text (gunzipped if it is gzip), refused with a located message when it
+    cannot be used; a size refusal names the limit and its setting."""
     try:
-        return upload.read(limit + 1).decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise forms.ValidationError(
-            f"{upload.name}: the file is not UTF-8 text ({error.reason} at byte {error.start})."
-        ) from None
+        return read_upload_text(upload, limit=max_yaml_bytes())
+    except UploadRefused as refused:
+        raise forms.ValidationError(too_large(refused.message) if refused.too_large else refused.message) from None
 
 
 class ScenarioDetailsForm(forms.Form):
@@ -41,7 +38,7 @@ class YamlTextField(forms.CharField):
 class YamlImportForm(forms.Form):
     """Multi-document YAML, pasted or uploaded (an upload wins over pasted text)."""
 
-    file = forms.FileField(required=False, label="Upload a YAML file")
+    file = forms.FileField(required=False, label="Upload a YAML file (or .yaml.gz)")
     text = YamlTextField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "class": "code"}),
@@ -68,7 +65,7 @@ class YamlImportForm(forms.Form):
 class NewScenarioForm(ScenarioDetailsForm):
     """Name a new scenario; optionally start it from YAML."""
 
-    file = forms.FileField(required=False, label="Start from a YAML file (optional)")
+    file = forms.FileField(required=False, label="Start from a YAML file, or one compressed with gzip (optional)")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from playground.limits import web_limits
 from playground.models import Scenario
-from playground.selectors.scenarios import scenario_yaml
+from playground.selectors.scenarios import objects_version, scenario_yaml
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.controllers.workloads.summary import CREATED
@@ -25,6 +26,9 @@ def workload_pods(*, scenario: Scenario, counts: dict[str, int]) -> dict[str, An
     own expansion decides, so the page and a run can never disagree."""
     if not any(counts.get(kind) for kind in WORKLOAD_KINDS):
         return None
+    kept = Scenario.objects.filter(pk=scenario.pk).values_list("workload_pods_version", "workload_pods_cache").first()
+    if kept and kept[0] and kept[0] == objects_version(scenario=scenario):
+        return kept[1]  # as the loader found them when these objects were stored
     key = (scenario.pk, scenario.updated_at)
     if key not in _cache:
         _cache[key] = _expand(scenario)
@@ -35,10 +39,15 @@ def workload_pods(*, scenario: Scenario, counts: dict[str, int]) -> dict[str, An
 
 def _expand(scenario: Scenario) -> dict[str, Any] | None:
     try:
-        loaded = load_scenario_text(scenario_yaml(scenario=scenario), source="scenario.yaml")
+        loaded = load_scenario_text(scenario_yaml(scenario=scenario), source="scenario.yaml", limits=web_limits())
     except ScenarioError:
         return None
-    created = [e for e in loaded.load_summary.entries if e.outcome == CREATED]
+    return pods_by_owner(loaded.load_summary)
+
+
+def pods_by_owner(load_summary: Any) -> dict[str, Any] | None:
+    """`workload_pods`'s answer from a load's summary (`Scenario.load_summary`)."""
+    created = [e for e in load_summary.entries if e.outcome == CREATED]
     via = {e.name.rsplit("/", 1)[-1]: e.reason.removeprefix("by ") for e in created if e.kind == "ReplicaSet"}
     groups: dict[str, dict[str, Any]] = {}
     for e in created:

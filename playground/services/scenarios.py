@@ -76,10 +76,13 @@ def validate_manifests(manifests: list[dict[str, Any]], *, source: str = "scenar
     return text
 
 
-def validate_text(text: str, *, source: str = "scenario", documents: list[Any] | None = None) -> list[Any]:
+def validate_text(
+    text: str, *, source: str = "scenario", documents: list[Any] | None = None, summaries: list[Any] | None = None
+) -> list[Any]:
     """Run the engine's loader over `text` with the web's limits; translate its ScenarioError
     into ScenarioInvalid. Returns the loader's "not simulated" warnings (`LoadWarning`s);
-    `documents` receives the YAML documents the loader decoded (see `load_scenario_text`)."""
+    `documents` receives the YAML documents the loader decoded (see `load_scenario_text`),
+    `summaries` the load's summary (what was kept, created, dropped)."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader import load_scenario_text
 
@@ -96,6 +99,8 @@ def validate_text(text: str, *, source: str = "scenario", documents: list[Any] |
         field, message = refused
         raise ScenarioInvalid(f"{source}: KubeSchedulerConfiguration {field}: {message}", field=field,
                               kind="KubeSchedulerConfiguration")
+    if summaries is not None:
+        summaries.append(loaded.load_summary)
     return loaded.warnings
 
 
@@ -220,16 +225,30 @@ def scenario_create(
     ensure_has_identity(actor, "Creating a scenario")
     manifests: list[dict[str, Any]] = []
     warnings: list[Any] = []
+    summaries: list[Any] = []
     if yaml_text is not None and yaml_text.strip():
-        manifests, warnings = read_yaml_import(yaml_text, source=source or name or "<input>")
+        manifests, warnings = read_yaml_import(yaml_text, source=source or name or "<input>", summaries=summaries)
     with transaction.atomic():
         scenario = Scenario.objects.create(
             name=name.strip() or "Untitled scenario", description=description, seed=seed, **owner_fields(actor)
         )
         insert_manifests(scenario, manifests)
+        keep_workload_pods(scenario, summaries)
         prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
+
+
+def keep_workload_pods(scenario: Scenario, summaries: list[Any]) -> None:
+    """Keep, with the objects' version, the pods the workloads of the objects just stored will
+    create, as the load that validated them found (`summaries`: that load's summary; none: an
+    empty scenario). The scenario page reads them instead of loading the scenario again."""
+    from playground.selectors.workload_pods import pods_by_owner
+
+    found = pods_by_owner(summaries[0]) if summaries else None
+    Scenario.objects.filter(pk=scenario.pk).update(  # update(): `updated_at` stays as it is
+        workload_pods_cache=found, workload_pods_version=objects_version(scenario=scenario)
+    )
 
 
 def scenario_update_details(*, scenario: Scenario, actor: Actor, name: str, description: str, seed: int) -> Scenario:
@@ -255,12 +274,14 @@ def refuse_nul(text: str, *, source: str) -> None:
     )
 
 
-def read_yaml_import(text: str, *, source: str = "<input>") -> tuple[list[dict[str, Any]], list[Any]]:
+def read_yaml_import(
+    text: str, *, source: str = "<input>", summaries: list[Any] | None = None
+) -> tuple[list[dict[str, Any]], list[Any]]:
     """Validate multi-document YAML through the engine and cut it into one manifest per object;
-    also return the loader's "not simulated" warnings."""
+    also return the loader's "not simulated" warnings (`summaries`: see `validate_text`)."""
     refuse_nul(text, source=source)
     documents: list[Any] = []
-    warnings = validate_text(text, source=source, documents=documents)
+    warnings = validate_text(text, source=source, documents=documents, summaries=summaries)
     try:
         return split_loaded(documents), warnings
     except ManifestError as error:
@@ -275,12 +296,14 @@ def parse_yaml_import(text: str, *, source: str = "<input>") -> list[dict[str, A
 def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source: str = "<input>") -> Scenario:
     """Replace all of the scenario's objects with those of `text`; bad input changes nothing."""
     ensure_can_edit(scenario=scenario, actor=actor)
-    manifests, warnings = read_yaml_import(text, source=source)
+    summaries: list[Any] = []
+    manifests, warnings = read_yaml_import(text, source=source, summaries=summaries)
     with transaction.atomic():
         scenario = _locked(scenario)
         scenario.kube_objects.all().delete()
         insert_manifests(scenario, manifests)
         scenario.save(update_fields=["updated_at"])
+        keep_workload_pods(scenario, summaries)
         prepare_yaml_later(scenario, len(manifests))
     scenario.not_simulated = warnings
     return scenario
@@ -302,6 +325,10 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
         kept = cached_yaml(scenario=scenario, version=source_version)
         manifests = scenario_manifests(scenario=scenario)
         insert_manifests(fork, manifests)
+        pods = Scenario.objects.filter(pk=scenario.pk).values_list("workload_pods_version", "workload_pods_cache").get()
+        if pods[0] == source_version:  # the same objects: the same workload pods
+            Scenario.objects.filter(pk=fork.pk).update(
+                workload_pods_cache=pods[1], workload_pods_version=objects_version(scenario=fork))
         if kept is not None:  # the same objects: the same YAML and start, kept for the fork's version
             from playground.services.runs.prepare import copy_prepared
 

@@ -28,7 +28,7 @@ from playground.forms import (
     SchedulerConfigForm,
     YamlImportForm,
 )
-from playground.limits import too_large
+from playground.limits import request_too_large, too_large
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
 from playground.presenters.load_warnings import NOT_SIMULATED_TAG, not_simulated_lines
 from playground.presenters.scenarios.editor import (
@@ -70,6 +70,8 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
     form = NewScenarioForm(initial={"name": "", "seed": 0})
     if request.method == "POST":
         try:
+            if request_too_large(request):
+                raise RequestDataTooBig
             form = NewScenarioForm(request.POST, request.FILES)
         except RequestDataTooBig:  # a huge paste: say so, not Django's 400 page
             form = NewScenarioForm(initial={"name": "", "seed": 0})
@@ -209,6 +211,8 @@ def scenario_detail(request: HttpRequest, token: str) -> HttpResponse:
         return _read_only_or_render(request, scenario, actor)
 
     try:
+        if request_too_large(request):
+            raise RequestDataTooBig
         action = request.POST.get("action", "")
     except RequestDataTooBig:
         return _respond(

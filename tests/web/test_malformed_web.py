@@ -158,7 +158,9 @@ def test_object_forms_refuse(owner: tuple[Client, Scenario], base: dict, field: 
 
 
 @pytest.mark.parametrize("where", ["new", "import"])
-def test_ten_megabyte_paste_says_too_large(owner: tuple[Client, Scenario], where: str) -> None:
+def test_ten_megabyte_paste_says_too_large(owner: tuple[Client, Scenario], settings, where: str) -> None:
+    settings.PLAYGROUND_MAX_BYTES = 5 * 1024 * 1024  # a paste twice the limit (the default is 96 MiB)
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
     client, scenario = owner
     before = snapshot()
     paste = "# " + "x" * (10 * 1024 * 1024)

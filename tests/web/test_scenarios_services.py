@@ -120,7 +120,8 @@ def test_bad_import_raises_the_loaders_message_and_changes_nothing(text: str, ex
     assert scenario_manifests(scenario=scenario) == before
 
 
-def test_size_limits_are_enforced() -> None:
+def test_size_limits_are_enforced(settings) -> None:
+    settings.PLAYGROUND_MAX_BYTES = 5 * 1024 * 1024
     scenario = make()
     huge = "# " + "x" * (5 * 1024 * 1024) + "\n" + GOOD
     with pytest.raises(ScenarioInvalid, match="too large"):

@@ -284,7 +284,8 @@ def test_import_bad_then_good_and_export(client: Client) -> None:
     ],
     ids=["not-utf8", "too-large", "malformed", "unknown-kind", "alias-bomb", "absurd-quantity"],
 )
-def test_bad_uploads_are_explained_and_change_nothing(client: Client, payload: bytes, expected: str) -> None:
+def test_bad_uploads_are_explained_and_change_nothing(client: Client, settings, payload: bytes, expected: str) -> None:
+    settings.PLAYGROUND_MAX_BYTES = 5 * 1024 * 1024  # the "too-large" case: a payload a little past it
     scenario = create(client, yaml_text=GOOD)
     before = scenario_yaml(scenario=scenario)
     html = post(client, scenario, "import_yaml", **{"import-file": SimpleUploadedFile("up.yaml", payload)})
@@ -292,7 +293,9 @@ def test_bad_uploads_are_explained_and_change_nothing(client: Client, payload: b
     assert scenario_yaml(scenario=scenario) == before
 
 
-def test_oversized_paste_is_explained(client: Client) -> None:
+def test_oversized_paste_is_explained(client: Client, settings) -> None:
+    settings.PLAYGROUND_MAX_BYTES = 5 * 1024 * 1024  # pastes a little past it; a body past it + 1 MiB
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
     scenario = create(client, yaml_text=GOOD)
     html = post(client, scenario, "import_yaml", **{"import-text": "# " + "x" * (5 * 1024 * 1024)})
     assert "too large" in html

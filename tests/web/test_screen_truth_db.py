@@ -102,3 +102,35 @@ def test_a_scenario_of_workloads_counts_and_lists_the_pods_they_will_create(clie
     assert "None." not in pods_section
     assert re.search(r"DaemonSet node-agent · 3 pods: kube-system/node-agent-\S+", pods_section), pods_section
     assert re.search(r"Deployment web via ReplicaSet web-\S+ · \d+ pods", pods_section), pods_section
+
+
+def test_the_workload_pods_are_kept_from_the_load_that_stored_them(client: Client, monkeypatch: Any) -> None:
+    """The page reads the pods the validating load found (loading 150,000 pods again would take
+    20 s); after a change it counts again, and a fork keeps its source's."""
+    from playground.selectors import workload_pods as selector
+    from playground.services.scenarios import scenario_fork, scenario_import_yaml
+    from tests.web.teach_frames import GALLERY
+
+    text = (GALLERY / "deployments-daemonsets.yaml").read_text()
+    scenario = scenario_create(actor=OWNER, name="workloads", yaml_text=text)
+    counts = {"Deployment": 1}
+    kept = Scenario.objects.get(pk=scenario.pk).workload_pods_cache
+    assert kept == selector._expand(scenario) and kept["total"] > 0
+    loads: list[int] = []
+    expand = selector._expand
+    monkeypatch.setattr(selector, "_expand", lambda s: loads.append(s.pk) or expand(s))
+    assert selector.workload_pods(scenario=scenario, counts=counts) == kept and loads == []
+    fork = scenario_fork(scenario=scenario, actor=OWNER)
+    assert selector.workload_pods(scenario=fork, counts=counts) == kept and loads == []
+    scenario_import_yaml(scenario=scenario, actor=OWNER, text=text.replace("replicas: 6", "replicas: 7"))
+    again = selector.workload_pods(scenario=scenario, counts=counts)
+    assert loads == [] and again["total"] == kept["total"] + 1
+    # an edit that the kept count does not follow: counted again by loading
+    obj = scenario.kube_objects.filter(kind="Deployment").first()
+    obj.manifest = {**obj.manifest, "spec": {**obj.manifest["spec"], "replicas": 9}}
+    obj.save()
+    Scenario.objects.filter(pk=scenario.pk).update(name="touched")  # a new version, as edits make one
+    scenario.refresh_from_db()
+    scenario.save(update_fields=["updated_at"])
+    selector.workload_pods(scenario=scenario, counts=counts)
+    assert loads == [scenario.pk]

@@ -1,0 +1,242 @@
+"""The Kubernetes envelope in the browser: create, start, step and play a 5,000 x 150,000 run.
+
+    python bench/generate_envelope.py          # bench/inputs/envelope-5000n-150000p.yaml, and the CLI's size
+    gzip -k bench/inputs/envelope-5000n-150000p.yaml
+    python bench/envelope_web.py [--input bench/inputs/envelope-5000n-150000p.yaml.gz] [--steps 20] [--json out.json]
+
+Starts the real stack (Redis, one Celery worker, the web server, a temporary SQLite database:
+bench/web_stack.py) with the default limits, and drives headless Chromium as the scenario's
+owner would:
+
+- create: on /scenarios/, choose the file (plain or gzip) and press "Create scenario"; until the
+  scenario page has loaded;
+- the worker prepares the run start in the background (`prepared_wait_s`: how long after the
+  page it is done; a user reading the page gives it that time);
+- start: press "Start run"; until the run page has loaded, then until its socket is live;
+- first load: the run page opened again in a fresh tab (HTML bytes, load event, socket live);
+- steps: click Step N times, click -> #run-step changed (p50/p95/max);
+- play: at full speed for --play-seconds, the step counter sampled every 0.5 s;
+- the worker's peak memory (VmHWM of its processes), the database per step (frames, events);
+- checkpoint / restore, in this process: the run's latest checkpoint restored
+  (`Simulation.restore`) and taken again (`sim.checkpoint()`), CPU and wall seconds, blob bytes.
+
+Also the CPU seconds of each part of the stack per phase (`Stack.cpu_seconds`): on a shared
+machine those, not the wall times, are the comparable figures. Every phase is bounded; figures
+only, nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.scenario_page import Wire, _html_bytes, _phases, _timed, wait_prepared  # noqa: E402
+from bench.web import db_state, pct, play, wait_idle  # noqa: E402
+from bench.web_page import Browser, click_and_wait, first_load  # noqa: E402
+from bench.web_stack import Stack  # noqa: E402
+
+DEFAULT_INPUT = Path(__file__).resolve().parent / "inputs" / "envelope-5000n-150000p.yaml.gz"
+
+
+def worker_memory(stack: Stack) -> dict[str, float]:
+    """The Celery worker processes' resident memory now and at its peak (VmHWM), MiB."""
+    import psutil
+
+    now = peak = 0.0
+    for child in stack.supervisor.children:
+        if not child.name.startswith("celery"):
+            continue
+        root = psutil.Process(child.process.pid)
+        for process in [root, *root.children(recursive=True)]:
+            now = max(now, process.memory_info().rss / 2**20)
+            try:
+                status = Path(f"/proc/{process.pid}/status").read_text()
+            except OSError:
+                continue
+            found = re.search(r"VmHWM:\s+(\d+) kB", status)
+            if found:
+                peak = max(peak, int(found.group(1)) / 1024)
+    return {"rss_mib": round(now), "peak_mib": round(peak)}
+
+
+def cpu_delta(stack: Stack, before: dict[str, float]) -> dict[str, float]:
+    after = stack.cpu_seconds()
+    return {role: round(after.get(role, 0.0) - before.get(role, 0.0), 2) for role in after}
+
+
+def checkpoint_restore(run: Any) -> dict[str, Any]:
+    """Restore the run's latest checkpoint and take it again, timed here (CPU and wall)."""
+    from scheduler_core.simulation import Simulation
+
+    checkpoint = run.checkpoints.order_by("-step").first()
+    blob = bytes(checkpoint.blob)
+    c0, w0 = time.process_time(), time.perf_counter()
+    sim = Simulation.restore(blob)
+    restore = (time.process_time() - c0, time.perf_counter() - w0)
+    c0, w0 = time.process_time(), time.perf_counter()
+    again = sim.checkpoint()
+    take = (time.process_time() - c0, time.perf_counter() - w0)
+    return {"step": checkpoint.step, "blob_bytes": len(blob), "again_bytes": len(again),
+            "restore_cpu_s": round(restore[0], 2), "restore_wall_s": round(restore[1], 2),
+            "checkpoint_cpu_s": round(take[0], 2), "checkpoint_wall_s": round(take[1], 2)}
+
+
+def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    from playground.models import Run, RunAction
+
+    timeout_s = args.timeout
+    context = browser.chromium.new_context(base_url=stack.url)
+    context.set_default_timeout(timeout_s * 1000)
+    page = context.new_page()
+    wire = Wire(page)
+    result: dict[str, Any] = {"input": path.name, "input_bytes": path.stat().st_size,
+                              "load_average_before": os.getloadavg()}
+    try:
+        page.goto("/scenarios/", wait_until="load")
+        page.fill("#id_name", f"envelope {path.stem}")
+        page.set_input_files("#id_file", str(path))
+        cpu = stack.cpu_seconds()
+        result["create"] = _timed(
+            page, wire,
+            lambda: page.get_by_role("button", name="Create scenario").click(),
+            lambda: page.wait_for_url(re.compile(r"/scenarios/[^/]+/$"), wait_until="load"),
+        )
+        result["create"]["html_bytes"] = _html_bytes(page)
+        result["create"]["phases"] = _phases(page)
+        result["create"]["stack_cpu_s"] = cpu_delta(stack, cpu)
+        print(f"[envelope] create {result['create']}", file=sys.stderr, flush=True)
+        scenario_url = page.url
+
+        cpu = stack.cpu_seconds()
+        result["prepared_wait_s"] = wait_prepared(scenario_url, timeout_s)
+        result["prepare_stack_cpu_s"] = cpu_delta(stack, cpu)
+        result["worker_memory_after_prepare"] = worker_memory(stack)
+        print(f"[envelope] prepared after {result['prepared_wait_s']} s", file=sys.stderr, flush=True)
+
+        live: dict[str, Any] = {}
+
+        def started() -> None:
+            page.wait_for_url(re.compile(r"/runs/[^/]+/"), wait_until="load")
+            live["t"] = time.monotonic()
+
+        cpu = stack.cpu_seconds()
+        t0 = time.monotonic()
+        result["start"] = _timed(page, wire, lambda: page.locator("#start-run").click(), started)
+        if result["start"]["s"] is not None:
+            result["start"]["html_bytes"] = _html_bytes(page)
+            result["start"]["phases"] = _phases(page)
+            try:
+                page.wait_for_function(
+                    "() => (document.querySelector('#run-socket') || {}).textContent === 'live'",
+                    timeout=timeout_s * 1000,
+                )
+                result["start"]["socket_live_s"] = round(time.monotonic() - t0, 2)
+            except Exception:
+                result["start"]["socket_live_s"] = None
+        result["start"]["stack_cpu_s"] = cpu_delta(stack, cpu)
+        print(f"[envelope] start {result['start']}", file=sys.stderr, flush=True)
+        run = Run.objects.get(share_token=re.search(r"/runs/([^/]+)/", page.url).group(1))
+        run_url = f"/runs/{run.share_token}/"
+
+        # the run page again, in a fresh tab of the owner's session
+        tab = context.new_page()
+        result["first_load"] = first_load(tab, run_url, timeout_s)
+        tab.close()
+        print(f"[envelope] first load {result['first_load']}", file=sys.stderr, flush=True)
+
+        before = db_state(stack, run)
+        cpu = stack.cpu_seconds()
+        latencies: list[float] = []
+        for _ in range(args.steps):
+            outcome = click_and_wait(page, "#btn-step", args.step_timeout)
+            if outcome["ms"] is None:
+                break
+            latencies.append(outcome["ms"])
+        idle = wait_idle(run, timeout_s)
+        after = db_state(stack, run)
+        grown = max(1, after["frames"] - before["frames"])
+        server = [(a.done_at - a.created_at).total_seconds() for a in RunAction.objects.filter(
+            run=run, kind=RunAction.KIND_STEP, done_at__isnull=False)]
+        result["steps"] = {
+            "clicked": args.steps, "shown": len(latencies),
+            "p50_ms": pct(latencies, 0.5), "p95_ms": pct(latencies, 0.95), "max_ms": pct(latencies, 1.0),
+            "ms": [round(ms) for ms in latencies],
+            "server_median_s": round(statistics.median(server), 3) if server else None,
+            "stack_cpu_s": cpu_delta(stack, cpu), "idle_after": idle,
+            "db_before": before, "db_after": after,
+            "db_growth_per_step_bytes": round((after["db_bytes"] - before["db_bytes"]) / grown),
+            "frame_view_bytes_per_step": round((after["frame_view_bytes"] - before["frame_view_bytes"]) / grown),
+            "events_per_step": round((after["events"] - before["events"]) / grown, 1),
+        }
+        print(f"[envelope] steps {result['steps']}", file=sys.stderr, flush=True)
+        if args.play_seconds > 0 and idle:
+            cpu = stack.cpu_seconds()
+            result["play"] = play(page, run, actor_of(page, stack), args)
+            result["play"].pop("trace", None)
+            result["play"]["stack_cpu_s"] = cpu_delta(stack, cpu)
+            print(f"[envelope] play {result['play']}", file=sys.stderr, flush=True)
+        result["worker_memory"] = worker_memory(stack)
+        run.refresh_from_db()
+        result["run_scenario_yaml_bytes"] = len(run.scenario_yaml.encode())
+        result["checkpoint"] = checkpoint_restore(run)
+        print(f"[envelope] checkpoint {result['checkpoint']}", file=sys.stderr, flush=True)
+    finally:
+        context.close()
+    result["load_average_after"] = os.getloadavg()
+    return result
+
+
+def actor_of(page: Any, stack: Stack) -> Any:
+    """The Actor the browser's session is (it created the scenario and the run)."""
+    from django.conf import settings
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from playground.ownership import SESSION_KEY, Actor
+
+    cookie = next(c for c in page.context.cookies() if c["name"] == settings.SESSION_COOKIE_NAME)
+    return Actor(session_token=SessionStore(session_key=cookie["value"])[SESSION_KEY])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", type=Path, default=DEFAULT_INPUT)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--step-timeout", type=float, default=30.0)
+    parser.add_argument("--play-seconds", type=float, default=20.0)
+    parser.add_argument("--idle-timeout", type=float, default=120.0)
+    parser.add_argument("--timeout", type=float, default=300.0, help="s for any one phase")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args(argv)
+    report: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
+                   f"{platform.python_version()}",
+    }
+    stack = Stack(keep=args.keep).start()
+    browser = Browser()
+    try:
+        browser.warm(stack.url)
+        report["result"] = measure(stack, browser, args.input, args)
+    finally:
+        browser.close()
+        stack.stop()
+    print(json.dumps(report, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
