@@ -41,9 +41,10 @@ def test_a_run_goes_home_while_its_worker_keeps_up_and_to_any_worker_past_a_back
     dispatch.beat_alive(home)
     dispatch.set_home(-7, home)
     dispatch.schedule(-7, 1)
-    _waiting(home, 1)
+    _waiting(home, 2)
+    _waiting(home, 1, priority=dispatch.CONTINUATION_PRIORITY)  # a play's next slice: not a backlog
     dispatch.schedule(-7, 2)
-    _waiting(home, 1, priority=3)  # every priority's list counts
+    _waiting(home, 1, priority=3)  # every client priority's list counts
     dispatch.schedule(-7, 3)
     assert sent == [home, home, dispatch.queue_for(-7)]  # the shared queue
     assert dispatch.waiting_in(home) == dispatch.HOME_BACKLOG

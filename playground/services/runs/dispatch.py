@@ -202,11 +202,12 @@ def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, ne
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
 
 
-HOME_BACKLOG = 2  # tasks waiting in a worker's own queue before a run's next task goes to any worker
+HOME_BACKLOG = 3  # client tasks waiting in a worker's own queue before a run's next task goes to any worker
 
 
 def waiting_in(queue: str) -> int:
-    """How many tasks wait in `queue` (every priority), 0 when Redis cannot be asked.
+    """How many clients' tasks (actions and warm-ups, not a play's next slice: that one always
+    waits behind them) wait in `queue`; 0 when Redis cannot be asked.
 
     Engine affinity must not cost capacity: a run's tasks go to its engine's worker, and while
     that worker works through a backlog of them another worker could be idle with nothing in
@@ -216,7 +217,7 @@ def waiting_in(queue: str) -> int:
     checkpoint (a fraction of a second at a few hundred nodes) and becoming its home."""
     from kombu.transport.redis import Channel
 
-    keys = [f"{queue}{Channel.sep}{p}" if p else queue for p in range(CONTINUATION_PRIORITY + 1)]
+    keys = [f"{queue}{Channel.sep}{p}" if p else queue for p in range(CONTINUATION_PRIORITY)]
     try:
         with _shared_redis().pipeline(transaction=False) as pipe:
             for key in keys:
