@@ -115,11 +115,12 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
             if record is not None:
                 record.add_passed(chunk)
             continue
-        if record is None:
-            live = _rejections_only(sts)
-            if live is not None and len(live) - live.count(True) <= to_find - len(feasible):
-                _take_chunk(diagnosis, feasible, pieces, chunk, sts, live, lo, num_all)
-                continue
+        live = _rejections_only(sts)
+        if live is not None and len(live) - live.count(True) <= to_find - len(feasible):
+            _take_chunk(diagnosis, feasible, pieces, chunk, sts, live, lo, num_all)
+            if record is not None:
+                record.add_chunk(chunk, sts)
+            continue
         done = False
         passed: list[int] | None = [] if pieces is not None else None
         for k, (ni, st) in enumerate(zip(chunk, sts, strict=True)):

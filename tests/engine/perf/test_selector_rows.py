@@ -7,6 +7,8 @@ zone label or with an empty one, cordoned and full nodes:
   rejections set aside a chunk at a time, TaintToleration looking only at tainted rows) finds
   the same feasible nodes and records the same per-node statuses, in the same order, as
   schedule_one's node-by-node `walk_filters`, for several start indexes and numbers to find;
+- with a recorder (`trace`), the chunk path records the same verdict table and outcomes as
+  the node-by-node loop;
 - PodTopologySpread's PreScore summing the kept counts over the rows (`_count_rows`) gives the
   same domain counts as its node walk, for nodeSelectors under nodeAffinityPolicy Honor and
   Ignore, several keys, and nodes lacking the label.
@@ -23,6 +25,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis
 from scheduler_core.framework.plugins.podtopologyspread.scoring import PRE_SCORE_STATE_KEY, ScoringMixin
 from scheduler_core.framework.runtime import fastpath
+from scheduler_core.framework.runtime.filter_record import FilterRecord
 from scheduler_core.framework.status import Code
 from scheduler_core.schedule_one import walk_filters
 from scheduler_core.simulation import Simulation
@@ -110,6 +113,19 @@ def test_selector_rows_equal_the_walks(tmp_path, monkeypatch, seed):
             assert [n.name for n in fast] == [n.name for n in plain]
             assert _statuses(fast_d) == _statuses(plain_d)
             rejected += len(plain_d.node_to_status)
+            if (start, to_find) not in ((0, NODES), (500, 100)):
+                continue
+            # Recording (trace): the chunk path's record equals the node-by-node loop's.
+            records = []
+            for chunked in (True, False):
+                if not chunked:
+                    monkeypatch.setattr(fastpath, "_rejections_only", lambda sts: None)
+                record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)
+                d = Diagnosis()
+                found = fastpath.pass_filters(fwk, state, pod, d, nodes, start, to_find, record)
+                monkeypatch.undo()
+                records.append(([n.name for n in found], _statuses(d), record.fields(nodes, start)))
+            assert records[0] == records[1]
         feasible = walk_filters(sched, fwk, state, pod, Diagnosis(), nodes, 0, NODES, has_nominated=False)
         if not pod.node_selector or len(feasible) < 2:
             continue
