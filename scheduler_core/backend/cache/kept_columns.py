@@ -20,7 +20,9 @@ from typing import Any
 from scheduler_core.backend.cache.node_arrays import NodeArrays
 from scheduler_core.framework.types import NodeInfo
 
-KEPT_COLUMNS = 16  # kept columns per NodeArrays: emptied when full (a run of distinct requests)
+# Kept columns per NodeArrays, emptied when full (a run of distinct requests): room for three
+# resource columns for each of a dump's handful of request shapes plus the nodeSelectors.
+KEPT_COLUMNS = 32
 
 
 class KeptColumn:

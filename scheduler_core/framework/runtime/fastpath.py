@@ -15,6 +15,8 @@ tests/engine/perf/test_fastpath_equivalence.py holds both against the plain walk
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_not, not_
 from typing import Any
 
 from scheduler_core.api.types import Pod
@@ -37,6 +39,8 @@ from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.util.goheap import max_heap_init_root
+
+_REJECTED_CODES = frozenset((Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING))
 
 # Fewer nodes than this to score: the per-node loops beat setting up the vector work.
 MIN_ROWS = 64
@@ -111,6 +115,12 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
             if record is not None:
                 record.add_passed(chunk)
             continue
+        live = _rejections_only(sts)
+        if live is not None and len(live) - live.count(True) <= to_find - len(feasible):
+            _take_chunk(diagnosis, feasible, pieces, chunk, sts, live, lo, num_all)
+            if record is not None:
+                record.add_chunk(chunk, sts)
+            continue
         done = False
         passed: list[int] | None = [] if pieces is not None else None
         for k, (ni, st) in enumerate(zip(chunk, sts, strict=True)):
@@ -145,6 +155,34 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     elif pieces is not None:
         state.write(FEASIBLE_ROWS_KEY, RowRuns(nodes, row_runs(pieces, num_all), feasible, snap.row_log))
     return feasible
+
+
+def _rejections_only(sts: list[Status | None]) -> list[bool] | None:
+    """Which of a chunk's statuses are set (True: a status, False: None), when every status set
+    is a rejection (no Error, no Success-coded status): then _take_chunk applies. None otherwise."""
+    live = list(map(is_not, sts, repeat(None, len(sts))))
+    if any(s.code not in _REJECTED_CODES for s in set(compress(sts, live))):
+        return None
+    return live
+
+
+def _take_chunk(diagnosis: Diagnosis, feasible: list[NodeInfo], pieces: list[Any] | None, chunk: list[NodeInfo],
+                sts: list[Status | None], live: list[bool], lo: int, num_all: int) -> None:
+    """The node-by-node loop of pass_filters over a chunk whose statuses are all None or
+    rejections (`live` marks the rejections) and whose passing nodes all fit in `feasible`
+    (a chunk is never longer than the nodes still needed plus one, and not all of it passed),
+    in C-level passes: the nodes that passed join `feasible` in order, the rejected ones get
+    their statuses in the diagnosis in walk order, each distinct status counted once for its
+    plugin (a plugin may give one Status to every node it rejects for the same reason)."""
+    passing = list(map(not_, live))
+    feasible.extend(compress(chunk, passing))
+    if pieces is not None:
+        n = len(chunk)
+        rows = compress(range(lo, lo + n), passing)
+        pieces.append([r - num_all if r >= num_all else r for r in rows] if lo + n > num_all else list(rows))
+    diagnosis.node_to_status.add_chunk(chunk, live, sts, live.count(True))
+    for st in set(compress(sts, live)):
+        diagnosis.add_plugin_status(st)
 
 
 def _rotated_slice(nodes: list[NodeInfo], start: int, pos: int, count: int) -> list[NodeInfo]:

@@ -58,6 +58,17 @@ class FilterRecord:
         self.nodes.append(node)
         self.outcome.append(self._intern(key, lambda: self._implied_row(st)))
 
+    def add_chunk(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
+        """`add_status` for each node of a chunk and its status, in order, each distinct status
+        object looked up once: the rows are interned in the order their outcomes first appear,
+        as node after node would intern them, and the nodes are appended in C-level passes."""
+        row_of: dict[Status | None, int] = {}
+        for st in dict.fromkeys(sts):
+            key = None if st is None or st.code == Code.SUCCESS else (st.plugin, st.code, tuple(st.reasons))
+            row_of[st] = self._intern(key, lambda st=st: self._implied_row(st))
+        self.nodes.extend(map(_name, nodes))
+        self.outcome.extend(map(row_of.__getitem__, sts))
+
     def add_statuses(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
         """A chunk of nodes and their statuses, in walk order."""
         for ni, st in zip(nodes, sts, strict=True):

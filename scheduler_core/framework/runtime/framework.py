@@ -13,7 +13,8 @@ imports the scheduler.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_not, not_
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
@@ -413,22 +414,47 @@ class Framework:
                             else np.asarray(idx, dtype=np.intp))
                 state.write(NODE_ROWS_KEY, NodeRows(rows.arrays, base[np.asarray(alive_idx, dtype=np.intp)], alive))
             sts = pl.filter_nodes(state, pod, alive)
-            if sts.count(None) == len(sts):
+            n = len(sts)
+            if sts.count(None) == n:
                 continue
-            next_alive: list[NodeInfo] = []
-            next_idx: list[int] = []
-            for k, s in enumerate(sts):
-                i = k if alive_idx is None else alive_idx[k]
-                if s is not None and s.code != Code.SUCCESS:
-                    if s.code not in _REJECTED_CODES:  # not s.is_rejected(), without the call
-                        s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
-                    s.plugin = pl.name
-                    result[i] = s
-                else:
-                    next_alive.append(alive[k])
-                    next_idx.append(i)
-            alive, alive_idx = next_alive, next_idx
+            live = list(map(is_not, sts, repeat(None, n)))
+            distinct = set(compress(sts, live))
+            if any(s.code not in _REJECTED_CODES for s in distinct):
+                alive, alive_idx = self._filter_verdicts(pl.name, sts, result, alive, alive_idx)
+                continue
+            # Every status is a rejection (the common case): set aside in C-level passes over
+            # the chunk, each distinct status touched once (a plugin may give one Status to
+            # all the nodes it rejects for the same reason).
+            for s in distinct:
+                s.plugin = pl.name
+            if alive_idx is None:
+                result[:] = sts
+            else:
+                for k in compress(range(n), live):
+                    result[alive_idx[k]] = sts[k]
+            keep = list(map(not_, live))
+            alive = list(compress(alive, keep))
+            alive_idx = list(compress(range(n) if alive_idx is None else alive_idx, keep))
         return result
+
+    @staticmethod
+    def _filter_verdicts(plugin: str, sts: list[Status | None], result: list[Status | None],
+                         alive: list[NodeInfo], alive_idx: list[int] | None) -> tuple[list[NodeInfo], list[int]]:
+        """One plugin's verdicts on `alive`, node by node: the general form of _filter_batch's
+        step (Success-coded statuses pass, anything not a rejection becomes an Error)."""
+        next_alive: list[NodeInfo] = []
+        next_idx: list[int] = []
+        for k, s in enumerate(sts):
+            i = k if alive_idx is None else alive_idx[k]
+            if s is not None and s.code != Code.SUCCESS:
+                if s.code not in _REJECTED_CODES:  # not s.is_rejected(), without the call
+                    s = Status.error(f"running {plugin!r} filter plugin: {s.message()}")
+                s.plugin = plugin
+                result[i] = s
+            else:
+                next_alive.append(alive[k])
+                next_idx.append(i)
+        return next_alive, next_idx
 
     def run_filter_plugins_verbose(self, state: CycleState, pod: Pod,
                                    node_info: NodeInfo) -> tuple[Status | None, dict[str, Any]]:

@@ -18,6 +18,7 @@ from scheduler_core.api.types import (
     Pod,
     PreferredSchedulingTerm,
 )
+from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -42,6 +43,7 @@ from scheduler_core.framework.plugins.helper.normalize_score import (
     default_normalize_score,
     default_normalize_score_values,
 )
+from scheduler_core.framework.plugins.helper.selector_column import node_selector_column
 from scheduler_core.framework.status import SKIP, Code, Status
 from scheduler_core.framework.types import (
     ActionType,
@@ -163,7 +165,12 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         pairs = required.label_selector
         if required.node_selector is not None or pairs is None:
             return super().filter_nodes(state, pod, nodes)
-        out: list[Status | None] = []
+        rows = state.get(NODE_ROWS_KEY)
+        if type(rows) is NodeRows and rows.nodes is nodes:
+            out = self._filter_rows(rows, pairs)
+            if out is not None:
+                return out
+        out = []
         append = out.append
         rejected = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         if len(pairs) == 1:
@@ -180,6 +187,21 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
             else:
                 append(None)
         return out
+
+    def _filter_rows(self, rows: NodeRows, pairs: tuple[tuple[str, str], ...]) -> list[Status | None] | None:
+        """The nodeSelector test of the fast path's rows, from a column of every node's answer
+        kept with the node arrays (a selector's answer changes only with a node's labels, so it
+        is computed once per selector, then for the rows rewritten since). The nodes it rejects
+        share one Status: the same code and reason on each, as upstream's per-node statuses
+        read. None when the arrays cannot keep columns."""
+        import numpy as np
+
+        mask = node_selector_column(rows.arrays, pairs, rows.idx)
+        if mask is None:
+            return None
+        out = np.full(len(mask), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD), dtype=object)
+        out[mask] = None
+        return out.tolist()
 
     # --- PreScore / Score ---------------------------------------------------------------------
 

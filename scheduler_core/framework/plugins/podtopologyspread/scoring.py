@@ -17,8 +17,10 @@ from scheduler_core.api.types import LABEL_HOSTNAME, Pod
 from scheduler_core.backend.cache.node_arrays import FEASIBLE_ROWS_KEY, NODE_ROWS_KEY, NodeRows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE
+from scheduler_core.framework.plugins.helper.selector_column import node_selector_column
 from scheduler_core.framework.plugins.helper.spread import SelectorError
 from scheduler_core.framework.plugins.podtopologyspread.common import (
+    POLICY_HONOR,
     SCHEDULE_ANYWAY,
     RequiredNodeAffinity,
     SpreadConstraint,
@@ -178,6 +180,10 @@ class ScoringMixin:
         # Each node's matching pods from the kept counts when they have the constraints' keys
         # (node_count: None for a NodeInfo they do not hold), else counted from its pods.
         node_keys = self._node_keys(s, pod, all_nodes)
+        if node_keys is not None and self._count_rows(s, pod, all_nodes, node_keys, required, require_all):
+            s.index_keys = node_keys
+            state.write(PRE_SCORE_STATE_KEY, s)
+            return None
         node_count = self.handle.snapshot.spread_counts.node_count if node_keys is not None else None
         for ni in all_nodes:
             node = ni.node
@@ -201,6 +207,51 @@ class ScoringMixin:
         s.index_keys = node_keys
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
+
+    def _count_rows(self, s: PreScoreState, pod: Pod, all_nodes: list[NodeInfo], node_keys: list[int],
+                    required: RequiredNodeAffinity, require_all: bool) -> bool:
+        """The walk below as vectors over the snapshot's node arrays, when a node's inclusion is
+        a label test: the pod's required node affinity is at most a nodeSelector (its kept
+        column, as NodeAffinity's Filter reads it) and no node is tainted under a constraint
+        honouring taints. Each candidate domain gets the sum of the kept per-node counts over
+        the included nodes with its value (a node without the label reads as ""), as the walk
+        adds them node by node. False (nothing done) otherwise."""
+        snap = self.handle.snapshot
+        if all_nodes is not snap.node_info_list or required.node_selector is not None:
+            return False
+        if snap.num_tainted and any(c.node_taints_policy == POLICY_HONOR for c in s.constraints):
+            return False
+        arrays = snap.node_arrays()
+        if arrays is None or arrays.nodes is not all_nodes:
+            return False
+        import numpy as np
+
+        index = snap.spread_counts
+        selected = None
+        if required.label_selector is not None and any(c.node_affinity_policy == POLICY_HONOR
+                                                       for c in s.constraints):
+            selected = node_selector_column(arrays, required.label_selector, slice(None))
+            if selected is None:
+                return False
+        base = np.ones(len(all_nodes), dtype=bool)
+        if require_all:
+            for c in s.constraints:
+                base &= index.value_column(c.topology_key, all_nodes)[0] >= 0
+        for i, c in enumerate(s.constraints):
+            m = s.topology_value_to_pod_counts[i]
+            if not m:  # no candidate domain (or hostname: counted in Score)
+                continue
+            included = base & selected if selected is not None and c.node_affinity_policy == POLICY_HONOR else base
+            codes, code_of, values = index.value_column(c.topology_key, all_nodes)
+            counts = index.count_column(node_keys[i], all_nodes)
+            per_code = np.bincount(codes[included] + 1, weights=counts[included], minlength=len(values) + 1)
+            for value in m:
+                code = code_of.get(value)
+                total = per_code[code + 1] if code is not None else 0.0
+                if value == "":
+                    total += per_code[0]
+                m[value] += int(total)
+        return True
 
     def _node_keys(self, s: PreScoreState, pod: Pod, all_nodes: list[NodeInfo]) -> list[int] | None:
         """The constraints' keys in the snapshot's kept counts, for per-node counts only (the
