@@ -379,7 +379,7 @@ class Simulation:
 
     # ---- what the UI shows -----------------------------------------------------------------
     def view(self, queue_limit: int | None = None, node_memo: dict[str, Any] | None = None,
-             pod_memo: PodViewMemo | None = None) -> dict[str, Any]:
+             pod_memo: PodViewMemo | None = None, events: bool = True) -> dict[str, Any]:
         """The run's current state as plain JSON: queues, nodes with their pods and nominated
         pods, pending evictions, Permit waits, every pod's status and "why pending" message.
         It only reads engine state; the web UI renders this and the event log, nothing else.
@@ -389,7 +389,9 @@ class Simulation:
         labels and taints (a step changes a node or two; a view describes all of them). The
         node entries are then shared between successive views: treat them as read-only.
         `pod_memo`: the same for pod entries (scheduler_core/pod_view.py), which then also says
-        which pods' entries changed since the previous call."""
+        which pods' entries changed since the previous call. `events=False`: without the k8s
+        events (a web frame stores them as rows of their own; listing them all every step cost
+        the run's length)."""
         s = self.scheduler
         cs = s.cluster
         nominated: dict[str, list[str]] = {}
@@ -442,7 +444,7 @@ class Simulation:
             if node_memo is not None:
                 memo[name] = (ni.generation, node, entry, dra_rev)
             nodes.append(entry)
-        pods = pods_view(cs, s.cache.pod_state, s.profiles, pod_memo)
+        pods = pods_view(cs, s.cache, s.profiles, pod_memo)
         queues = s.queue.pending_pods(queue_limit)
         for entry in queues["unschedulable"]:
             # What could move the pod: the cluster events its rejecting plugins registered.
@@ -462,8 +464,9 @@ class Simulation:
             "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),
-            "events": [e.to_json() for e in cs.events],
         }
+        if events:
+            view["events"] = [e.to_json() for e in cs.events]
         storage = storage_view(s)
         if storage is not None:
             view.update(storage)

@@ -24,7 +24,8 @@ from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery"
 SCENARIOS = ["priority-preemption.yaml", "noexecute-eviction.yaml", "preemption-pdb.yaml",
-             "descheduler-rebalance.yaml", "deployments-daemonsets.yaml", "scheduler-profiles.yaml"]
+             "descheduler-rebalance.yaml", "deployments-daemonsets.yaml", "scheduler-profiles.yaml",
+             "gang-scheduling.yaml", "bind-failure.yaml", "dra-gpus.yaml", "read-write-once-pod.yaml"]
 PRIORITIES = (("low", -10), ("mid", 100), ("high", 10000))
 
 

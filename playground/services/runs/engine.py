@@ -85,8 +85,7 @@ def engine_view(sim: Any, node_memo: dict[str, Any] | None = None, pod_memo: Any
     `Simulation.view`), so a step re-describes only the nodes it changed; `pod_memo` (a
     `scheduler_core.pod_view.PodViewMemo`) the same for pods, and it says which ones changed."""
     # Frames keep only the queues' heads.
-    view = sim.view(queue_limit=frame_views.QUEUE_HEAD, node_memo=node_memo, pod_memo=pod_memo)
-    view.pop("events", None)
+    view = sim.view(queue_limit=frame_views.QUEUE_HEAD, node_memo=node_memo, pod_memo=pod_memo, events=False)
     for pod in view["queues"].get("unschedulable", []):
         pod["wouldMove"] = pod.get("movedBy", [])
     return view
