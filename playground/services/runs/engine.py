@@ -18,12 +18,15 @@ so a playing page does not freeze for the second a big cluster's checkpoint take
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playground import frame_views
 from playground.keyframe_rule import KeyframeRule, json_size
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
+
+if TYPE_CHECKING:
+    from scheduler_core.pod_view import PodViewMemo
 
 CHECKPOINT_EVERY = 20  # frames between engine checkpoints, for clusters up to CHECKPOINT_NODES nodes
 CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the interval (see below)
@@ -78,7 +81,8 @@ def _restore_extender_calls(sim: Any, unit: dict[str, Any]) -> None:
         sim.extender_transcript.calls.extend(ExtenderCall.from_json(c) for c in calls)
 
 
-def engine_view(sim: Any, node_memo: dict[str, Any] | None = None, pod_memo: Any = None) -> dict[str, Any]:
+def engine_view(sim: Any, node_memo: dict[str, Any] | None = None,
+                pod_memo: PodViewMemo | None = None) -> dict[str, Any]:
     """`Simulation.view()` as a frame stores it: without the k8s events (they are RunEvent rows).
     The engine says what would move each unschedulable pod (`movedBy`: the cluster events its
     rejecting plugins registered). `node_memo`: the engine's memo of described nodes (see
@@ -116,7 +120,7 @@ class Engine:
     due_since: int = 0  # the step at which the pending checkpoint fell due
     last_result: str = ""
     node_memo: dict[str, Any] = field(default_factory=dict)  # Simulation.view's, between steps
-    pod_memo: Any = None  # Simulation.view's PodViewMemo, between steps (made at the first view)
+    pod_memo: PodViewMemo | None = None  # Simulation.view's, between steps (made at the first view)
     keyframes: KeyframeRule = field(default_factory=KeyframeRule)  # when the next frame is a keyframe
     interval: int = CHECKPOINT_EVERY  # frames between checkpoints for this run's cluster size
     wall: Any = None  # PluginWallClock attached around each unit (made at the first; never pickled)
