@@ -3,7 +3,8 @@
 A 5,000-node view is about 2 MB of JSON; storing it with every step made each step cost the
 cluster's size. A frame now stores either
 
-- a *keyframe*: the whole view (every KEYFRAME_EVERY frames, and frame 0), or
+- a *keyframe*: the whole view (frame 0, then when `playground.keyframe_rule` says: at least
+  KEYFRAME_EVERY frames apart, and once the deltas since the last one weigh as much), or
 - a *delta* against the frame before: the nodes and pods whose entries changed, their order only
   when it changed, and the small parts whole (clock, cycle, the queues' heads and counts, ...).
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-KEYFRAME_EVERY = 50  # frames between whole views (a view is the keyframe plus at most 49 deltas)
+KEYFRAME_EVERY = 50  # frames between whole views at least (playground/keyframe_rule.py says when)
 QUEUE_HEAD = 100  # entries kept per queue (and of the pending evictions), in pop order
 
 QUEUE_NAMES = ("activeQ", "backoffQ", "unschedulable")
@@ -46,8 +47,13 @@ def keyframe(view: dict[str, Any]) -> dict[str, Any]:
     return dict(view)
 
 
-def diff(before: dict[str, Any], after: dict[str, Any], *, base: int) -> dict[str, Any]:
-    """The delta that turns `before` (the view of frame `base`) into `after`."""
+def diff(before: dict[str, Any], after: dict[str, Any], *, base: int,
+         changed: dict[str, Changes] | None = None) -> dict[str, Any]:
+    """The delta that turns `before` (the view of frame `base`) into `after`.
+
+    `changed`: per section, what the writer knows changed (see `Changes`); such a section is
+    diffed at those keys only, with the same result as comparing every entry. Entries that are
+    the same object in both views are equal without comparing their contents."""
     delta: dict[str, Any] = {"delta": base}
     for key, value in after.items():
         if key in _SECTIONS:
@@ -56,14 +62,43 @@ def diff(before: dict[str, Any], after: dict[str, Any], *, base: int) -> dict[st
     for section, id_key in _KEYED:
         if section in _OPTIONAL and section not in after and section not in before:
             continue
+        hint = changed.get(section) if changed else None
+        if hint is not None and section in before:
+            _diff_known(delta, section, before[section], after.get(section, []), hint)
+            continue
         old = {item[id_key]: item for item in before.get(section, [])}
         new = after.get(section, [])
-        changed = {item[id_key]: item for item in new if old.get(item[id_key]) != item}
+        entries = {}
+        for item in new:
+            name = item[id_key]
+            was = old.get(name)
+            if was is not item and was != item:
+                entries[name] = item
         order = [item[id_key] for item in new]
-        delta[section] = changed
-        if len(order) != len(old) or any(name not in old for name in changed) or order != list(old):
+        delta[section] = entries
+        if len(order) != len(old) or any(name not in old for name in entries) or order != list(old):
             delta[section + "Order"] = order
     return delta
+
+
+class Changes:
+    """What changed in a section between two views, as the writer knows it: `positions` maps
+    the keys whose entries differ to their index in the new list; every other entry is the
+    same, at the same index; keys were only added at the end, and only if `appended`."""
+
+    __slots__ = ("appended", "positions")
+
+    def __init__(self, positions: dict[str, int], appended: bool) -> None:
+        self.positions, self.appended = positions, appended
+
+
+def _diff_known(delta: dict[str, Any], section: str, old: list[dict[str, Any]], new: list[dict[str, Any]],
+                hint: Changes) -> None:
+    """`diff` of one section at the keys `hint` names (its contract: `Changes`)."""
+    delta[section] = {name: new[i] for name, i in hint.positions.items()}
+    if hint.appended or len(new) != len(old):
+        id_key = dict(_KEYED)[section]
+        delta[section + "Order"] = [item[id_key] for item in new]
 
 
 def is_delta(stored: dict[str, Any]) -> bool:
@@ -72,12 +107,26 @@ def is_delta(stored: dict[str, Any]) -> bool:
 
 def apply(before: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     """The view after `delta`, given the view it was taken against (neither is modified)."""
-    view = {k: v for k, v in delta.items() if k != "delta" and k not in _ORDERS}
+    return apply_chain(before, [delta])
+
+
+def apply_chain(before: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    """The view after the `deltas` (oldest first; each taken against the view the ones before
+    it give), applied at once: a long chain costs its deltas plus one pass over the view, not a
+    pass per delta. Same result as applying them one by one: a section's entries are the latest
+    delta's that lists them, else `before`'s; its order is the latest order given, else
+    `before`'s; the other parts are the last delta's whole."""
+    if not deltas:
+        return before
+    view = {k: v for k, v in deltas[-1].items() if k != "delta" and k not in _ORDERS}
     for section, id_key in _KEYED:
-        if section in _OPTIONAL and section not in delta and section not in before:
+        if section in _OPTIONAL and section not in before and all(section not in d for d in deltas):
             continue
-        changed = delta.get(section) or {}
-        order = delta.get(section + "Order")
+        changed: dict[str, Any] = {}
+        order = None
+        for delta in deltas:
+            changed.update(delta.get(section) or {})
+            order = delta.get(section + "Order", order)
         if order is None:
             view[section] = [changed.get(item[id_key], item) for item in before.get(section, [])]
         else:

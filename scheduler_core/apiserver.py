@@ -52,6 +52,7 @@ class APIServer:
             rec.status, rec.node, rec.bound_at = "Bound", pod.node_name, self.clock.now()
             self.start_times[pod.key] = self.clock.now()
         self.cluster.records[pod.key] = rec
+        self.cluster.touched(pod.key)
         if pod.volumes:
             self.create_ephemeral_claims(pod)
         self.on_pod_add(pod)
@@ -61,6 +62,7 @@ class APIServer:
         if old is None:
             return
         self.cluster.pods[new.key] = new
+        self.cluster.touched(new.key)
         self.on_pod_update(old, new)
 
     def delete_pod(self, key: str, by: str | None = None) -> Pod | None:
@@ -70,6 +72,7 @@ class APIServer:
         self.pending_deletions.pop(key, None)
         rec = self.cluster.records[key]
         rec.status, rec.node, rec.deleted_by, rec.deleted_at = "Deleted", None, by, self.clock.now()
+        self.cluster.touched(key)
         self.sink.emit("pod_deleted", pod=key, by=by, node=pod.node_name)
         self.taint_manager.pod_deleted(key)
         if by == "Preempted" and self.feature_gates.scheduler_async_preemption:
@@ -104,6 +107,7 @@ class APIServer:
             return Status.error(failures.pop(pod.key))
         rec = self.cluster.records[pod.key]
         rec.status, rec.node, rec.bound_at = "Bound", node_name, self.clock.now()
+        self.cluster.touched(pod.key)
         self.start_times[pod.key] = self.clock.now()
         self.sink.emit("bound", pod=pod.key, node=node_name)
         return None

@@ -78,6 +78,15 @@ class ClusterState:
     # `extended_claim_statuses()`, which also serves checkpoints written before it existed.
     extended_resource_claim_statuses: dict[str, Any] = field(default_factory=dict)
 
+    # Pods whose record or current object changed since a view last looked (scheduler_core/
+    # pod_view.py); None until a view memo asks for it (a class default: older checkpoints).
+    pods_touched = None
+
+    def touched(self, key: str) -> None:
+        """Note a change of pod `key`'s record or object, for the view (see `pods_touched`)."""
+        if self.pods_touched is not None:
+            self.pods_touched.add(key)
+
     @classmethod
     def from_scenario(cls, sc: Scenario) -> ClusterState:
         cs = cls()

@@ -206,6 +206,7 @@ class ScheduleOne:
         if cur is not None:
             new = replace_fields(cur, node_name=host, nominated_node_name="")
             self.cluster.pods[pod.key] = new
+            self.cluster.touched(pod.key)
             self.bind_updates.add(cur)
 
     def handle_binding_cycle_error(self, state: CycleState, fwk: Framework, qpi: QueuedPodInfo,
@@ -274,6 +275,7 @@ class ScheduleOne:
         rec = self.cluster.records.get(pod.key)
         if rec is not None and cur is not None:
             rec.message = msg
+            self.cluster.touched(pod.key)
         if nominating is not None and cur is not None and not cur.node_name:
             self.set_nominated_node_name(cur, nominating)
 

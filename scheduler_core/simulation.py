@@ -33,6 +33,7 @@ from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.runtime.waiting_pods import waiting_pods_view
+from scheduler_core.pod_view import PodViewMemo, pods_view
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
 from scheduler_core.storage_view import storage_view
@@ -377,7 +378,8 @@ class Simulation:
         return Simulation.restore(self.checkpoint())
 
     # ---- what the UI shows -----------------------------------------------------------------
-    def view(self, queue_limit: int | None = None, node_memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    def view(self, queue_limit: int | None = None, node_memo: dict[str, Any] | None = None,
+             pod_memo: PodViewMemo | None = None, events: bool = True) -> dict[str, Any]:
         """The run's current state as plain JSON: queues, nodes with their pods and nominated
         pods, pending evictions, Permit waits, every pod's status and "why pending" message.
         It only reads engine state; the web UI renders this and the event log, nothing else.
@@ -385,7 +387,11 @@ class Simulation:
         `node_memo`: a dict the caller keeps between calls (one per simulation): a node whose
         NodeInfo generation and Node object did not change reuses its described resources,
         labels and taints (a step changes a node or two; a view describes all of them). The
-        node entries are then shared between successive views: treat them as read-only."""
+        node entries are then shared between successive views: treat them as read-only.
+        `pod_memo`: the same for pod entries (scheduler_core/pod_view.py), which then also says
+        which pods' entries changed since the previous call. `events=False`: without the k8s
+        events (a web frame stores them as rows of their own; listing them all every step cost
+        the run's length)."""
         s = self.scheduler
         cs = s.cluster
         nominated: dict[str, list[str]] = {}
@@ -438,27 +444,7 @@ class Simulation:
             if node_memo is not None:
                 memo[name] = (ni.generation, node, entry, dra_rev)
             nodes.append(entry)
-        pods = []
-        cache_state = s.cache.pod_state
-        for key in cs.all_pods:
-            rec = cs.records[key]
-            cur = cs.pods.get(key)
-            pods.append({
-                "key": key,
-                "status": rec.status,
-                "node": rec.node,
-                "priority": cur.priority if cur else None,
-                "startTime": cur.start_time if cur else None,
-                "nominatedNodeName": cur.nominated_node_name if cur else "",
-                "deletedBy": rec.deleted_by,
-                "message": rec.message if rec.status == "Pending" else None,
-                "owner": rec.owner,
-                "cache": cache_state(key) if cur is not None else None,
-            })
-            if cur is not None and rec.status == "Pending" and cur.scheduler_name not in s.profiles:
-                # No profile answers to this name: the informer never hands the pod to this
-                # scheduler (another scheduler would), so no cycle and no event explain it.
-                pods[-1]["schedulerName"] = cur.scheduler_name
+        pods = pods_view(cs, s.cache, s.profiles, pod_memo)
         queues = s.queue.pending_pods(queue_limit)
         for entry in queues["unschedulable"]:
             # What could move the pod: the cluster events its rejecting plugins registered.
@@ -478,8 +464,9 @@ class Simulation:
             "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),
-            "events": [e.to_json() for e in cs.events],
         }
+        if events:
+            view["events"] = [e.to_json() for e in cs.events]
         storage = storage_view(s)
         if storage is not None:
             view.update(storage)

@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from playground import frame_views
+from playground import frame_views, keyframe_rule
 from playground.models import Run, RunFrame
 
 CACHE_SIZE = 256  # views at most...
@@ -88,7 +88,9 @@ def _rebuild(run: Run, step: int) -> dict[str, Any]:
     Only the frames after the nearest cached view are read, newest first, and each is decoded
     only when reached: a playing run's viewer asks for a step some frames past the one it saw
     (still cached), and decoding every frame back to the keyframe (a whole 500-node view among
-    them) cost more than rendering the page."""
+    them) cost more than rendering the page. The chain back to a keyframe is as long as the
+    writer made it (`playground.keyframe_rule`: at most KEYFRAME_MAX frames); its deltas are
+    applied in one pass over the view (`frame_views.apply_chain`)."""
     floor = _newest_cached_step(run.share_token, step)
     rows = RunFrame.objects.filter(run=run, step__lte=step)
     if floor is not None:
@@ -96,7 +98,7 @@ def _rebuild(run: Run, step: int) -> dict[str, Any]:
     chain: list[dict[str, Any]] = []
     view: dict[str, Any] | None = None
     for row_step, stored in (
-        rows.order_by("-step").values_list("step", "view")[: frame_views.KEYFRAME_EVERY + 1].iterator(chunk_size=8)
+        rows.order_by("-step").values_list("step", "view")[: keyframe_rule.KEYFRAME_MAX + 1].iterator(chunk_size=8)
     ):
         cached = _cached((run.share_token, row_step))
         if cached is not None:
@@ -111,9 +113,8 @@ def _rebuild(run: Run, step: int) -> dict[str, Any]:
         view = _cached((run.share_token, floor))
     if view is None:  # no keyframe in reach (an older run's layout, or the floor evicted): walk back further
         return _walk_from_start(run, step)
-    for stored in reversed(chain):
-        view = frame_views.apply(view, stored)
-    return view
+    chain.reverse()
+    return frame_views.apply_chain(view, chain)
 
 
 def _newest_cached_step(token: str, step: int) -> int | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from playground import frame_views
+from playground import frame_views, keyframe_rule
 from playground.models import Run, RunAction
 from playground.selectors import frame_views as view_selector
 from playground.services import runs as svc
@@ -116,9 +116,12 @@ def test_frames_store_deltas_and_read_back_the_engine_view(
     workers: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(frame_views, "KEYFRAME_EVERY", 3)
+    monkeypatch.setattr(keyframe_rule, "KEYFRAME_MAX", 5)
     run = _drive(workers, ["a"] * len(ACTIONS))
     stored = dict(run.frames.values_list("step", "view"))
-    assert all(frame_views.is_delta(stored[s]) == (s % 3 != 0) for s in stored)
+    keys = [s for s in sorted(stored) if not frame_views.is_delta(stored[s])]
+    # Keyframes 3 to 5 frames apart (by their size, at most KEYFRAME_MAX): chains of deltas to read.
+    assert keys[0] == 0 and len(keys) > 1 and all(3 <= b - a <= 5 for a, b in zip(keys, keys[1:], strict=False))
     # The same units on a fresh engine, view by view, against what the selector puts together.
     sim = svc.load_simulation(run.scenario_yaml, run.seed)
     sim.sink.events = []

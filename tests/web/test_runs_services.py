@@ -144,6 +144,8 @@ def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch
     assert list(run.checkpoints.values_list("step", flat=True)) == [0, 2]
     engine = svc.Engine.rebuild(run)  # checkpoint 2 + frame 3
     assert engine.sim.sink.seq == run.last_seq and engine.step == 3
+    # The keyframe rule resumes after frame 0 (the keyframe) and the three deltas stored since.
+    assert engine.keyframes.chain_frames == 3 and engine.keyframes.chain_bytes > 0
 
 
 def test_play_defers_a_due_checkpoint_to_its_end(inline_worker: list, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,11 +18,15 @@ so a playing page does not freeze for the second a big cluster's checkpoint take
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playground import frame_views
+from playground.keyframe_rule import KeyframeRule, json_size
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
+
+if TYPE_CHECKING:
+    from scheduler_core.pod_view import PodViewMemo
 
 CHECKPOINT_EVERY = 20  # frames between engine checkpoints, for clusters up to CHECKPOINT_NODES nodes
 CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the interval (see below)
@@ -77,14 +81,15 @@ def _restore_extender_calls(sim: Any, unit: dict[str, Any]) -> None:
         sim.extender_transcript.calls.extend(ExtenderCall.from_json(c) for c in calls)
 
 
-def engine_view(sim: Any, node_memo: dict[str, Any] | None = None) -> dict[str, Any]:
+def engine_view(sim: Any, node_memo: dict[str, Any] | None = None,
+                pod_memo: PodViewMemo | None = None) -> dict[str, Any]:
     """`Simulation.view()` as a frame stores it: without the k8s events (they are RunEvent rows).
     The engine says what would move each unschedulable pod (`movedBy`: the cluster events its
     rejecting plugins registered). `node_memo`: the engine's memo of described nodes (see
-    `Simulation.view`), so a step re-describes only the nodes it changed."""
+    `Simulation.view`), so a step re-describes only the nodes it changed; `pod_memo` (a
+    `scheduler_core.pod_view.PodViewMemo`) the same for pods, and it says which ones changed."""
     # Frames keep only the queues' heads.
-    view = sim.view(queue_limit=frame_views.QUEUE_HEAD, node_memo=node_memo)
-    view.pop("events", None)
+    view = sim.view(queue_limit=frame_views.QUEUE_HEAD, node_memo=node_memo, pod_memo=pod_memo, events=False)
     for pod in view["queues"].get("unschedulable", []):
         pod["wouldMove"] = pod.get("movedBy", [])
     return view
@@ -115,6 +120,8 @@ class Engine:
     due_since: int = 0  # the step at which the pending checkpoint fell due
     last_result: str = ""
     node_memo: dict[str, Any] = field(default_factory=dict)  # Simulation.view's, between steps
+    pod_memo: PodViewMemo | None = None  # Simulation.view's, between steps (made at the first view)
+    keyframes: KeyframeRule = field(default_factory=KeyframeRule)  # when the next frame is a keyframe
     interval: int = CHECKPOINT_EVERY  # frames between checkpoints for this run's cluster size
     wall: Any = None  # PluginWallClock attached around each unit (made at the first; never pickled)
 
@@ -149,17 +156,22 @@ class Engine:
             raise RuntimeError(f"run {run.pk}: engine at seq {sim.sink.seq}, log at {run.last_seq}")
         memo: dict[str, Any] = {}
         from playground.services.extender_access import web_policy
+        from scheduler_core.pod_view import PodViewMemo
 
         sim.extender_transcript.policy = web_policy()  # today's allow-list, not the checkpoint's
+        pod_memo = PodViewMemo()
+        view = frame_views.compact_view(engine_view(sim, memo, pod_memo))
         return cls(
             run_id=run.pk,
             sim=sim,
             step=run.head_step,
             stored_step=run.head_step,
             stored_seq=run.last_seq,
-            view=frame_views.compact_view(engine_view(sim, memo)),
+            view=view,
             token=run.share_token,
             node_memo=memo,
+            pod_memo=pod_memo,
+            keyframes=_resume_keyframes(run, view),
         )
 
     def execute(self, unit: dict[str, Any], action_index: int | None) -> str:
@@ -195,11 +207,21 @@ class Engine:
         plugin_wall: list[list[Any]] | None = None,
     ) -> None:
         sim = self.sim
-        view = frame_views.compact_view(engine_view(sim, self.node_memo))
-        if self.view is None or self.step % frame_views.KEYFRAME_EVERY == 0:
-            stored = view
-        else:
-            stored = frame_views.diff(self.view, view, base=self.step - 1)
+        if self.pod_memo is None:
+            from scheduler_core.pod_view import PodViewMemo
+
+            self.pod_memo = PodViewMemo()
+        view = frame_views.compact_view(engine_view(sim, self.node_memo, self.pod_memo))
+        stored = view
+        if self.view is not None:
+            known = {"pods": frame_views.Changes(self.pod_memo.changed, self.pod_memo.appended)}
+            delta = frame_views.diff(self.view, view, base=self.step - 1, changed=known)
+            size = json_size(delta)
+            if not self.keyframes.wants_keyframe(size):
+                stored = delta
+                self.keyframes.stored_delta(size)
+        if stored is view:
+            self.keyframes.stored_keyframe(view)
         self.view = view
         cycle = next((e["cycle"] for e in new_events if e["type"] == "cycle_started"), view.get("cycle", 0))
         self.frames.append(
@@ -268,3 +290,13 @@ class Engine:
         )
         self.checkpoint_due = False
         return True
+
+
+def _resume_keyframes(run: Run, view: dict[str, Any]) -> KeyframeRule:
+    """The keyframe rule's state after the run's stored frames (see `KeyframeRule.resume`)."""
+    newest = (
+        run.frames.filter(step__lte=run.head_step).exclude(view__has_key="delta").order_by("-step")
+        .values_list("step", flat=True).first()
+    )
+    deltas = run.frames.filter(step__gt=newest if newest is not None else -1, step__lte=run.head_step)
+    return KeyframeRule.resume(deltas.values_list("view", flat=True).iterator(chunk_size=64), view)

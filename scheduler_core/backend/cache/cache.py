@@ -52,6 +52,10 @@ class CacheError(RuntimeError):
 
 
 class Cache:
+    # Pods whose cache state (`pod_state`) may have changed since a view last looked
+    # (scheduler_core/pod_view.py); None until a view memo asks for it (older checkpoints too).
+    pods_touched: set[str] | None = None
+
     def __init__(self, ttl: float = 0.0) -> None:
         self.ttl = ttl
         self.nodes: dict[str, NodeInfo] = {}
@@ -175,6 +179,7 @@ class Cache:
         self._add_pod_to_node(pod, pod_info)
         self.pod_states[key] = _PodState(pod)
         self.assumed_pods.add(key)
+        self._touch(key)
         if self.left:
             self.left.pop(key, None)
 
@@ -183,6 +188,7 @@ class Cache:
         if st is not None and pod.key in self.assumed_pods:
             st.binding_finished = True
             st.deadline = now + self.ttl if self.ttl > 0 else None
+            self._touch(pod.key)
 
     def forget_pod(self, pod: Pod) -> None:
         key = pod.key
@@ -193,10 +199,12 @@ class Cache:
         del self.pod_states[key]
         self.assumed_pods.discard(key)
         self.left[key] = FORGOTTEN
+        self._touch(key)
 
     def add_pod(self, pod: Pod) -> None:
         """A bound pod observed (informer add): confirms an assumed pod or adds a new one."""
         key = pod.key
+        self._touch(key)
         st = self.pod_states.get(key)
         if st is not None and key in self.assumed_pods:
             if st.pod.node_name != pod.node_name:
@@ -240,6 +248,11 @@ class Cache:
             raise CacheError(f"pod {key} is not found in scheduler cache, so cannot be removed from it")
         self._remove_pod_from_node(st.pod)
         self.assumed_pods.discard(key)
+        self._touch(key)
+
+    def _touch(self, key: str) -> None:
+        if self.pods_touched is not None:
+            self.pods_touched.add(key)
 
     def is_assumed_pod(self, pod: Pod) -> bool:
         return pod.key in self.assumed_pods

@@ -136,3 +136,20 @@ def test_keyed_heap_matches_plain_go_heap(seed):
             assert (a.key if a else None) == (b.key if b else None)
         assert [o.key for o in kh.list()] == [o.key for o in ref]
     assert [o.key for o in kh.pop_order()] == [o.key for o in drain(list(ref), ref_less)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_queue_head_pops_like_the_whole_copy(seed):
+    """`pop_order(limit)` reads the heap through an overlay instead of copying it: the same
+    objects, ties included, as the first `limit` pops of the copy."""
+    rnd = random.Random(seed)
+    kh: Heap = Heap(_key, _less)
+    for i in range(rnd.randint(30, 80)):
+        kh.add_or_update(_Obj(f"p{i}", rnd.randint(0, 4)))  # many ties
+        if rnd.random() < 0.2:
+            kh.pop()
+    array = [o.key for o in kh.list()]
+    whole = [o.key for o in kh.pop_order()]
+    for limit in range(len(whole) + 2):
+        assert [o.key for o in kh.pop_order(limit)] == whole[:limit]
+    assert [o.key for o in kh.list()] == array  # the heap is untouched

@@ -1,5 +1,5 @@
-"""`Simulation.view` for big clusters: queue heads with full counts, and the node memo that lets a
-step re-describe only the nodes it changed. Both must show exactly what the plain view shows."""
+"""`Simulation.view` for big clusters: queue heads with full counts, and the node and pod memos that
+let a step re-describe only the nodes and pods it changed. Both must show exactly what the plain view shows."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.pod_view import PodViewMemo
 from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"
@@ -32,11 +33,12 @@ def _walk(sim: Simulation, steps: int = 200) -> Any:
 def test_memoised_view_equals_the_plain_view_at_every_step(name: str) -> None:
     sim = _sim(name)
     memo: dict[str, Any] = {}
+    pods = PodViewMemo()
     compared = 0
     for _ in _walk(sim):
-        assert sim.view(node_memo=memo) == sim.view()
+        assert sim.view(node_memo=memo, pod_memo=pods) == sim.view()
         compared += 1
-    assert compared > 2 and memo  # the memo was used across several steps
+    assert compared > 2 and memo and pods.entries  # the memos were used across several steps
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
