@@ -1,6 +1,6 @@
 """Throughput benchmark: scheduler_core against upstream kube-scheduler's figures.
 
-    python bench/run.py [--runs 5] [--all] [--only 15000n-1000p ...]
+    python bench/run.py [--runs 5] [--all] [--envelope] [--only 15000n-1000p ...]
 
 For each input, in a fresh subprocess (so one input's peak memory never mixes with another's),
 it loads the scenario once, builds the simulation (setup: nodes and pods into the cache and
@@ -16,7 +16,10 @@ Inputs: the two shared files, plus inputs of the same shape written on demand by
 bench/generate.py into bench/inputs/ (5,000 x 10,000 and 15,000 x 1,000), and 5,000 nodes x
 15,000 pods owned by ReplicaSets (`generate.py --owned`: upstream's default topology spreading
 applies to every pod, as in real clusters). `--all` adds 1,000 x 1,000, 1,000 x 30,000 and
-5,000 x 50,000 owned pods.
+5,000 x 50,000 owned pods. `--envelope` adds Kubernetes' scalability envelope, written on demand
+by bench/generate_envelope.py (a realistic mix: Deployments with spreading and anti-affinity,
+DaemonSets, a priority ladder, taints and zones): 5,000 x 150,000 and 65,000 x 100,000 (minutes
+each; use `--runs 1`). No upstream figure is known for them.
 """
 
 from __future__ import annotations
@@ -50,21 +53,29 @@ UPSTREAM: dict[tuple[str, int, int], float | None] = {
     # Not re-measured with the side-by-side driver (the earlier figures are not comparable).
     ("bare", 1000, 1000): None,
     ("bare", 1000, 30000): None,
+    # The envelope (bench/generate_envelope.py): no upstream figure.
+    ("envelope", 5000, 150000): None,
+    ("envelope", 65000, 100000): None,
 }
 DEFAULT = (("bare", 500, 1000), ("bare", 5000, 1000), ("bare", 5000, 10000), ("bare", 15000, 1000),
            ("owned", 5000, 15000))
 EXTRA = (("bare", 1000, 1000), ("bare", 1000, 30000), ("owned", 5000, 50000))
+ENVELOPE = (("envelope", 5000, 150000), ("envelope", 65000, 100000))
 
 
 def label(shape: str, nodes: int, pods: int) -> str:
     """The input's name on the command line and in the output: 5000n-10000p, owned-5000n-15000p."""
-    return f"{'owned-' if shape == 'owned' else ''}{nodes}n-{pods}p"
+    return f"{'' if shape == 'bare' else shape + '-'}{nodes}n-{pods}p"
 
 
 def input_path(shape: str, nodes: int, pods: int) -> Path:
     """The shared file when there is one, else the generated file (written if missing)."""
     import generate
 
+    if shape == "envelope":
+        import generate_envelope
+
+        return generate_envelope.ensure(nodes, pods)
     if shape == "owned":
         return generate.ensure(nodes, pods, owned=True)
     shared = SHARED_BENCH / generate.file_name(nodes, pods)
@@ -131,6 +142,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--all", action="store_true",
                     help="also 1,000 x 1,000, 1,000 x 30,000 and 5,000 x 50,000 owned pods")
+    ap.add_argument("--envelope", action="store_true",
+                    help="also the envelope: 5,000 x 150,000 and 65,000 x 100,000 (minutes each)")
     ap.add_argument("--only", nargs="*", default=None, metavar="NAME",
                     help="just these inputs, e.g. 15000n-1000p owned-5000n-15000p")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -138,7 +151,7 @@ def main() -> int:
     if args.child:
         print(json.dumps(measure(args.child, args.runs)))
         return 0
-    sizes = list(DEFAULT) + (list(EXTRA) if args.all else [])
+    sizes = list(DEFAULT) + (list(EXTRA) if args.all else []) + (list(ENVELOPE) if args.envelope else [])
     if args.only:
         sizes = [s for s in UPSTREAM if label(*s) in args.only]
     for shape, nodes, pods in sizes:
