@@ -6,11 +6,17 @@ The slowest live test (~4 minutes of CPU across the stack on a 2-core machine: t
 validated and stored, a worker builds the scenario's YAML and prepares the start, the start
 copies it into the run; bench/RESULTS.md, "Issue 27, web"). It runs once: the input is generated
 in ~1 s (bench/generate_envelope.py) and the session's servers are reused.
+
+Opt-in for now (`PLAYGROUND_ENVELOPE_TEST=1 ./dev test tests/web/test_envelope_browser.py`): in
+the whole suite it took 214 s of the 20-minute budget and left the session's worker busy with
+the envelope's background work, so a later live test's Step waited behind it. It joins the
+default run when creating and starting the envelope fit their goals (20 s each).
 """
 
 from __future__ import annotations
 
 import gzip
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,7 +27,11 @@ from playwright.sync_api import Page, expect
 from bench.generate_envelope import render
 from playground.models import Run, Scenario
 
-pytestmark = pytest.mark.live
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.skipif(os.environ.get("PLAYGROUND_ENVELOPE_TEST") != "1",
+                       reason="the envelope test takes ~4 minutes: PLAYGROUND_ENVELOPE_TEST=1 runs it"),
+]
 
 NODES, PODS = 5_000, 150_000
 DAEMON_PODS = 2 * NODES  # the dump's two DaemonSets: one pod per node each, made when a run starts
