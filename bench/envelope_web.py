@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.scenario_page import Wire, _html_bytes, _phases, _timed, wait_prepared  # noqa: E402
+from bench.scenario_page import Wire, create_scenario, start_run, wait_prepared  # noqa: E402
 from bench.web import db_state, pct, play, wait_idle  # noqa: E402
 from bench.web_page import Browser, click_and_wait, first_load  # noqa: E402
 from bench.web_stack import Stack  # noqa: E402
@@ -103,17 +103,8 @@ def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace
     result: dict[str, Any] = {"input": path.name, "input_bytes": path.stat().st_size,
                               "load_average_before": os.getloadavg()}
     try:
-        page.goto("/scenarios/", wait_until="load")
-        page.fill("#id_name", f"envelope {path.stem}")
-        page.set_input_files("#id_file", str(path))
         cpu = stack.cpu_seconds()
-        result["create"] = _timed(
-            page, wire,
-            lambda: page.get_by_role("button", name="Create scenario").click(),
-            lambda: page.wait_for_url(re.compile(r"/scenarios/[^/]+/$"), wait_until="load"),
-        )
-        result["create"]["html_bytes"] = _html_bytes(page)
-        result["create"]["phases"] = _phases(page)
+        result["create"] = create_scenario(page, wire, path, f"envelope {path.stem}")
         result["create"]["stack_cpu_s"] = cpu_delta(stack, cpu)
         print(f"[envelope] create {result['create']}", file=sys.stderr, flush=True)
         scenario_url = page.url
@@ -124,26 +115,8 @@ def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace
         result["worker_memory_after_prepare"] = worker_memory(stack)
         print(f"[envelope] prepared after {result['prepared_wait_s']} s", file=sys.stderr, flush=True)
 
-        live: dict[str, Any] = {}
-
-        def started() -> None:
-            page.wait_for_url(re.compile(r"/runs/[^/]+/"), wait_until="load")
-            live["t"] = time.monotonic()
-
         cpu = stack.cpu_seconds()
-        t0 = time.monotonic()
-        result["start"] = _timed(page, wire, lambda: page.locator("#start-run").click(), started)
-        if result["start"]["s"] is not None:
-            result["start"]["html_bytes"] = _html_bytes(page)
-            result["start"]["phases"] = _phases(page)
-            try:
-                page.wait_for_function(
-                    "() => (document.querySelector('#run-socket') || {}).textContent === 'live'",
-                    timeout=timeout_s * 1000,
-                )
-                result["start"]["socket_live_s"] = round(time.monotonic() - t0, 2)
-            except Exception:
-                result["start"]["socket_live_s"] = None
+        result["start"] = start_run(page, wire, timeout_s)
         result["start"]["stack_cpu_s"] = cpu_delta(stack, cpu)
         print(f"[envelope] start {result['start']}", file=sys.stderr, flush=True)
         run = Run.objects.get(share_token=re.search(r"/runs/([^/]+)/", page.url).group(1))

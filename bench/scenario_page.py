@@ -97,6 +97,42 @@ def _html_bytes(page: Any) -> int:
     return int(page.evaluate("() => (performance.getEntriesByType('navigation')[0] || {}).decodedBodySize || 0"))
 
 
+def create_scenario(page: Any, wire: Wire, path: Path, name: str) -> dict[str, Any]:
+    """Upload `path` on /scenarios/: seconds until the scenario page has loaded, with its HTML
+    bytes and navigation phases."""
+    page.goto("/scenarios/", wait_until="load")
+    page.fill("#id_name", name)
+    page.set_input_files("#id_file", str(path))
+    created = _timed(
+        page, wire,
+        lambda: page.get_by_role("button", name="Create scenario").click(),
+        lambda: page.wait_for_url(re.compile(r"/scenarios/[^/]+/$"), wait_until="load"),
+    )
+    created["html_bytes"] = _html_bytes(page)
+    created["phases"] = _phases(page)
+    return created
+
+
+def start_run(page: Any, wire: Wire, timeout_s: float) -> dict[str, Any]:
+    """Press Start run on the scenario page: seconds until the run page has loaded (its HTML
+    bytes and navigation phases), and until its websocket says "live" (`socket_live_s`)."""
+    t0 = time.monotonic()
+    started = _timed(page, wire, lambda: page.locator("#start-run").click(),
+                     lambda: page.wait_for_url(re.compile(r"/runs/[^/]+/"), wait_until="load"))
+    if started["s"] is not None:
+        started["html_bytes"] = _html_bytes(page)
+        started["phases"] = _phases(page)
+        try:
+            page.wait_for_function(
+                "() => (document.querySelector('#run-socket') || {}).textContent === 'live'",
+                timeout=timeout_s * 1000,
+            )
+            started["socket_live_s"] = round(time.monotonic() - t0, 2)
+        except Exception:
+            started["socket_live_s"] = None
+    return started
+
+
 def wait_prepared(scenario_url: str, timeout_s: float) -> float | None:
     """Seconds until a worker has prepared the scenario's run start for its objects as they are
     now (services.runs.prepare), as a user reading the page gives it time to; None when this
@@ -125,16 +161,7 @@ def measure(stack: Stack, browser: Browser, path: Path, timeout_s: float) -> dic
     wire = Wire(page)
     result: dict[str, Any] = {"input": path.name, "input_bytes": path.stat().st_size}
     try:
-        page.goto("/scenarios/", wait_until="load")
-        page.fill("#id_name", f"bench {path.stem}")
-        page.set_input_files("#id_file", str(path))
-        result["create"] = _timed(
-            page, wire,
-            lambda: page.get_by_role("button", name="Create scenario").click(),
-            lambda: page.wait_for_url(re.compile(r"/scenarios/[^/]+/$"), wait_until="load"),
-        )
-        result["create"]["html_bytes"] = _html_bytes(page)
-        result["create"]["phases"] = _phases(page)
+        result["create"] = create_scenario(page, wire, path, f"bench {path.stem}")
         scenario_url = page.url
 
         result["page"] = _timed(page, wire, lambda: page.goto(scenario_url, wait_until="load"), lambda: None)
@@ -167,25 +194,7 @@ def measure(stack: Stack, browser: Browser, path: Path, timeout_s: float) -> dic
         result["export"] = {"s": round(time.monotonic() - t0, 2), "bytes": exported}
 
         result["prepared_wait_s"] = wait_prepared(scenario_url, timeout_s)
-        live: dict[str, Any] = {}
-
-        def started() -> None:
-            page.wait_for_url(re.compile(r"/runs/[^/]+/"), wait_until="load")
-            live["t"] = time.monotonic()
-
-        t0 = time.monotonic()
-        result["start"] = _timed(page, wire, lambda: page.locator("#start-run").click(), started)
-        if result["start"]["s"] is not None:
-            result["start"]["html_bytes"] = _html_bytes(page)
-            result["start"]["phases"] = _phases(page)
-            try:
-                page.wait_for_function(
-                    "() => (document.querySelector('#run-socket') || {}).textContent === 'live'",
-                    timeout=timeout_s * 1000,
-                )
-                result["start"]["socket_live_s"] = round(time.monotonic() - t0, 2)
-            except Exception:
-                result["start"]["socket_live_s"] = None
+        result["start"] = start_run(page, wire, timeout_s)
     finally:
         context.close()
     return result
