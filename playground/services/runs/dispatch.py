@@ -215,16 +215,7 @@ def waiting_in(queue: str) -> int:
     were at most 12/7 = 1.7 times one). Past HOME_BACKLOG waiting tasks the next goes to the
     shared queue, where any free worker takes it, restoring the run's engine from its
     checkpoint (a fraction of a second at a few hundred nodes) and becoming its home."""
-    from kombu.transport.redis import Channel
-
-    keys = [f"{queue}{Channel.sep}{p}" if p else queue for p in range(CONTINUATION_PRIORITY)]
-    try:
-        with _shared_redis().pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.llen(key)
-            return sum(pipe.execute())
-    except Exception:
-        return 0
+    return sum(_lengths([queue], below=CONTINUATION_PRIORITY) or [0])
 
 
 def schedule_continuation(run_id: int, queue: str | None = None) -> None:
@@ -272,6 +263,12 @@ def others_waiting(queues: list[str], *, below: int = CONTINUATION_PRIORITY + 1)
     """Do tasks wait in `queues` for a free worker process? A play yields then. `below`: only
     tasks of a priority under it count (CONTINUATION_PRIORITY: a client's action or a warm-up,
     not another play's next slice)."""
+    return any(_lengths(queues, below=below) or [0])
+
+
+def _lengths(queues: list[str], *, below: int) -> list[int] | None:
+    """The lengths of kombu's Redis lists of `queues` for each priority under `below` (one
+    pipeline); None when Redis cannot be asked."""
     from kombu.transport.redis import Channel
 
     keys = [f"{name}{Channel.sep}{p}" if p else name for name in queues for p in range(below)]  # kombu's lists
@@ -279,9 +276,9 @@ def others_waiting(queues: list[str], *, below: int = CONTINUATION_PRIORITY + 1)
         with _shared_redis().pipeline(transaction=False) as pipe:
             for key in keys:
                 pipe.llen(key)
-            return any(pipe.execute())
+            return list(pipe.execute())
     except Exception:
-        return False
+        return None
 
 
 def _redis() -> Any:
