@@ -120,7 +120,9 @@ if _database_url:
 else:
     _database = {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
 if _database["ENGINE"] == "django.db.backends.sqlite3":
-    # Several processes (web, worker) write to one file: WAL, waiting on locks instead of failing.
+    # Several processes (web, worker) write to one file: WAL, and writers take turns
+    # (playground/sqlite_backend: woken when the file is free, not by SQLite's polling).
+    _database["ENGINE"] = "playground.sqlite_backend"
     _database["CONN_MAX_AGE"] = 0
     _database["OPTIONS"] = {
         "timeout": 20,

@@ -134,7 +134,7 @@ def database_url(settings_dict: dict[str, Any]) -> str:
     """A DATABASE_URL (as config/settings.py reads it) for a Django connection's settings."""
     engine = settings_dict["ENGINE"]
     name = str(settings_dict["NAME"])
-    if engine == "django.db.backends.sqlite3":
+    if engine in ("django.db.backends.sqlite3", "playground.sqlite_backend"):
         if name == ":memory:" or name.startswith("file:"):
             raise RuntimeError("the test database is in memory: other processes cannot open it")
         return f"sqlite:///{Path(name).resolve()}"
