@@ -24,6 +24,7 @@ from playground import frame_views
 from playground.keyframe_rule import KeyframeRule, json_size
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
+from playground.prepared_values import prepare
 
 if TYPE_CHECKING:
     from scheduler_core.pod_view import PodViewMemo
@@ -257,6 +258,12 @@ class Engine:
         if self.last_result == "settled":
             fields["status"] = Run.STATUS_SETTLED
         return fields
+
+    def prepare_pending(self) -> None:
+        """Encode the pending frames' and events' JSON before the caller's transaction (see
+        playground/prepared_values.py): the transaction then only writes."""
+        prepare(self.frames, ("unit", "view", "plugin_wall"))
+        prepare(self.events, ("data",))
 
     def flush(self) -> None:
         """Store the pending frames and events (inside the caller's transaction)."""

@@ -149,6 +149,8 @@ def _commit(
     `lease`: this worker's; if another worker took the run, nothing is written (LeaseLost)."""
     if lease is not None and lease.lost:
         raise LeaseLost(run_id)
+    if isinstance(engine, Engine):
+        engine.prepare_pending()  # the JSON encoded before the transaction takes the database
     with transaction.atomic():
         run = Run.objects.select_for_update().defer("scenario_yaml").get(pk=run_id)
         fields: dict[str, Any] = dict(extra or {})
