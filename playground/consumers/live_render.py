@@ -220,21 +220,13 @@ def viewer_part(
     would have to be read from the database (another viewer has not read them yet)."""
     screen = update.screen
     upto = screen.shown_seq
-    key = (seen, upto)
     with _lock:
-        rows_html = update.log_memo.get(key)
+        rows_html = update.log_memo.get((seen, upto))
     new_seen = seen
     if rows_html is None and memo_only and upto > seen:
         return None
     if rows_html is None:
-        log, omitted = run_selectors.log_rows(run=screen.run, after_seq=seen, upto_seq=upto)
-        rows_html = render_to_string(
-            "playground/runs/partials/log_append.html",
-            {"run": screen.run, "log": log, "omitted": omitted, "gap_after": seen},
-        )
-        if len(update.log_memo) < 64:
-            with _lock:
-                update.log_memo[key] = rows_html
+        rows_html = log_rows_html(update, seen)
     if upto > seen and rows_html:
         new_seen = upto  # every event up to the screen's is either appended or behind a gap marker
     lesson_screen = replace(screen, answers=answers or {}) if update.has_lesson else None
@@ -244,6 +236,26 @@ def viewer_part(
     )
     shared = update.html if panels else update.status_html
     return own + shared + rows_html, new_seen
+
+
+def log_rows_html(update: SharedUpdate, seen: int) -> str:
+    """The event-log rows a viewer at `seen` is sent with `update` (rendered once per `seen`:
+    kept in the update's memo, where `viewer_part(memo_only=True)` finds them)."""
+    screen = update.screen
+    upto = screen.shown_seq
+    with _lock:
+        rows_html = update.log_memo.get((seen, upto))
+    if rows_html is not None:
+        return rows_html
+    log, omitted = run_selectors.log_rows(run=screen.run, after_seq=seen, upto_seq=upto)
+    rows_html = render_to_string(
+        "playground/runs/partials/log_append.html",
+        {"run": screen.run, "log": log, "omitted": omitted, "gap_after": seen},
+    )
+    if len(update.log_memo) < 64:
+        with _lock:
+            update.log_memo[(seen, upto)] = rows_html
+    return rows_html
 
 
 def forget(run_id: int | None = None) -> None:

@@ -113,6 +113,37 @@ def _recovery_due(run_id: int) -> bool:
     return True
 
 
+_flights: dict[tuple[int, bool], tuple[float, asyncio.Future[Any]]] = {}  # (run, audience) -> (started, rendering)
+
+
+def _render_shared(run_id: int, actor: Any, audience: bool, since: float, seen: int) -> None:
+    update = live_render.shared_update(run_id, actor, audience, since)
+    if update is not None and not update.has_lesson:
+        live_render.log_rows_html(update, seen)  # the rows most viewers need next (they share a `seen`)
+
+
+async def _shared_flight(run_id: int, actor: Any, audience: bool, since: float, seen: int) -> None:
+    """Render run `run_id`'s live update for `audience` once for every consumer of this process
+    that needs it at `since` or later (with the event-log rows after `seen`). Without this, a
+    hundred viewers each queued a job on the consumers' database threads per step (all but one
+    found the rendering done), and a student's own push waited behind them."""
+    key = (run_id, audience)
+    for _ in range(2):  # a rendering started before `since` may be stale: then one more after it
+        flight = _flights.get(key)
+        if flight is None or flight[1].done():
+            started = time.monotonic()
+            future = asyncio.ensure_future(consumer_db(_render_shared)(run_id, actor, audience, started, seen))
+            _flights[key] = (started, future)
+            flight = (started, future)
+        with contextlib.suppress(Exception):  # the caller's own path reports a failure
+            await asyncio.shield(flight[1])
+        if flight[0] >= since:
+            break
+    if len(_flights) > 1000:
+        for stale in [k for k, (_, f) in _flights.items() if f.done()]:
+            del _flights[stale]
+
+
 class RunConsumer(AsyncWebsocketConsumer):
     run_id: int | None = None
     group_name: str = ""
@@ -255,6 +286,11 @@ class RunConsumer(AsyncWebsocketConsumer):
         if since is None:
             since = time.monotonic()
         html = self.render_cached(hello, since)
+        if html is None and self.audience is not None and not self.following and not self.pinned:
+            # Many viewers of one run learn of a step at once: one of them renders it on a
+            # database thread, the others wait for that rendering and take it from memory.
+            await _shared_flight(self.run_id, self.actor, self.audience, since, self.seen)
+            html = self.render_cached(hello, since)
         if html is None:
             html = await consumer_db(self.render)(hello, since)
         if not html:
