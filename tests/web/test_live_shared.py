@@ -388,3 +388,52 @@ def test_a_playing_runs_page_is_updated_less_often_while_a_class_is_acting(
     call_async(viewer.run_updated, {})
     expected = 0.1 / (consumer_module.PLAY_RENDER_SHARE_BUSY if acting else consumer_module.PLAY_RENDER_SHARE)
     assert len(waits) == 1 and expected - 0.05 < waits[0] <= expected
+
+
+@pytest.mark.django_db(transaction=True)  # the consumers read through their own connections
+def test_viewers_pushing_at_once_in_one_process_share_one_database_job(
+    big_run: Run,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A step reaches every viewer of a run at once: one of the process's consumers renders it on
+    a database thread (with the event-log rows they share), the others wait for that job and are
+    answered from memory. Each one queued its own job before, ahead of other pages' pushes."""
+    import asyncio
+
+    from playground.consumers import runs as consumers
+
+    readers = [viewer(big_run, Actor(session_token=f"reader-{i}")) for i in range(6)]
+    for reader in readers:
+        reader.render(hello=True, since=0.0)  # each knows its audience and `seen` from here on
+    sent: dict[int, list[str]] = {i: [] for i in range(len(readers))}
+    for i, reader in enumerate(readers):
+
+        async def send(text_data: str, i: int = i) -> None:
+            sent[i].append(text_data)
+
+        reader.send = send  # type: ignore[method-assign]
+    jobs: list[str] = []
+    real_shared, real_render = consumers._render_shared, RunConsumer.render
+
+    def shared(*args: Any) -> None:
+        jobs.append("shared")
+        real_shared(*args)
+
+    def own(self: RunConsumer, *args: Any, **kwargs: Any) -> str:
+        jobs.append("own")
+        return real_render(self, *args, **kwargs)
+
+    monkeypatch.setattr(consumers, "_render_shared", shared)
+    monkeypatch.setattr(RunConsumer, "render", own)
+    act(big_run, RunAction.KIND_STEP)
+
+    async def notify_all() -> None:
+        notified = time.monotonic()
+        await asyncio.gather(*(reader.push(since=notified) for reader in readers))
+
+    call_async(notify_all)
+    assert jobs == ["shared"]
+    step = f'<strong id="run-step">{big_run.head_step}</strong>'
+    assert all(len(pages) == 1 and step in pages[0] for pages in sent.values())
+    rows = {tuple(SEQ.findall(pages[0])) for pages in sent.values()}
+    assert len(rows) == 1 and next(iter(rows))  # the same new event-log rows for each
