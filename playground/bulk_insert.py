@@ -5,8 +5,8 @@ start (145,434 manifests, 150,001 start events, frame 0's 37 MB view and a check
 of MB at 5,000 nodes x 150,000 pods): the ORM builds a model instance per row and compiles every
 field of every row into SQL (seconds for 150,000 rows), and with DEBUG on its query log has
 SQLite quote every parameter of every statement (a 231 MB checkpoint became a 462 MB hex string
-to log). Each JSON and binary value goes through its field's own `get_db_prep_save`, so it is
-stored exactly as the ORM stores it, on SQLite and PostgreSQL alike.
+to log). Each value that is not stored as it is (JSON, binary, a date) goes through its field's
+own `get_db_prep_save`, so it is stored exactly as the ORM stores it, on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ from django.db import connection, models
 
 from scheduler_core.util.collector import collector_paused
 
-PREPARED = frozenset({"JSONField", "BinaryField"})  # fields whose database value is not the Python one
+# Fields whose database value is the Python one on both databases; every other field's value
+# (JSON, binary, dates) goes through the field's `get_db_prep_save`.
+AS_IS = frozenset({"CharField", "TextField", "SlugField", "IntegerField", "PositiveIntegerField",
+                   "PositiveSmallIntegerField", "SmallIntegerField", "BigIntegerField", "FloatField", "BooleanField",
+                   "ForeignKey", "OneToOneField"})
 
 
 def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
@@ -30,7 +34,7 @@ def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[
     quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"
-    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() in PREPARED]
+    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() not in AS_IS]
     params = []
     with collector_paused():  # every row's values are kept until the statement runs
         for row in rows:
