@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from playground import block_yaml
+
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -128,9 +130,7 @@ def split_loaded(documents: Iterable[Any]) -> list[dict[str, Any]]:
 
 def build_yaml(manifests: Iterable[dict[str, Any]], header: str = "") -> str:
     """Multi-document YAML of `manifests` in order (what the loader reads and users download)."""
-    body = yaml.dump_all(
-        list(manifests), Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=100
-    )
+    body = block_yaml.dump_all(list(manifests), dumper=_Dumper)  # PyYAML's text, most documents written directly
     if header:
         comment = "".join(f"# {line}\n" for line in header.splitlines())
         return comment + body

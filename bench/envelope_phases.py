@@ -1,0 +1,86 @@
+"""The envelope's create, prepare and start, each timed in one process (no browser, no worker).
+
+    python bench/envelope_phases.py [--nodes 5000] [--pods 150000] [--profile]
+
+What the web request and the worker do for the upload and the first run of a big scenario,
+called directly on a temporary SQLite database: `scenario_create` (the upload's validation and
+rows), `scenario_prepare_by_id` (the worker's YAML and prepared start) and `run_start` (the
+start stored for a run). Redis is not needed: the queued preparation cannot be sent (a warning),
+which is why this process calls it itself. CPU and wall seconds per phase (on a shared machine
+the CPU seconds are the comparable figures); `--profile` prints each phase's cProfile, sorted by
+cumulative time (its overhead triples the times). bench/envelope_web.py measures the same in
+the real stack and the browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def phase(name: str, work: Callable[[], Any], profile: bool) -> Any:
+    profiler = cProfile.Profile() if profile else None
+    cpu, wall = time.process_time(), time.monotonic()
+    if profiler is not None:
+        profiler.enable()
+    result = work()
+    if profiler is not None:
+        profiler.disable()
+    print(f"{name}: {time.process_time() - cpu:.1f} s CPU, {time.monotonic() - wall:.1f} s wall", flush=True)
+    if profiler is not None:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(40)
+        print(out.getvalue())
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    directory = tempfile.mkdtemp(prefix="envelope-phases-")
+    os.environ["DATABASE_URL"] = f"sqlite:///{directory}/db.sqlite3"
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens: tasks are not sent
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import logging
+
+    import django
+
+    django.setup()
+    logging.getLogger("playground.services.scenarios").setLevel(logging.ERROR)  # "could not queue"
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from bench.generate_envelope import render
+    from playground.models import Scenario
+    from playground.ownership import Actor
+    from playground.services import scenarios
+    from playground.services.runs import actions
+
+    text = render(args.nodes, args.pods)
+    actor = Actor(session_token="b" * 32)
+    print(f"{args.nodes} nodes x {args.pods} pods: {len(text) / 1e6:.1f} MB of YAML", flush=True)
+    created = phase("create", lambda: scenarios.scenario_create(actor=actor, name="Envelope", yaml_text=text),
+                    args.profile)
+    phase("prepare", lambda: scenarios.scenario_prepare_by_id(scenario_id=created.pk), args.profile)
+    scenario = Scenario.objects.get(pk=created.pk)
+    run = phase("start", lambda: actions.run_start(scenario=scenario, actor=actor), args.profile)
+    print(f"run {run.pk}: {run.events.count()} events, head step {run.head_step}")
+
+
+if __name__ == "__main__":
+    main()
