@@ -6,12 +6,14 @@ turn frees it. Also: JSON prepared before a transaction is stored as Django woul
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -48,6 +50,28 @@ def _free_for_another_thread() -> bool:
     return result[0]
 
 
+@contextlib.contextmanager
+def _held_by_another_thread() -> Iterator[None]:
+    """Another thread of this process holds the turn for the block."""
+    lock = _lock()
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        assert lock.acquire(timeout=5)
+        held.set()
+        release.wait(10)
+        lock.release()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert held.wait(5)
+        yield
+    finally:
+        release.set()
+        thread.join(10)
+
+
 def _scenario() -> Scenario:
     return Scenario.objects.create(name="turns")
 
@@ -82,14 +106,6 @@ def test_a_connection_closed_in_a_transaction_gives_the_turn_back() -> None:
 
 def test_a_write_outside_a_transaction_waits_for_the_turn() -> None:
     scenario = _scenario()
-    lock = _lock()
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        assert lock.acquire(timeout=5)
-        held.set()
-        release.wait(10)
-        lock.release()
 
     def writer() -> None:
         try:
@@ -97,41 +113,21 @@ def test_a_write_outside_a_transaction_waits_for_the_turn() -> None:
         finally:
             connections.close_all()
 
-    first = threading.Thread(target=holder)
-    first.start()
-    assert held.wait(5)
     second = threading.Thread(target=writer)
-    second.start()
-    second.join(0.3)
-    assert second.is_alive()  # waiting for the turn, not written
-    assert Scenario.objects.get(pk=scenario.pk).name == "turns"
-    release.set()
+    with _held_by_another_thread():
+        second.start()
+        second.join(0.3)
+        assert second.is_alive()  # waiting for the turn, not written
+        assert Scenario.objects.get(pk=scenario.pk).name == "turns"
     second.join(10)
-    first.join(10)
     assert not second.is_alive()
     assert Scenario.objects.get(pk=scenario.pk).name == "renamed"
 
 
 def test_a_thread_gives_up_after_the_connections_timeout_with_sqlites_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(connection.settings_dict, "OPTIONS", {**connection.settings_dict["OPTIONS"], "timeout": 0.2})
-    lock = _lock()
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        assert lock.acquire(timeout=5)
-        held.set()
-        release.wait(10)
-        lock.release()
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    try:
-        assert held.wait(5)
-        with pytest.raises(OperationalError, match="database is locked"), transaction.atomic():
-            _scenario()
-    finally:
-        release.set()
-        thread.join(10)
+    with _held_by_another_thread(), pytest.raises(OperationalError, match="database is locked"), transaction.atomic():
+        _scenario()
     assert not connection.in_atomic_block
     _scenario()  # the turn is free again; nothing was left half-held
 
