@@ -114,7 +114,8 @@ def prepare_start(*, scenario: Scenario) -> None:
         _store_for(scenario, key, content, prepared)
 
 
-PREPARING_TTL = 600  # s the "being prepared" mark outlives a worker that died computing
+PREPARING_TTL = 20  # s the "being prepared" mark outlives its last heartbeat (a worker that died)
+PREPARING_BEAT = 5  # s between the heartbeats of the worker computing it
 
 
 def _preparing_key(scenario_id: int) -> str:
@@ -124,19 +125,36 @@ def _preparing_key(scenario_id: int) -> str:
 @contextlib.contextmanager
 def _preparing(scenario_id: int) -> Iterator[bool]:
     """Hold the scenario's "being prepared" mark for the block: True if this caller got it (two
-    queued preparations, the upload's and a waiting start's, then compute it once)."""
+    queued preparations, the upload's and a waiting start's, then compute it once). The mark is
+    renewed every PREPARING_BEAT seconds while the block runs, so a waiting start can tell a
+    worker still computing (minutes at the envelope on a busy machine) from one that died."""
+    import threading
+
     from playground.services.runs.dispatch import _shared_redis
 
+    key = _preparing_key(scenario_id)
     try:
-        mine = bool(_shared_redis().set(_preparing_key(scenario_id), 1, nx=True, ex=PREPARING_TTL))
+        mine = bool(_shared_redis().set(key, 1, nx=True, ex=PREPARING_TTL))
     except Exception:  # no Redis: nobody else can be told either; compute
         mine = True
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(PREPARING_BEAT):
+            with contextlib.suppress(Exception):
+                _shared_redis().expire(key, PREPARING_TTL)
+
+    heart = threading.Thread(target=beat, name="preparing-heartbeat", daemon=True)
+    if mine:
+        heart.start()
     try:
         yield mine
     finally:
+        done.set()
         if mine:
+            heart.join(PREPARING_BEAT)
             with contextlib.suppress(Exception):
-                _shared_redis().delete(_preparing_key(scenario_id))
+                _shared_redis().delete(key)
 
 
 def _being_prepared(scenario_id: int) -> bool:
@@ -148,16 +166,18 @@ def _being_prepared(scenario_id: int) -> bool:
         return False
 
 
-START_WAIT_SECONDS = 120.0  # the longest a start waits for a worker computing it...
-PICKUP_SECONDS = 10.0  # ...once one has begun within this long (else the request computes it)
+PICKUP_SECONDS = 10.0  # a start waits for a worker to begin computing it this long...
+START_WAIT_SECONDS = 900.0  # ...then as long as that worker's heartbeat goes on, at most this long
 
 
 def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernetes_version: str) -> Prepared | None:
     """A big scenario's start, computed by a worker while this request waits (sleeping: the web
     process's interpreter stays with its pages, where seconds of loading would stall every push
     and post it serves). The upload queued that work already, behind every Step; it is queued
-    again in front, and computed once. None when no worker began it within PICKUP_SECONDS, or it
-    did not finish within START_WAIT_SECONDS: the caller computes it."""
+    again in front, and computed once. None when no worker began it within PICKUP_SECONDS, or its
+    heartbeat stopped without a result, or it did not finish within START_WAIT_SECONDS: the
+    caller computes it. (A fixed two-minute wait gave up on a worker still computing the envelope
+    on a loaded machine, and the request computed the same start again.)"""
     import time
 
     from playground.services.runs import dispatch
