@@ -356,3 +356,28 @@ def test_a_settled_runs_step_behind_a_queued_action_goes_through_the_worker(inli
     action = act(run, RunAction.KIND_STEP)
     assert len(inline_worker) == tasks + 1
     assert action.state == RunAction.STATE_DONE
+
+
+def test_a_step_that_loses_the_race_for_an_index_takes_the_next_one(
+    inline_worker: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first pass appends without a transaction; when another request appended the same index
+    in between (here: inserted just before this one's INSERT), the locked pass reads again and
+    takes the next index: both actions stored, neither lost."""
+    from playground.services.runs import actions
+
+    run = start()
+    real = actions._append
+    raced: list[int] = []
+
+    def racing(**fields: object) -> RunAction:
+        if not raced:  # another request's Step lands first, with the index this one read
+            raced.append(int(fields["index"]))  # type: ignore[call-overload]
+            real(run=fields["run"], index=fields["index"], kind=RunAction.KIND_STEP, params={})
+        return real(**fields)
+
+    monkeypatch.setattr(actions, "_append", racing)
+    action = act(run, RunAction.KIND_STEP)
+    assert raced == [1]
+    assert action.index == 2
+    assert list(run.actions.order_by("index").values_list("index", flat=True)) == [1, 2]

@@ -176,33 +176,43 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
         RunAction.KIND_ADVANCE_CLOCK,
     }:
         raise RunError(f"Unknown action {kind!r}.")
-    # No transaction around the reads: on SQLite one writer at a time has the whole file, and a
-    # writer whose thread waits for the interpreter between statements (a busy web process)
-    # holds every other writer up (a Step post's transaction took 30 ms of wall time for 2 ms of
-    # work). The reads decide; one INSERT appends, and the (run, index) constraint catches a
-    # request that appended in between: then this one reads again.
+    # First without a transaction around the reads: on SQLite one writer at a time has the whole
+    # file, and a writer whose thread waits for the interpreter between statements (a busy web
+    # process) holds every other writer up (a Step post's transaction took 30 ms of wall time for
+    # 2 ms of work). The reads decide; one INSERT appends. If another request appended in between
+    # (the (run, index) constraint says so), again inside a transaction that locks the run: the
+    # requests that collide then take their turns, and each gets the next index.
+    try:
+        return _enqueue_once(run.pk, kind, params)
+    except IntegrityError:
+        pass
     for attempt in range(5):
         try:
-            run_row = (
-                Run.objects.only("pk", "owner_token", "owner_id", "status", "pause_requested", "reveal").get(pk=run.pk)
-            )
-            last = run_row.actions.aggregate(m=Max("index"))["m"]
-            idle = run_row.status == Run.STATUS_SETTLED and kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY)
-            if idle and not run_row.pause_requested and not run_row.actions.filter(
-                state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
-            ).exists():
-                return _record_settled(run_row, (last or 0) + 1, kind, params)
-            action = _append(run=run_row, index=(last or 0) + 1, kind=kind, params=params)
-        except IntegrityError:  # another request took the same index: read again, take the next one
+            with transaction.atomic():
+                return _enqueue_once(run.pk, kind, params, lock=True)
+        except IntegrityError:  # PostgreSQL: a request that appended without the lock
             if attempt == 4:
                 raise
-            continue
-        owner = {"owner_token": run_row.owner_token, "owner_id": run_row.owner_id}
-        transaction.on_commit(  # at once, unless the caller holds a transaction
-            lambda a=action, o=owner, n=not idle: dispatch.schedule(run.pk, a.index, owner=o, needs_engine=n)
-        )
-        return action
     raise AssertionError("unreachable")
+
+
+def _enqueue_once(run_id: int, kind: str, params: dict[str, Any], *, lock: bool = False) -> RunAction:
+    """Append the action after the run's last one (or record a settled run's Step or Play
+    done). IntegrityError: another request took that index."""
+    rows = Run.objects.select_for_update() if lock else Run.objects
+    run_row = rows.only("pk", "owner_token", "owner_id", "status", "pause_requested", "reveal").get(pk=run_id)
+    last = run_row.actions.aggregate(m=Max("index"))["m"]
+    idle = run_row.status == Run.STATUS_SETTLED and kind in (RunAction.KIND_STEP, RunAction.KIND_PLAY)
+    if idle and not run_row.pause_requested and not run_row.actions.filter(
+        state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
+    ).exists():
+        return _record_settled(run_row, (last or 0) + 1, kind, params)
+    action = _append(run=run_row, index=(last or 0) + 1, kind=kind, params=params)
+    owner = {"owner_token": run_row.owner_token, "owner_id": run_row.owner_id}
+    transaction.on_commit(  # at once, unless a transaction is open: then when it commits
+        lambda a=action, o=owner, n=not idle: dispatch.schedule(run_id, a.index, owner=o, needs_engine=n)
+    )
+    return action
 
 
 def _append(**fields: Any) -> RunAction:
