@@ -12,6 +12,7 @@ own `get_db_prep_save`, so it is stored exactly as the ORM stores it, on SQLite 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, models
@@ -25,10 +26,20 @@ AS_IS = frozenset({"CharField", "TextField", "SlugField", "IntegerField", "Posit
                    "ForeignKey", "OneToOneField"})
 
 
-def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
-    """Insert `rows` (values in the order of the field `names`; a foreign key's value is the
-    related row's primary key) into `model`'s table; returns how many. Every column without a
-    database default must be named."""
+@dataclass
+class PreparedRows:
+    """An INSERT and its rows' values, prepared for the database (see `prepare_rows`)."""
+
+    sql: str
+    params: list[list[Any]]
+
+
+def prepare_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> PreparedRows:
+    """The INSERT of `rows` (values in the order of the field `names`; a foreign key's value is
+    the related row's primary key) into `model`'s table, each value prepared by its field. Done
+    apart from `insert_prepared` so that a caller can prepare before its transaction begins (on
+    SQLite a writing transaction holds the whole file). Every column without a database default
+    must be named."""
     meta = model._meta
     fields = [meta.get_field(name) for name in names]
     quote = connection.ops.quote_name
@@ -42,7 +53,17 @@ def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[
             for i, prep in prepare:
                 values[i] = prep(values[i], connection)
             params.append(values)
-    if params:
+    return PreparedRows(sql, params)
+
+
+def insert_prepared(prepared: PreparedRows) -> int:
+    """Run a prepared INSERT; returns how many rows it wrote."""
+    if prepared.params:
         with connection.cursor() as cursor:
-            cursor.executemany(sql, params)
-    return len(params)
+            cursor.executemany(prepared.sql, prepared.params)
+    return len(prepared.params)
+
+
+def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    """Insert `rows` (as `prepare_rows` reads them) into `model`'s table; returns how many."""
+    return insert_prepared(prepare_rows(model, names, rows))

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection, connections, transaction
 
+from playground.bulk_insert import insert_prepared, prepare_rows
 from playground.models import Run, RunEvent, Scenario
-from playground.prepared_values import PreparedValue, prepare
 from playground.sqlite_backend.write_lock import write_lock
 
 pytestmark = [
@@ -166,12 +166,11 @@ def test_prepared_json_is_stored_as_django_stores_it() -> None:
     run = Run.objects.create(scenario=_scenario(), scenario_name="turns", scenario_yaml="", seed=1)
     data = {"seq": 1, "type": "cycle_started", "pods": ["a", "b"], "score": 1.5, "none": None}
     plain = RunEvent(run=run, seq=1, step=0, type="cycle_started", data=data)
-    prepared = RunEvent(run=run, seq=2, step=0, type="cycle_started", data=data)
-    prepare([prepared], ("data",))
-    assert isinstance(prepared.data, PreparedValue)
-    prepare([prepared], ("data",))  # a second call leaves a prepared value alone
-    assert isinstance(prepared.data, PreparedValue) and not isinstance(prepared.data.param, PreparedValue)
-    RunEvent.objects.bulk_create([plain, prepared])
+    prepared = prepare_rows(RunEvent, ("run", "seq", "step", "type", "data"), [(run.pk, 2, 0, "cycle_started", data)])
+    assert isinstance(prepared.params[0][4], str)  # encoded before any transaction
+    RunEvent.objects.bulk_create([plain])
+    with transaction.atomic():
+        assert insert_prepared(prepared) == 1
     with connection.cursor() as cursor:
         cursor.execute("SELECT seq, data FROM playground_runevent WHERE run_id = %s ORDER BY seq", [run.pk])
         stored = cursor.fetchall()

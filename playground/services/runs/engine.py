@@ -21,14 +21,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from playground import frame_views
+from playground.bulk_insert import PreparedRows, insert_prepared, prepare_rows
 from playground.keyframe_rule import KeyframeRule, json_size
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
-from playground.prepared_values import prepare
 
 if TYPE_CHECKING:
     from scheduler_core.pod_view import PodViewMemo
 
+# The columns a frame's and an event's rows are written with (`flush`), and the model attributes
+# that hold their values.
+FRAME_COLUMNS = ("run", "step", "action_index", "unit", "result", "cycle", "clock", "first_seq", "last_seq", "view",
+                 "plugin_wall")
+FRAME_ATTRS = ("run_id", *FRAME_COLUMNS[1:])
+EVENT_COLUMNS = ("run", "seq", "step", "type", "data")
+EVENT_ATTRS = ("run_id", *EVENT_COLUMNS[1:])
 CHECKPOINT_EVERY = 20  # frames between engine checkpoints, for clusters up to CHECKPOINT_NODES nodes
 CHECKPOINT_NODES = 500  # ...each further CHECKPOINT_NODES nodes multiply the interval (see below)
 PLAY_DEFER = 4  # while playing, a due checkpoint waits at most this many intervals (see store_checkpoint)
@@ -123,6 +130,8 @@ class Engine:
     node_memo: dict[str, Any] = field(default_factory=dict)  # Simulation.view's, between steps
     pod_memo: PodViewMemo | None = None  # Simulation.view's, between steps (made at the first view)
     keyframes: KeyframeRule = field(default_factory=KeyframeRule)  # when the next frame is a keyframe
+    # (frames, events) counted, and their rows prepared for the INSERTs (`prepare_pending`)
+    pending_rows: tuple[tuple[int, int], PreparedRows, PreparedRows] | None = field(default=None, repr=False)
     interval: int = CHECKPOINT_EVERY  # frames between checkpoints for this run's cluster size
     wall: Any = None  # PluginWallClock attached around each unit (made at the first; never pickled)
 
@@ -259,21 +268,29 @@ class Engine:
             fields["status"] = Run.STATUS_SETTLED
         return fields
 
-    def prepare_pending(self) -> None:
-        """Encode the pending frames' and events' JSON before the caller's transaction (see
-        playground/prepared_values.py): the transaction then only writes."""
-        prepare(self.frames, ("unit", "view", "plugin_wall"))
-        prepare(self.events, ("data",))
+    def prepare_pending(self) -> PreparedRows | None:
+        """The pending frames' and events' rows prepared for their INSERTs (their JSON encoded),
+        once per batch: the caller does it before its transaction, which then only writes (on
+        SQLite a writing transaction holds the whole file). None: nothing pending."""
+        if not self.frames:
+            return None
+        counts = (len(self.frames), len(self.events))
+        if self.pending_rows is None or self.pending_rows[0] != counts:
+            frames = prepare_rows(RunFrame, FRAME_COLUMNS, ([getattr(f, c) for c in FRAME_ATTRS] for f in self.frames))
+            events = prepare_rows(RunEvent, EVENT_COLUMNS, ([getattr(e, c) for c in EVENT_ATTRS] for e in self.events))
+            self.pending_rows = (counts, frames, events)
+        return self.pending_rows[1]
 
     def flush(self) -> None:
         """Store the pending frames and events (inside the caller's transaction)."""
-        if not self.frames:
+        if self.prepare_pending() is None:
             return
-        RunFrame.objects.bulk_create(self.frames)
-        RunEvent.objects.bulk_create(self.events, batch_size=500)
+        _, frames, events = self.pending_rows  # type: ignore[misc]
+        insert_prepared(frames)
+        insert_prepared(events)
         record_steps(len(self.frames))
         self.stored_step, self.stored_seq = self.step, self.sim.sink.seq
-        self.frames, self.events = [], []
+        self.frames, self.events, self.pending_rows = [], [], None
 
     def checkpoint_ready(self, *, playing: bool = False) -> bool:
         """Would `store_checkpoint` take one now? (The caller extends its lease first.)"""

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from playground.bulk_insert import insert_rows
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario
-from playground.services.runs.engine import Engine, load_simulation
+from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
 from scheduler_core.util.collector import collector_paused
 
 START_UNIT = {"op": "start"}
@@ -54,8 +54,7 @@ class Prepared:
 
         frame = {"run": run_id, **self.frame, "plugin_wall": []}
         insert_rows(RunFrame, tuple(frame), [tuple(frame.values())])
-        insert_rows(RunEvent, ("run", "seq", "step", "type", "data"),
-                    ((run_id, e["seq"], 0, e["type"], e) for e in self.events))
+        insert_rows(RunEvent, EVENT_COLUMNS, ((run_id, e["seq"], 0, e["type"], e) for e in self.events))
         insert_rows(RunCheckpoint, ("run", "step", "blob"), [(run_id, 0, self.checkpoint)])
         record_steps(1)
 
@@ -144,14 +143,14 @@ def _preparing(scenario_id: int) -> Iterator[bool]:
             with contextlib.suppress(Exception):
                 _shared_redis().expire(key, PREPARING_TTL)
 
-    heart = threading.Thread(target=beat, name="preparing-heartbeat", daemon=True)
-    if mine:
+    heart = threading.Thread(target=beat, name="preparing-heartbeat", daemon=True) if mine else None
+    if heart is not None:
         heart.start()
     try:
         yield mine
     finally:
         done.set()
-        if mine:
+        if heart is not None:
             heart.join(PREPARING_BEAT)
             with contextlib.suppress(Exception):
                 _shared_redis().delete(key)
