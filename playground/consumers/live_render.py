@@ -220,13 +220,10 @@ def viewer_part(
     would have to be read from the database (another viewer has not read them yet)."""
     screen = update.screen
     upto = screen.shown_seq
-    with _lock:
-        rows_html = update.log_memo.get((seen, upto))
-    new_seen = seen
-    if rows_html is None and memo_only and upto > seen:
-        return None
+    rows_html = log_rows_html(update, seen, memo_only=memo_only and upto > seen)
     if rows_html is None:
-        rows_html = log_rows_html(update, seen)
+        return None
+    new_seen = seen
     if upto > seen and rows_html:
         new_seen = upto  # every event up to the screen's is either appended or behind a gap marker
     lesson_screen = replace(screen, answers=answers or {}) if update.has_lesson else None
@@ -238,14 +235,15 @@ def viewer_part(
     return own + shared + rows_html, new_seen
 
 
-def log_rows_html(update: SharedUpdate, seen: int) -> str:
+def log_rows_html(update: SharedUpdate, seen: int, *, memo_only: bool = False) -> str | None:
     """The event-log rows a viewer at `seen` is sent with `update` (rendered once per `seen`:
-    kept in the update's memo, where `viewer_part(memo_only=True)` finds them)."""
+    kept in the update's memo). With `memo_only`, None when they are not in the memo yet (they
+    would have to be read from the database)."""
     screen = update.screen
     upto = screen.shown_seq
     with _lock:
         rows_html = update.log_memo.get((seen, upto))
-    if rows_html is not None:
+    if rows_html is not None or memo_only:
         return rows_html
     log, omitted = run_selectors.log_rows(run=screen.run, after_seq=seen, upto_seq=upto)
     rows_html = render_to_string(

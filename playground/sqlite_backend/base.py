@@ -9,12 +9,14 @@ in-memory database has one connection and needs none of this.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base as sqlite3_base
 
-from playground.sqlite_backend.write_lock import WriteLock, write_lock
+from playground.sqlite_backend.write_lock import WriteLock, forks, write_lock
 
 _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -45,24 +47,17 @@ class TurnCursor(sqlite3_base.SQLiteCursorWrapper):
         )
 
 
-class _Turn:
-    def __init__(self, wrapper: DatabaseWrapper) -> None:
-        self.wrapper = wrapper
-
-    def __enter__(self) -> None:
-        self.wrapper._take_turn()
-
-    def __exit__(self, *exc: object) -> None:
-        self.wrapper._give_turn()
-
-
 class DatabaseWrapper(sqlite3_base.DatabaseWrapper):
     holds_turn = False
+    _turn_lock: tuple[int, WriteLock] | None = None  # (forks() when looked up, the lock)
 
     def _lock(self) -> WriteLock | None:
+        """This database file's turn lock (looked up once per connection object and process)."""
         if self.is_in_memory_db():
             return None
-        return write_lock(str(self.settings_dict["NAME"]))
+        if self._turn_lock is None or self._turn_lock[0] != forks():
+            self._turn_lock = (forks(), write_lock(str(self.settings_dict["NAME"])))
+        return self._turn_lock[1]
 
     def _take_turn(self) -> None:
         lock = self._lock()
@@ -80,8 +75,13 @@ class DatabaseWrapper(sqlite3_base.DatabaseWrapper):
             if lock is not None:
                 lock.release()
 
-    def write_turn(self) -> _Turn:
-        return _Turn(self)
+    @contextlib.contextmanager
+    def write_turn(self) -> Iterator[None]:
+        self._take_turn()
+        try:
+            yield
+        finally:
+            self._give_turn()
 
     def create_cursor(self, name: str | None = None) -> Any:
         cursor = self.connection.cursor(factory=TurnCursor)

@@ -68,11 +68,21 @@ def write_lock(database: str) -> WriteLock:
         return lock
 
 
+_forks = [0]  # how many forks this process descends from (a lock kept by a caller is stale after one)
+
+
+def forks() -> int:
+    """Changes in a forked child: a lock kept from before (with the parent's descriptor, which
+    shares the parent's flock) must be looked up again with `write_lock`."""
+    return _forks[0]
+
+
 def _forget_after_fork() -> None:
     """A forked child starts with no turn held: the parent's locks and descriptor are not its own."""
     global _registry_lock
     _registry.clear()
     _registry_lock = threading.Lock()
+    _forks[0] += 1
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
