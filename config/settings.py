@@ -242,6 +242,9 @@ PLAYGROUND_RUNS_PER_HOUR = env_int("PLAYGROUND_RUNS_PER_HOUR", 120, minimum=0)
 PLAYGROUND_RUNS_PLAYING = env_int("PLAYGROUND_RUNS_PLAYING", 3, minimum=0)
 PLAYGROUND_NODE_STEPS_PER_HOUR = env_int("PLAYGROUND_NODE_STEPS_PER_HOUR", 10_000_000, minimum=0)
 PLAYGROUND_QUOTA_ADDRESS_FACTOR = env_int("PLAYGROUND_QUOTA_ADDRESS_FACTOR", 40)
+# A run worker raises its niceness by this much at start (playground/tasks/priority.py): where
+# workers and web processes share cores, the web (the class's posts and pushes) runs first.
+PLAYGROUND_WORKER_NICE = env_int("PLAYGROUND_WORKER_NICE", 5, minimum=0)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views refuse a larger body by its Content-Length before parsing it

@@ -61,6 +61,9 @@ class SharedUpdate:
     render_seconds: float  # CPU time the panels took to render (a playing run's pushes are paced by it)
     has_lesson: bool
     log_memo: dict[tuple[int, int], str] = field(default_factory=dict)  # (after, upto) -> rows HTML
+    # (seen, hello, panels) -> a viewer's whole message and new `seen`, when it has no lesson
+    # answers of its own: a hundred viewers of a run at the same `seen` share one rendering.
+    part_memo: dict[tuple[int, bool, bool], tuple[str, int]] = field(default_factory=dict)
 
     @property
     def html(self) -> str:
@@ -219,6 +222,13 @@ def viewer_part(
     Returns the HTML and the viewer's new `seen`; with `memo_only`, None when the log rows
     would have to be read from the database (another viewer has not read them yet)."""
     screen = update.screen
+    memo_key = (seen, hello, panels)
+    shared_part = not update.has_lesson
+    if shared_part:
+        with _lock:
+            part = update.part_memo.get(memo_key)
+        if part is not None:
+            return part
     upto = screen.shown_seq
     rows_html = log_rows_html(update, seen, memo_only=memo_only and upto > seen)
     if rows_html is None:
@@ -232,7 +242,11 @@ def viewer_part(
         {"run": screen.run, "screen": lesson_screen, "seen": new_seen, "hello": hello, "oob": True},
     )
     shared = update.html if panels else update.status_html
-    return own + shared + rows_html, new_seen
+    part = (own + shared + rows_html, new_seen)
+    if shared_part and len(update.part_memo) < 64:
+        with _lock:
+            update.part_memo[memo_key] = part
+    return part
 
 
 def log_rows_html(update: SharedUpdate, seen: int, *, memo_only: bool = False) -> str | None:

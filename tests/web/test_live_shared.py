@@ -437,3 +437,35 @@ def test_viewers_pushing_at_once_in_one_process_share_one_database_job(
     assert all(len(pages) == 1 and step in pages[0] for pages in sent.values())
     rows = {tuple(SEQ.findall(pages[0])) for pages in sent.values()}
     assert len(rows) == 1 and next(iter(rows))  # the same new event-log rows for each
+
+
+def test_viewers_at_the_same_seen_share_one_rendering_of_their_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hundred viewers of one run at the same `seen` get the same message: their own part is
+    rendered once per (seen, hello, panels), unless the run has a lesson (answers are each
+    viewer's own)."""
+    from dataclasses import dataclass, field, replace
+
+    @dataclass
+    class _Screen:
+        shown_seq: int
+        run: Any
+        view: dict = field(default_factory=dict)
+        answers: dict = field(default_factory=dict)
+
+    rendered: list[str] = []
+    monkeypatch.setattr(live_render, "render_to_string", lambda name, context: rendered.append(name) or f"<{context['seen']}>")
+    screen = _Screen(shown_seq=4, run=None)
+    update = live_render.SharedUpdate(state=(), panels_state=(), status_html="S", panels_html="P", screen=screen,  # type: ignore[arg-type]
+                                      built_at=0.0, render_seconds=0.0, has_lesson=False)
+    update.log_memo[(2, 4)] = "<rows>"
+    first = live_render.viewer_part(update, seen=2, answers=None, hello=False)
+    assert first == ("<4>SP<rows>", 4)
+    assert [live_render.viewer_part(update, seen=2, answers=None, hello=False) for _ in range(99)] == [first] * 99
+    assert rendered == [live_render.VIEWER_TEMPLATE]
+    assert live_render.viewer_part(update, seen=2, answers=None, hello=True, panels=False) == ("<4>S<rows>", 4)
+    assert len(rendered) == 2
+
+    lesson = replace(update, has_lesson=True, part_memo={})
+    live_render.viewer_part(lesson, seen=2, answers={"1": "a"}, hello=False)
+    live_render.viewer_part(lesson, seen=2, answers={"1": "b"}, hello=False)
+    assert len(rendered) == 4
