@@ -245,6 +245,8 @@ PLAYGROUND_QUOTA_ADDRESS_FACTOR = env_int("PLAYGROUND_QUOTA_ADDRESS_FACTOR", 40)
 # A run worker raises its niceness by this much at start (playground/tasks/priority.py): where
 # workers and web processes share cores, the web (the class's posts and pushes) runs first.
 PLAYGROUND_WORKER_NICE = env_int("PLAYGROUND_WORKER_NICE", 5, minimum=0)
+# ...and a play's later slices run this much lower again, on a thread of their own.
+PLAYGROUND_PLAY_NICE = env_int("PLAYGROUND_PLAY_NICE", 10, minimum=0)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views refuse a larger body by its Content-Length before parsing it

@@ -8,6 +8,8 @@ from typing import Any
 from celery import Task, shared_task
 from celery.signals import celeryd_after_setup, worker_ready
 
+from playground.tasks.priority import in_background
+
 logger = logging.getLogger(__name__)
 
 
@@ -29,8 +31,13 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
     consumed = list(getattr(self.app.amqp.queues, "consume_from", None) or {})
     served = [q for q in dict.fromkeys([queue, home, *consumed]) if q]  # where a play looks for waiting work
-    try:
+    def advance() -> int:
         return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home)
+
+    try:
+        if action_index == -1:  # a play's next slice: nobody waits for it (tasks/priority.py)
+            return in_background(advance)
+        return advance()
     except run_service.LeaseLost:
         return 0  # another worker took the run over; it continues from the stored log
     except run_service.RunBusy:

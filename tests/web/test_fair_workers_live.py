@@ -70,6 +70,10 @@ def test_another_clients_step_is_served_while_plays_run(
             states = [RunAction.objects.get(pk=p.pk).state for p in plays]
             assert RunAction.STATE_DONE not in states, "B's step waited for A's plays to end"
         assert worker.poll() is None
+        if slice_seconds == "0.5":  # the plays' later slices ran on the worker's lower-ranked thread
+            main = os.getpriority(os.PRIO_PROCESS, worker.pid)
+            threads = [os.getpriority(os.PRIO_PROCESS, int(t)) for t in os.listdir(f"/proc/{worker.pid}/task")]
+            assert min(main + 10, 19) in threads and main < min(main + 10, 19), (main, threads)
         for run in plays_runs:
             svc.run_pause(run=run, actor=a)
         _wait(lambda: all(RunAction.objects.get(pk=p.pk).state == RunAction.STATE_DONE for p in plays), 60,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -23,3 +24,16 @@ def test_a_real_worker_lowers_its_priority_and_the_web_server_does_not(celery_wo
 
 def test_an_increment_of_zero_leaves_the_priority_as_it_is() -> None:
     assert lower_priority(0) == _niceness(os.getpid())
+
+
+def test_a_plays_slices_run_on_one_lower_ranked_thread(settings: Any) -> None:
+    from playground.tasks import priority
+
+    settings.PLAYGROUND_PLAY_NICE = 3
+    own = priority.thread_niceness()
+    first = priority.in_background(lambda: (priority.thread_niceness(), threading.get_native_id()))
+    again = priority.in_background(lambda: (priority.thread_niceness(), threading.get_native_id()))
+    assert first == again and first[0] == min(own + 3, 19) and first[1] != threading.get_native_id()
+    assert priority.thread_niceness() == own
+    settings.PLAYGROUND_PLAY_NICE = 0
+    assert priority.in_background(threading.get_native_id) == threading.get_native_id()
