@@ -75,10 +75,10 @@ class QuotaMiddleware:
         from django.http import Http404
 
         from playground.ownership import actor_for_request, can_control
-        from playground.selectors.runs import run_by_share_token
+        from playground.selectors.runs import run_row_by_share_token
 
         try:
-            run = run_by_share_token(token=token)
+            run = run_row_by_share_token(token=token)
         except Http404:
             return  # the view answers 404
         request.playground_run = run  # the view's own read of it (one query less per action)

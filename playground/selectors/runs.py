@@ -27,6 +27,16 @@ def run_by_share_token(*, token: str) -> Run:
         raise Http404("No such run") from None
 
 
+def run_row_by_share_token(*, token: str) -> Run:
+    """The run's own row only (no scenario joined): what a Step or Play post reads. Compiling
+    `run_by_share_token`'s three-table query costs a few milliseconds of CPU, a large part of
+    such a post; an action that needs the scenario reads it when it does."""
+    try:
+        return Run.objects.defer("scenario_yaml").get(share_token=token)
+    except Run.DoesNotExist:
+        raise Http404("No such run") from None
+
+
 def runs_of_scenario(*, scenario: Any, actor: Actor, limit: int = 10) -> list[Run]:
     """The actor's own runs of `scenario`, newest first (so a closed tab does not lose a run)."""
     owned = owned_by(actor)
