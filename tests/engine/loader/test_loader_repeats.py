@@ -1,6 +1,6 @@
 """The loader's shortcuts for what a big cluster repeats give what the full parse gives: the
-container memo (a copy of the first parse of the same manifest), the quick answers for pods
-without device claims, and the UID computed without the uuid module."""
+container and label-map memos (copies of the first parse of the same content), the quick answers
+for pods without device claims, and the UID computed without the uuid module."""
 
 import dataclasses
 import uuid
@@ -9,6 +9,7 @@ import pytest
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import containers as containers_module
+from scheduler_core.api.loader import reader as reader_module
 from scheduler_core.api.loader import resource as resource_module
 from scheduler_core.api.loader.containers import _parse_container, copy_container, parse_container
 from scheduler_core.api.loader.memo import ParseMemo, content_key
@@ -138,3 +139,40 @@ def test_quick_answers_for_pods_without_claims_match_the_full_reading(spec, stat
     monkeypatch.setattr(resource_module, "_any_pod_claims", lambda spec, status: True)
     monkeypatch.setattr(resource_module, "_any_container_claims", lambda spec: True)
     assert quick == outcome()
+
+
+LABEL_MAPS = [
+    {"app": "web", "pod-template-hash": "7d9f8c6b5"},
+    {"app": "web", "tier": None},
+    {"app": "1"},
+    {"app": 1},
+    {"app": True},
+    {"app": 1.0},
+    {1: "x"},
+    {"app": ["x"]},
+    {"Bad Key": "x"},
+    {"app": "bad value!"},
+    {},
+    None,
+]
+
+
+def test_a_remembered_label_map_equals_a_full_check(monkeypatch):
+    monkeypatch.setattr(reader_module, "_LABELS", ParseMemo())
+
+    def outcome(fn, raw):
+        try:
+            got = fn(raw, "metadata.labels")
+        except ScenarioError as exc:
+            return "error", str(exc), exc.field
+        return "ok", list(got.items())
+
+    reader = _reader()
+    full = [outcome(reader._labels, raw) for raw in LABEL_MAPS]
+    for _ in range(2):  # the second round answers the good maps from the memo
+        assert [outcome(reader.labels, raw) for raw in LABEL_MAPS] == full
+    first = reader.labels(LABEL_MAPS[0], "metadata.labels")
+    again = reader.labels(dict(LABEL_MAPS[0]), "metadata.labels")
+    assert first == again and first is not again
+    again["app"] = "changed"
+    assert reader.labels(LABEL_MAPS[0], "metadata.labels")["app"] == "web"
