@@ -7,8 +7,9 @@ command line does (its limits), once. The loader's stages are timed in place (wa
 this process) by wrapping the functions `load.py` calls, so the figures add up to the one load
 that a user waits for: `parse` (decode_yaml: the text to documents, strict YAML guards included),
 `check` (strict fields of the documents as written), `expand` (workload controllers), `flatten`
-(kinds and strict fields of every object), `build` (objects, admission, cross checks). Prints one
-JSON line per run, with the child's peak RSS. Machines shared with other work inflate the wall
+(kinds of every object; strict fields of those `check` did not see: the controllers' output),
+`build` (objects, admission, cross checks). Prints one JSON line per run, with the child's peak
+RSS. Machines shared with other work inflate the wall
 times; the CPU times are the figures to compare.
 """
 

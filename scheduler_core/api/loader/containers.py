@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.api.loader.memo import ParseMemo, content_key
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resources import resource_list
 from scheduler_core.api.quantity import format_quantity
@@ -14,10 +15,40 @@ from scheduler_core.api.validation import (
     qualified_name_error,
 )
 
-__all__ = ["parse_container", "parse_tolerations"]
+__all__ = ["parse_container", "parse_tolerations", "copy_container"]
+
+# Containers parsed already, by (init, hostNetwork, the manifest's content): every replica of a
+# workload repeats its template's containers (see memo.py).
+_CONTAINERS: ParseMemo[Container] = ParseMemo()
+
+
+def copy_container(c: Container) -> Container:
+    """A container equal to `c` sharing nothing mutable with it (the quantities, immutable
+    Fractions, are shared)."""
+    return Container(name=c.name, image=c.image, requests=dict(c.requests), limits=dict(c.limits),
+                     ports=[ContainerPort(container_port=p.container_port, host_port=p.host_port,
+                                          protocol=p.protocol, host_ip=p.host_ip) for p in c.ports],
+                     restart_policy=c.restart_policy, claims=list(c.claims),
+                     restart_rule_actions=c.restart_rule_actions)
 
 
 def parse_container(r: FieldReader, obj: Any, path: str, *, init: bool, host_network: bool) -> Container:
+    """A container of a pod (init: of spec.initContainers), validated and defaulted. A manifest
+    parsed before (the same content, the same flags) gives a copy of that result."""
+    text = content_key(obj) if isinstance(obj, dict) else None
+    if text is None:
+        return _parse_container(r, obj, path, init=init, host_network=host_network)
+    key = (init, host_network, text)
+    hit = _CONTAINERS.get(key)
+    if hit is not None:
+        return copy_container(hit)
+    c = _parse_container(r, obj, path, init=init, host_network=host_network)
+    _CONTAINERS.put(key, copy_container(c))
+    return c
+
+
+def _parse_container(r: FieldReader, obj: Any, path: str, *, init: bool,
+                     host_network: bool) -> Container:
     m = r.mapping(obj, path, required=True)
     name = r.string(m.get("name"), f"{path}.name")
     if not name:

@@ -16,7 +16,8 @@ from scheduler_core.api.loader.strict import (
     object_identity,
 )
 
-__all__ = ["Entry", "flatten_documents", "check_workload_documents", "CONSUMED_WORKLOADS"]
+__all__ = ["Entry", "CheckedObjects", "flatten_documents", "check_workload_documents",
+           "CONSUMED_WORKLOADS"]
 
 
 class Entry:
@@ -31,8 +32,37 @@ class Entry:
         self.obj = obj
 
 
-def flatten_documents(docs: list[Any], source: str, notes: NotSimulated) -> list[Entry]:
-    """One entry per object, in document order (List items in place)."""
+class CheckedObjects:
+    """The objects `check_workload_documents` found valid, by identity, so `flatten_documents`
+    does not walk them a second time (for a big cluster the strict walk is seconds).
+
+    Why identity is enough: the workload controllers never add to an object the user wrote
+    (what they create are new objects, made from deep copies of templates), and the same object
+    under the same kind and document gets the same verdict from the same schema. Each object is
+    held here as well, so its id cannot be reused by an object the controllers create later.
+    """
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[dict[str, Any], int, str]] = {}
+
+    def add(self, obj: dict[str, Any], doc: int, kind: str) -> None:
+        self._by_id[id(obj)] = (obj, doc, kind)
+
+    def contains(self, obj: dict[str, Any], doc: int, kind: str) -> bool:
+        """Whether this very object was checked as `kind` in document `doc`."""
+        seen = self._by_id.get(id(obj))
+        return seen is not None and seen[0] is obj and seen[1] == doc and seen[2] == kind
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+def flatten_documents(docs: list[Any], source: str, notes: NotSimulated,
+                      checked: CheckedObjects | None = None) -> list[Entry]:
+    """One entry per object, in document order (List items in place). Objects in `checked`
+    passed the same strict field check already and are not walked again."""
     out: list[Entry] = []
     for i, d in enumerate(docs, start=1):
         if d is None:
@@ -74,8 +104,9 @@ def flatten_documents(docs: list[Any], source: str, notes: NotSimulated) -> list
                     join_path(prefix or "", "apiVersion"),
                     f'unsupported apiVersion "{api_version}" for kind {kind} '
                     f'(expected {" or ".join(allowed)})')
-            check_object(it, kind, Location(source, i, kind, object_identity(it, kind)), notes,
-                         prefix or "")
+            if checked is None or not checked.contains(it, i, kind):
+                check_object(it, kind, Location(source, i, kind, object_identity(it, kind)),
+                             notes, prefix or "")
             out.append(Entry(i, kind, api_version, it))
     return out
 
@@ -88,11 +119,13 @@ CONSUMED_WORKLOADS: dict[str, tuple[str, ...]] = {
 }
 
 
-def check_workload_documents(docs: list[Any], source: str, notes: NotSimulated) -> None:
+def check_workload_documents(docs: list[Any], source: str, notes: NotSimulated) -> CheckedObjects:
     """Strict field check, before the workload controllers run, of every object of a kind the
     loader knows: the controllers' own kinds (which the loader never sees as entries) and the
     rest, so nothing malformed reaches the controllers. Kinds unknown here are left for
-    `flatten_documents`, after a cluster dump's unmodelled kinds have been dropped."""
+    `flatten_documents`, after a cluster dump's unmodelled kinds have been dropped. Returns the
+    objects checked, which `flatten_documents` then need not check again."""
+    checked = CheckedObjects()
     for i, d in enumerate(docs, start=1):
         if not isinstance(d, dict):
             continue
@@ -121,3 +154,5 @@ def check_workload_documents(docs: list[Any], source: str, notes: NotSimulated) 
                     f'(expected {" or ".join(allowed)})')
             check_object(it, kind, Location(source, i, kind, object_identity(it, kind)), notes,
                          prefix or "")
+            checked.add(it, i, kind)
+    return checked

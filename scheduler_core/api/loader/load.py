@@ -95,7 +95,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
     docs, policy = split_policies(docs, source)  # a DeschedulerPolicy: what the descheduler runs
     notes = NotSimulated()
-    check_workload_documents(docs, source, notes)
+    checked = check_workload_documents(docs, source, notes)
     try:
         docs, summary = expand_workloads(docs, source, check=limit_check(docs, source, limits))
     except (AttributeError, TypeError, KeyError, ValueError, IndexError):
@@ -103,9 +103,10 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
         flatten_documents(docs, source, NotSimulated())
         raise ScenarioError("the workload objects could not be expanded into pods; "
                             "check their spec.template", file=source) from None
-    # Every object the user wrote was checked (and its warnings noted) above; this pass sees the
-    # controllers' output too, whose fields (e.g. blockOwnerDeletion) the user never wrote.
-    entries = flatten_documents(docs, source, NotSimulated())
+    # Every object the user wrote was checked (and its warnings noted) above; this pass checks
+    # only the rest: the controllers' output, whose fields (e.g. blockOwnerDeletion) the user
+    # never wrote, and what the first pass could not take for an object (kinds, Lists).
+    entries = flatten_documents(docs, source, NotSimulated(), checked)
     scenario = build_scenario(entries, source, limits, notes, deployments=summary.scale_targets)
     scenario.warnings = notes.warnings()
     scenario.load_summary = summary

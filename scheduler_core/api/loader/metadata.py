@@ -15,6 +15,8 @@ __all__ = ["parse_metadata", "stable_uid"]
 
 _UID_NAMESPACE = uuid.UUID("6f1d3c52-8c3e-4f0e-9a57-5c2b8d1e7a10")
 _UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
+# A hex digit with its two top bits set to 10 (the RFC 4122 variant), by digit.
+_VARIANT = {f"{n:x}": f"{(n & 0x3) | 0x8:x}" for n in range(16)}
 
 
 def stable_uid(kind: str, namespace: str, name: str, salt: str = "") -> str:
@@ -23,12 +25,9 @@ def stable_uid(kind: str, namespace: str, name: str, salt: str = "") -> str:
     `str(uuid.uuid5(_UID_NAMESPACE, ...))` computed directly (SHA-1, version and variant bits,
     the canonical text): the same string at a seventh of the cost, which a 150,000-pod load
     pays once per object."""
-    d = bytearray(hashlib.sha1(_UID_NAMESPACE_BYTES
-                               + f"{kind}/{namespace}/{name}{salt}".encode()).digest()[:16])
-    d[6] = (d[6] & 0x0F) | 0x50  # version 5
-    d[8] = (d[8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = d.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    h = hashlib.sha1(_UID_NAMESPACE_BYTES + f"{kind}/{namespace}/{name}{salt}".encode()).hexdigest()
+    # version 5 (the 13th digit) and the RFC 4122 variant (the two top bits of the 17th)
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 def parse_metadata(r: FieldReader, obj: dict[str, Any], *, namespaced: bool,

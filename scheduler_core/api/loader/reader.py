@@ -15,10 +15,14 @@ from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.loader.memo import ParseMemo
 from scheduler_core.api.quantity import QuantityError, parse_quantity
 from scheduler_core.api.validation import label_value_error, qualified_name_error
 
 __all__ = ["Location", "FieldReader", "object_reader", "type_name", "join_path"]
+
+# Label maps validated already, by their items (see FieldReader.labels).
+_LABELS: ParseMemo[dict[str, str]] = ParseMemo()
 
 
 class Location:
@@ -141,6 +145,25 @@ class FieldReader:
         return out
 
     def labels(self, obj: Any, path: str) -> dict[str, str]:
+        """A validated label map (a new dict the caller may change). A map read before (the same
+        keys and values, in the same order) gives a copy of that result: the replicas of a
+        workload repeat their template's labels."""
+        if not obj or not isinstance(obj, dict):
+            return self._labels(obj, path)
+        try:
+            key = tuple(obj.items())
+            hit = _LABELS.get(key)
+        except TypeError:  # an unhashable value: the full check reports it
+            return self._labels(obj, path)
+        if hit is not None:
+            return dict(hit)
+        labels = self._labels(obj, path)
+        # Only a map of strings (and nulls, read as "") gets here; whatever equals its key is
+        # then the same map: no value of another type equals a string or None.
+        _LABELS.put(key, dict(labels))
+        return labels
+
+    def _labels(self, obj: Any, path: str) -> dict[str, str]:
         labels = self.string_map(obj, path)
         for k, v in labels.items():
             e = qualified_name_error(k)

@@ -823,6 +823,8 @@ def parse_resource_claim_template(r: FieldReader, obj: dict[str, Any]) -> Resour
 def parse_pod_resource_claims(r: FieldReader, spec: dict[str, Any],
                               status: Any) -> tuple[list[PodResourceClaim], dict[str, str | None]]:
     """spec.resourceClaims and (from a dump) status.resourceClaimStatuses."""
+    if not _any_pod_claims(spec, status):
+        return [], {}  # what the reading below gives for neither (most pods: a quick answer)
     raw = r.seq(spec.get("resourceClaims"), "spec.resourceClaims")
     if len(raw) > MAX_POD_CLAIMS:
         raise r.err("spec.resourceClaims", f"Too many: {len(raw)}: must have at most "
@@ -862,6 +864,8 @@ def parse_pod_resource_claims(r: FieldReader, spec: dict[str, Any],
 
 def check_container_claims(r: FieldReader, spec: dict[str, Any], claims: list[PodResourceClaim]) -> None:
     """containers[].resources.claims name entries of spec.resourceClaims (apiserver validation)."""
+    if not _any_container_claims(spec):
+        return
     names = {c.name for c in claims}
     for group in ("initContainers", "containers"):
         for i, c in enumerate(r.seq(spec.get(group), f"spec.{group}")):
@@ -886,3 +890,30 @@ def check_container_claims(r: FieldReader, spec: dict[str, Any], claims: list[Po
                 if key in seen:
                     raise r.err(p, f'Duplicate value: "{cname}"')
                 seen.add(key)
+
+
+def _any_pod_claims(spec: dict[str, Any], status: Any) -> bool:
+    """Whether `parse_pod_resource_claims` has anything to read: False only when the pod has
+    neither spec.resourceClaims nor status.resourceClaimStatuses."""
+    return spec.get("resourceClaims") is not None or (
+        isinstance(status, dict) and status.get("resourceClaimStatuses") is not None)
+
+
+def _any_container_claims(spec: dict[str, Any]) -> bool:
+    """Whether `check_container_claims` has anything to read: False only when every container
+    list is absent or an array, and every container's resources.claims absent or empty, where
+    that check reads nothing and refuses nothing (most pods: a quick answer)."""
+    for group in ("initContainers", "containers"):
+        items = spec.get(group)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            return True
+        for c in items:
+            if isinstance(c, dict):
+                res = c.get("resources")
+                if isinstance(res, dict):
+                    found = res.get("claims")
+                    if found is not None and found != []:
+                        return True
+    return False

@@ -81,6 +81,8 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
                 for j, sub in enumerate(rq.first_available):
                     _check_class(r, classes, sub.device_class_name,
                                  f"{prefix}.devices.requests[{i}].firstAvailable[{j}].deviceClassName")
+    if not any(isinstance(obj, ResourceClaim) for _, obj in raws):
+        return  # no claim to resolve pods for (a cluster's 150,000 pods need no index then)
     pods = {(p.namespace, p.name): p for _, p in pod_raws}
     for _, obj in raws:
         if not isinstance(obj, ResourceClaim):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
@@ -18,8 +19,10 @@ class Located:
     path: str
     obj: dict[str, Any]
 
-    @property
+    @cached_property
     def kind(self) -> str:
+        """Read once: the expansion asks every object's kind several times, and no controller
+        changes an object's kind."""
         return str(self.obj.get("kind") or "")
 
     @property

@@ -205,8 +205,9 @@ def pod_claim_templates(pod_spec: Any, made: Any = None) -> tuple[int, int]:
     `spec.resourceClaims` naming a ResourceClaimTemplate (the resourceclaim controller, unless the
     pod's status already names the claim, `made`), its ephemeral volumes' volumeClaimTemplate (the
     ephemeral volume controller). Malformed entries count 0: the loader refuses them located."""
-    if not isinstance(pod_spec, dict):
-        return 0, 0
+    if not isinstance(pod_spec, dict) or (pod_spec.get("resourceClaims") is None
+                                          and pod_spec.get("volumes") is None):
+        return 0, 0  # nothing below would count (most pods: a quick answer)
     done = set()
     for s in made if isinstance(made, list) else []:
         if isinstance(s, dict) and s.get("resourceClaimName"):

@@ -1,0 +1,50 @@
+"""A memo of what a repeated piece of manifest parsed to, keyed by the piece's text form.
+
+Why: a cluster dump repeats the same container, the same ownerReferences and the same label
+maps across every replica of a workload (150,000 pods, a few hundred templates), and parsing
+each copy again (validation, located paths, Fraction arithmetic) was most of the loader's
+per-pod cost. `repr` of a decoded YAML value identifies its content exactly (types included:
+`1`, `1.0`, `True` and `'1'` differ; key order is kept), and costs a fraction of a parse.
+
+Only successes are remembered: an error is always raised by the full parse, with its path.
+A hit must still give the caller objects of its own (the engine may change a pod's parts), so
+each user of the memo stores a private copy and hands out fresh copies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+__all__ = ["ParseMemo", "content_key"]
+
+T = TypeVar("T")
+
+
+def content_key(value: Any) -> str | None:
+    """The text that identifies `value`'s content, or None when it cannot be trusted to: `repr`
+    shows a container that holds itself as `{...}`/`[...]` (the YAML loader refuses those, but
+    a value that merely contains "..." is cheap to leave to the full parse)."""
+    text = repr(value)
+    return None if "..." in text else text
+
+
+class ParseMemo(Generic[T]):
+    """A bounded map from content keys to parse results (cleared when full: the repeats of a
+    dump come in runs, so what is dropped is soon parsed and remembered again)."""
+
+    __slots__ = ("_entries", "_max")
+
+    def __init__(self, max_entries: int = 4096) -> None:
+        self._entries: dict[Any, T] = {}
+        self._max = max_entries
+
+    def get(self, key: Any) -> T | None:
+        return self._entries.get(key)
+
+    def put(self, key: Any, value: T) -> None:
+        if len(self._entries) >= self._max:
+            self._entries.clear()
+        self._entries[key] = value
+
+    def clear(self) -> None:
+        self._entries.clear()
