@@ -26,6 +26,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TypeVar
 
 from celery.signals import worker_init
@@ -36,14 +37,34 @@ _background: ThreadPoolExecutor | None = None
 _background_lock = threading.Lock()
 
 
+AUTOGROUP = Path("/proc/self/autogroup")
+
+
 def lower_priority(increment: int) -> int:
-    """Raise this process's niceness by `increment` (0: leave it); return the niceness now."""
-    if increment > 0:
-        try:
-            return os.nice(increment)
-        except OSError:  # a platform without niceness: run as it is
-            logger.warning("could not lower the worker's CPU priority", exc_info=True)
-    return os.nice(0)
+    """Raise this process's niceness by `increment` (0: leave it); return the niceness now.
+
+    Linux's autogroups (on by default in many kernels) share the cores between sessions first
+    and only then between the processes of a session by their niceness, so a worker that leads
+    a session of its own (as `./dev run` starts it) raises its group's niceness too; one that
+    shares its session (a shell's) leaves the group, which holds other programs, alone."""
+    if increment <= 0:
+        return os.nice(0)
+    try:
+        niceness = os.nice(increment)
+    except OSError:  # a platform without niceness: run as it is
+        logger.warning("could not lower the worker's CPU priority", exc_info=True)
+        return os.nice(0)
+    if os.getsid(0) == os.getpid():
+        _lower_autogroup(increment)
+    return niceness
+
+
+def _lower_autogroup(increment: int) -> None:
+    try:
+        group = AUTOGROUP.read_text().split()  # "/autogroup-123 nice 0"
+        AUTOGROUP.write_text(str(min(int(group[-1]) + increment, 19)))
+    except (OSError, ValueError, IndexError):  # no autogroups here: niceness alone ranks processes
+        return
 
 
 @worker_init.connect

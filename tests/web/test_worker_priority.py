@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +21,10 @@ def test_a_real_worker_lowers_its_priority_and_the_web_server_does_not(celery_wo
     assert settings.PLAYGROUND_WORKER_NICE == 5
     assert _niceness(celery_worker.process.pid) == min(own + settings.PLAYGROUND_WORKER_NICE, 19)
     assert _niceness(asgi_server.process.pid) == own
+    group = Path(f"/proc/{celery_worker.process.pid}/autogroup")
+    if group.exists():  # it leads its own session: its autogroup is ranked too (a new group starts at 0)
+        assert group.read_text().split()[-1] == str(settings.PLAYGROUND_WORKER_NICE)
+        assert Path(f"/proc/{asgi_server.process.pid}/autogroup").read_text().split()[-1] == "0"
 
 
 def test_an_increment_of_zero_leaves_the_priority_as_it_is() -> None:
