@@ -33,11 +33,9 @@ from celery.signals import worker_init
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+AUTOGROUP = Path("/proc/self/autogroup")
 _background: ThreadPoolExecutor | None = None
 _background_lock = threading.Lock()
-
-
-AUTOGROUP = Path("/proc/self/autogroup")
 
 
 def lower_priority(increment: int) -> int:
@@ -114,9 +112,3 @@ def in_background(call: Callable[[], T]) -> T:
     if increment <= 0 or not sys.platform.startswith("linux"):
         return call()
     return _background_thread(increment).submit(_with_own_connections, call).result()
-
-
-def thread_niceness() -> int:
-    """The calling thread's niceness (tests; Linux)."""
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-

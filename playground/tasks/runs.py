@@ -31,6 +31,7 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
     consumed = list(getattr(self.app.amqp.queues, "consume_from", None) or {})
     served = [q for q in dict.fromkeys([queue, home, *consumed]) if q]  # where a play looks for waiting work
+
     def advance() -> int:
         return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home)
 

@@ -16,6 +16,11 @@ def _niceness(pid: int) -> int:
     return os.getpriority(os.PRIO_PROCESS, pid)
 
 
+def _thread_niceness() -> int:
+    """The calling thread's niceness (Linux ranks threads)."""
+    return _niceness(threading.get_native_id())
+
+
 def test_a_real_worker_lowers_its_priority_and_the_web_server_does_not(celery_worker: Any, asgi_server: Any) -> None:
     own = _niceness(os.getpid())
     assert settings.PLAYGROUND_WORKER_NICE == 5
@@ -35,10 +40,10 @@ def test_a_plays_slices_run_on_one_lower_ranked_thread(settings: Any) -> None:
     from playground.tasks import priority
 
     settings.PLAYGROUND_PLAY_NICE = 3
-    own = priority.thread_niceness()
-    first = priority.in_background(lambda: (priority.thread_niceness(), threading.get_native_id()))
-    again = priority.in_background(lambda: (priority.thread_niceness(), threading.get_native_id()))
+    own = _thread_niceness()
+    first = priority.in_background(lambda: (_thread_niceness(), threading.get_native_id()))
+    again = priority.in_background(lambda: (_thread_niceness(), threading.get_native_id()))
     assert first == again and first[0] == min(own + 3, 19) and first[1] != threading.get_native_id()
-    assert priority.thread_niceness() == own
+    assert _thread_niceness() == own
     settings.PLAYGROUND_PLAY_NICE = 0
     assert priority.in_background(threading.get_native_id) == threading.get_native_id()

@@ -25,17 +25,6 @@ _KINDS = {
 }
 
 
-def _kind(data: dict[str, Any]) -> str | None:
-    kind = data.get("type")
-    if kind == "k8s_event" and data.get("reason") == "FailedScheduling":
-        return "failed"
-    if kind == "preemption" and data.get("chosen"):
-        return "preemption"
-    if kind == "pod_deleted" and data.get("by") == "TaintManagerEviction":
-        return "eviction"
-    if kind == "cluster_action":
-        return "change"
-    return None
 
 
 def _label(kind: str, data: dict[str, Any]) -> str:
@@ -49,20 +38,19 @@ def _label(kind: str, data: dict[str, Any]) -> str:
     return f"cluster change: {data.get('action')}"
 
 
-def _candidates(kind: str) -> Q:
-    """The events a kind's markers are taken from, as the database selects them (the first
-    MARKERS_PER_KIND of these by sequence number; `_kind` then drops the preemptions that chose
-    no node)."""
-    return {
-        "failed": Q(type="k8s_event", data__reason="FailedScheduling"),
-        "preemption": Q(type="preemption"),
-        "eviction": Q(type="pod_deleted", data__by="TaintManagerEviction"),
-        "change": Q(type="cluster_action"),
-    }[kind]
+# The events each kind's markers are taken from, as the database selects them: the first
+# MARKERS_PER_KIND of these by sequence number (a preemption that chose no node is among them
+# and marks nothing).
+_CANDIDATES = {
+    "failed": Q(type="k8s_event", data__reason="FailedScheduling"),
+    "preemption": Q(type="preemption"),
+    "eviction": Q(type="pod_deleted", data__by="TaintManagerEviction"),
+    "change": Q(type="cluster_action"),
+}
 
 
 def _candidate_kind(data: dict[str, Any]) -> str | None:
-    """Which kind's candidates `data` is among (`_candidates`, in Python)."""
+    """Which kind's candidates `data` is among (`_CANDIDATES`, in Python)."""
     kind = data.get("type")
     if kind == "k8s_event":
         return "failed" if data.get("reason") == "FailedScheduling" else None
@@ -87,7 +75,7 @@ class _Marks:
         if self.taken[kind] >= MARKERS_PER_KIND:
             return
         self.taken[kind] += 1
-        if _kind(data) == kind:
+        if kind != "preemption" or data.get("chosen"):
             self.marks[kind].append((step, _label(kind, data)))
 
     def full(self) -> bool:
@@ -115,14 +103,14 @@ def _marks(run: Any) -> _Marks:
     if kept is None:
         kept = _Marks(token=run.share_token, upto=upto)
         for kind in _KINDS:
-            rows = events.filter(_candidates(kind)).order_by("seq").values_list("step", "data")[:MARKERS_PER_KIND]
+            rows = events.filter(_CANDIDATES[kind]).order_by("seq").values_list("step", "data")[:MARKERS_PER_KIND]
             for step, data in rows:
                 kept.add(kind, step, data)
     elif kept.upto < upto and not kept.full():
         wanted = Q()
         for kind in _KINDS:
             if kept.taken[kind] < MARKERS_PER_KIND:
-                wanted |= _candidates(kind)
+                wanted |= _CANDIDATES[kind]
         for step, data in events.filter(wanted, seq__gt=kept.upto).order_by("seq").values_list("step", "data"):
             kind = _candidate_kind(data)
             if kind is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scheduler_core.api.loader.memo import ParseMemo, content_key
@@ -24,12 +25,9 @@ _CONTAINERS: ParseMemo[Container] = ParseMemo()
 
 def copy_container(c: Container) -> Container:
     """A container equal to `c` sharing nothing mutable with it (the quantities, immutable
-    Fractions, are shared)."""
-    return Container(name=c.name, image=c.image, requests=dict(c.requests), limits=dict(c.limits),
-                     ports=[ContainerPort(container_port=p.container_port, host_port=p.host_port,
-                                          protocol=p.protocol, host_ip=p.host_ip) for p in c.ports],
-                     restart_policy=c.restart_policy, claims=list(c.claims),
-                     restart_rule_actions=c.restart_rule_actions)
+    Fractions, are shared; every other field is carried over as it is)."""
+    return replace(c, requests=dict(c.requests), limits=dict(c.limits), ports=[replace(p) for p in c.ports],
+                   claims=list(c.claims))
 
 
 def parse_container(r: FieldReader, obj: Any, path: str, *, init: bool, host_network: bool) -> Container:
