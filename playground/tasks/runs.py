@@ -56,7 +56,7 @@ def _consume_home_queue(sender: str, instance: Any, **kwargs: object) -> None:
     instance.app.amqp.queues.select_add(dispatch.home_queue(sender))
 
 
-def _beat_alive(home: str) -> None:
+def _beat_alive(home: str, serves: list[str]) -> None:
     """Say every second that this worker is alive, so runs are sent to its home queue only
     while it can take them."""
     import time
@@ -65,7 +65,7 @@ def _beat_alive(home: str) -> None:
 
     while True:
         try:
-            dispatch.beat_alive(home)
+            dispatch.beat_alive(home, serves)
         except Exception:  # Redis away for a moment
             pass
         time.sleep(1.0)
@@ -93,4 +93,7 @@ def _resume_runs_on_startup(sender: object = None, **kwargs: object) -> None:
     hostname = getattr(sender, "hostname", None)
     if hostname:
         home = dispatch.home_queue(hostname)
-        threading.Thread(target=_beat_alive, args=(home,), name="alive", daemon=True).start()
+        app = getattr(sender, "app", None)
+        consumed = list(getattr(getattr(app, "amqp", None), "queues", None) and app.amqp.queues.consume_from or {})
+        serves = [queue for queue in consumed if queue != home]
+        threading.Thread(target=_beat_alive, args=(home, serves), name="alive", daemon=True).start()

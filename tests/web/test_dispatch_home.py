@@ -11,6 +11,8 @@ import pytest
 
 from playground.services.runs import dispatch
 
+SHARED = "home-test-shared"
+
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any) -> Iterator[list[str | None]]:
@@ -22,9 +24,11 @@ def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any) -> Iter
     monkeypatch.setattr(dispatch.advance_run_task, "apply_async",
                         lambda args, kwargs=None, **options: queues.append(options.get("queue")))
     monkeypatch.setattr(dispatch, "action_priority", lambda *a, **k: 0)
+    # A shared queue of this test's own: the session's live workers (same Redis) serve another.
+    monkeypatch.setattr(dispatch, "runs_queue", lambda: SHARED)
     yield queues
     client = dispatch._shared_redis()
-    for pattern in ("*@home-test*", "playground:run-home:-*"):
+    for pattern in ("*@home-test*", "playground:run-home:-*", f"{SHARED}*"):
         for key in client.scan_iter(match=pattern):
             client.delete(key)
 
@@ -60,3 +64,34 @@ def test_a_dead_or_busy_home_is_skipped(sent: list[str | None]) -> None:
     dispatch.schedule(-8, 3)
     shared = dispatch.queue_for(-8)
     assert sent == [shared, shared, home]
+
+
+def test_a_run_without_an_engine_gets_one_where_the_least_waits_and_workers_take_turns(
+        sent: list[str | None]) -> None:
+    """A class starting together: new runs' engines alternate between the workers that serve
+    the runs' shared queue, a worker with a backlog gets none until the other has as many, and
+    a worker serving another queue (runs with extenders have their own) or busy gets none."""
+    first, second = dispatch.home_queue("runs1@home-test"), dispatch.home_queue("runs2@home-test")
+    other, busy = dispatch.home_queue("extenders@home-test"), dispatch.home_queue("runs3@home-test")
+    for home in (first, second, busy):
+        dispatch.beat_alive(home, [SHARED])
+    dispatch.beat_alive(other, ["another-queue"])
+    with dispatch.busy(busy):
+        for run_id in range(-20, -26, -1):
+            dispatch.schedule(run_id, 1)
+        assert sorted(sent) == sorted([first, second] * 3)
+        assert all(a != b for a, b in zip(sent, sent[1:], strict=False))  # in turn
+        sent.clear()
+        _waiting(first, 2)
+        for run_id in range(-30, -32, -1):
+            dispatch.schedule(run_id, 1)
+            _waiting(sent[-1], 1)
+        assert sent == [second, second]  # the other catches up first
+    assert dispatch.home_of(-20) is None  # placed, not yet executed: the worker records its home
+
+
+def test_no_worker_serving_the_runs_queue_leaves_a_new_run_to_the_shared_queue(sent: list[str | None]) -> None:
+    dispatch.beat_alive(dispatch.home_queue("extenders@home-test"), ["another-queue"])
+    dispatch.beat_alive(dispatch.home_queue("old@home-test"))  # says nothing of what it serves
+    dispatch.schedule(-40, 1)
+    assert sent == [SHARED]

@@ -115,8 +115,10 @@ def set_home(run_id: int, queue: str) -> None:
         logger.warning("run %s: could not record its worker", run_id)
 
 
-def beat_alive(queue: str) -> None:
-    _shared_redis().set(_alive_key(queue), 1, px=int(ALIVE_TTL * 1000))
+def beat_alive(queue: str, serves: list[str] | tuple[str, ...] = ()) -> None:
+    """The worker consuming its home `queue` is alive; `serves`: the shared queues it also takes
+    tasks from (where `next_home` may place a run whose tasks go to one of them)."""
+    _shared_redis().set(_alive_key(queue), ",".join(serves) or "1", px=int(ALIVE_TTL * 1000))
 
 
 def home_of(run_id: int) -> str | None:
@@ -197,11 +199,37 @@ def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, ne
     home = home_of(run_id) if needs_engine else None
     if home is not None and waiting_in(home) >= HOME_BACKLOG:
         home = None  # its worker has a backlog: the first free worker takes it (and the engine)
+    elif home is None and needs_engine:
+        home = next_home(queue_for(run_id) or DEFAULT_QUEUE)  # built where the least waits, and kept
     queue = home or queue_for(run_id)
     options: dict[str, Any] = {"queue": queue} if queue else {}
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
 
 
+def next_home(shared: str) -> str | None:
+    """Where a run without a live engine gets one built (and keeps it): among the live workers
+    that take tasks from the run's `shared` queue, the one with the fewest clients' tasks
+    waiting, the workers taking turns among equals. A class starting its runs together so fills
+    every worker alike, instead of whichever worker happened to take their first tasks (runs had
+    settled 7 to 5, 8 to 4 or 11 to 1 on two workers, and the worker with more runs does more
+    steps while the other waits). None: no such worker is alive and free (the shared queue then)."""
+    try:
+        client = _shared_redis()
+        prefix = _alive_key("")
+        keys = sorted(client.scan_iter(match=_alive_key("*"), count=100))
+        homes = [key.decode()[len(prefix):] for key, serves in zip(keys, client.mget(keys) if keys else [], strict=True)
+                 if serves is not None and shared in serves.decode().split(",")]
+        homes = [home for home in homes if not client.exists(_busy_key(home))]
+        if not homes:
+            return None
+        turn = client.incr(NEXT_HOME_KEY) % len(homes)
+        return min(homes[turn:] + homes[:turn], key=waiting_in)
+    except Exception:
+        return None
+
+
+NEXT_HOME_KEY = "playground:next-home"
+DEFAULT_QUEUE = "celery"  # Celery's default queue: run tasks go there unless a runs queue is set
 HOME_BACKLOG = 3  # client tasks waiting in a worker's own queue before a run's next task goes to any worker
 
 
