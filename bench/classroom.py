@@ -26,7 +26,9 @@ Then the scale-out figure: the same stack with one worker process and with two (
 starts them: single-process workers on the shared queue); `--scale-runs` runs of a 100-node x 1000-pod scenario get
 `--scale-steps` Step actions each, all queued through the app's service while the workers
 consume nothing (Celery's cancel_consumer), then released at once; steps per second = steps done
-/ the time until all are done (engines warmed first). `--postgres` runs each phase on a private PostgreSQL server (tests/postgres_server.py:
+/ the time from the first done to the last (engines warmed first). One worker, then two,
+`--scale-pairs` times (3): a phase lasts seconds and moves by ±20 % from draw to draw, so the
+median of the pairs' ratios is the figure. `--postgres` runs each phase on a private PostgreSQL server (tests/postgres_server.py:
 the database a class's server runs on) instead of the temporary SQLite file.
 """
 
@@ -38,6 +40,7 @@ import http.cookiejar
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -591,6 +594,14 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
         stack.stop()
 
 
+def scale_ratios(phases: list[dict[str, Any]]) -> list[float]:
+    """Two workers' steps/s over one's, for each (one, two) pair of phases run one after the other
+    (a phase lasts seconds: pairs, and their median, rather than one draw)."""
+    ones = [p["steps_per_s"] for p in phases if p["worker_processes"] == 1]
+    twos = [p["steps_per_s"] for p in phases if p["worker_processes"] == 2]
+    return [two / one for one, two in zip(ones, twos, strict=False) if one]
+
+
 def _markdown(result: dict[str, Any], note: str) -> str:
     c = result.get("classroom", {})
     lines = [f"\n## Classroom load test (bench/classroom.py), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"]
@@ -633,14 +644,18 @@ def _markdown(result: dict[str, Any], note: str) -> str:
     s = result.get("scale_out", [])
     if s:
         lines += ["", f"Scale-out (100x1000 scenario, {s[0].get('database', 'sqlite')}; every Step queued through the service "
-                  "while the workers took nothing, then released: steps / time until all were done):", "",
-                  "| worker processes | steps | seconds | steps/s | CPU s (worker, web, redis) |",
-                  "| --- | --- | --- | --- | --- |"]
+                  "while the workers took nothing, then released: steps / time from the first done to the last; "
+                  "one and two worker processes alternately):", "",
+                  "| worker processes | steps | seconds | steps/s | CPU s (worker, web, redis) | engines per worker |",
+                  "| --- | --- | --- | --- | --- | --- |"]
         lines += [f"| {r['worker_processes']} | {r['steps']} | {r['seconds']} | {r['steps_per_s']} | "
-                  f"{r.get('cpu_s', {}).get('worker')}, {r.get('cpu_s', {}).get('web')}, {r.get('cpu_s', {}).get('redis')} |"
+                  f"{r.get('cpu_s', {}).get('worker')}, {r.get('cpu_s', {}).get('web')}, {r.get('cpu_s', {}).get('redis')} | "
+                  f"{' / '.join(str(n) for n in sorted(r.get('homes_after_warm_up', {}).values(), reverse=True))} |"
                   for r in s]
-        if len(s) == 2 and s[0]["steps_per_s"]:
-            lines.append(f"\nTwo processes / one: {s[1]['steps_per_s'] / s[0]['steps_per_s']:.2f}x")
+        ratios = scale_ratios(s)
+        if ratios:
+            lines.append(f"\nTwo processes / one, pair by pair: {', '.join(f'{x:.2f}x' for x in ratios)}; "
+                         f"median {statistics.median(ratios):.2f}x")
     return "\n".join(lines) + "\n"
 
 
@@ -659,6 +674,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="each phase on a private PostgreSQL server (tests/postgres_server.py) instead of SQLite")
     parser.add_argument("--skip-classroom", action="store_true")
     parser.add_argument("--skip-scale", action="store_true")
+    parser.add_argument("--scale-pairs", type=int, default=3,
+                        help="how many times to measure one worker then two (the median ratio is reported)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--append-results", action="store_true")
     parser.add_argument("--note", default="")
@@ -676,7 +693,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     result: dict[str, Any] = {"args": {k: (list(v) if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v)
                                        for k, v in vars(args).items()}}
-    phases = ([] if args.skip_classroom else ["classroom"]) + ([] if args.skip_scale else ["scale1", "scale2"])
+    phases = ([] if args.skip_classroom else ["classroom"]) + (
+        [] if args.skip_scale else ["scale1", "scale2"] * max(1, args.scale_pairs))
     for phase in phases:
         command = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]), "--phase", phase]
         if args.postgres:  # a fresh server per phase, stopped and deleted after it
