@@ -56,17 +56,26 @@ def test_loading_and_restoring_run_with_the_collector_paused(monkeypatch: pytest
     assert paused == ["load:False", "start:True", "restore:False"] and gc.isenabled()
 
 
-def test_a_restore_collects_the_engine_dropped_before_it() -> None:
+@pytest.mark.parametrize("big", [True, False], ids=["big", "small"])
+def test_a_big_restore_collects_the_engine_dropped_before_it(monkeypatch: pytest.MonkeyPatch, big: bool) -> None:
+    """Before a big checkpoint's restore a full collection frees the engine just dropped (its
+    memory back before the new one is built); before a small one it is left to the collector
+    (a full collection walks every engine a worker keeps: more than a small restore costs)."""
     import weakref
+
+    import scheduler_core.simulation as simulation
 
     sim = Simulation(load(NODE, pod()), seed=0)
     blob = sim.checkpoint()
+    assert len(blob) < simulation.RESTORE_COLLECT_BYTES
+    if big:
+        monkeypatch.setattr(simulation, "RESTORE_COLLECT_BYTES", len(blob))
     gone = weakref.ref(sim.scheduler)
     del sim  # its scheduler is held in reference cycles: only the collector frees it
     gc.disable()
     try:
         assert gone() is not None
         Simulation.restore(blob)
-        assert gone() is None and not gc.isenabled()
+        assert (gone() is None) is big and not gc.isenabled()
     finally:
         gc.enable()

@@ -101,21 +101,3 @@ def test_a_checkpoint_in_the_earlier_persistent_id_format_still_restores() -> No
     assert old.run() == new.run()
     assert old.result(True) == new.result(True)
 
-
-@pytest.mark.skipif(not FILES, reason="../shared/conformance is not beside the project")
-def test_only_a_big_checkpoint_collects_garbage_before_its_restore(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full collection walks every object of the process (a worker's thirty cached engines):
-    worth it before a big restore (a dropped engine's memory back first), not before a small one."""
-    import gc
-
-    import scheduler_core.simulation as simulation
-    import scheduler_core.util.collector as collector
-
-    calls: list[int] = []
-    monkeypatch.setattr(collector.gc, "collect", lambda *a: calls.append(1) or 0)
-    blob = Simulation(load_scenario_file(FILES[0]), seed=3).checkpoint()
-    Simulation.restore(blob)
-    assert calls == [] and len(blob) < simulation.RESTORE_COLLECT_BYTES
-    monkeypatch.setattr(simulation, "RESTORE_COLLECT_BYTES", len(blob))
-    Simulation.restore(blob)
-    assert calls == [1] and gc.isenabled()
