@@ -29,8 +29,7 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
         or self.app.conf.task_default_queue
     )
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
-    consumed = list(getattr(self.app.amqp.queues, "consume_from", None) or {})
-    served = [q for q in dict.fromkeys([queue, home, *consumed]) if q]  # where a play looks for waiting work
+    served = [q for q in dict.fromkeys([queue, home, *consumed_queues(self.app)]) if q]  # where a play looks for waiting work
 
     def advance() -> int:
         return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home)
@@ -45,6 +44,11 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
         options = {"queue": queue} if queue else {}
         priority = (self.request.delivery_info or {}).get("priority")
         raise self.retry(countdown=0.2, priority=priority, **options) from None
+
+
+def consumed_queues(app: Any) -> list[str]:
+    """The names of the queues this worker process consumes (its home queue among them)."""
+    return list(getattr(app.amqp.queues, "consume_from", None) or {})
 
 
 @celeryd_after_setup.connect
@@ -93,7 +97,5 @@ def _resume_runs_on_startup(sender: object = None, **kwargs: object) -> None:
     hostname = getattr(sender, "hostname", None)
     if hostname:
         home = dispatch.home_queue(hostname)
-        app = getattr(sender, "app", None)
-        consumed = list(getattr(getattr(app, "amqp", None), "queues", None) and app.amqp.queues.consume_from or {})
-        serves = [queue for queue in consumed if queue != home]
+        serves = [queue for queue in consumed_queues(sender.app) if queue != home]
         threading.Thread(target=_beat_alive, args=(home, serves), name="alive", daemon=True).start()

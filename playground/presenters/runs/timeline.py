@@ -25,8 +25,6 @@ _KINDS = {
 }
 
 
-
-
 def _label(kind: str, data: dict[str, Any]) -> str:
     pod = str(data.get("object") or data.get("pod") or "")
     if kind == "failed":

@@ -196,12 +196,13 @@ def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, ne
             _shared_redis().set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
         except Exception:  # Redis away: the task below says so
             pass
+    shared = queue_for(run_id)
     home = home_of(run_id) if needs_engine else None
     if home is not None and waiting_in(home) >= HOME_BACKLOG:
         home = None  # its worker has a backlog: the first free worker takes it (and the engine)
     elif home is None and needs_engine:
-        home = next_home(queue_for(run_id) or DEFAULT_QUEUE)  # built where the least waits, and kept
-    queue = home or queue_for(run_id)
+        home = next_home(shared or advance_run_task.app.conf.task_default_queue)  # built where the least waits
+    queue = home or shared
     options: dict[str, Any] = {"queue": queue} if queue else {}
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
 
@@ -219,7 +220,9 @@ def next_home(shared: str) -> str | None:
         keys = sorted(client.scan_iter(match=_alive_key("*"), count=100))
         homes = [key.decode()[len(prefix):] for key, serves in zip(keys, client.mget(keys) if keys else [], strict=True)
                  if serves is not None and shared in serves.decode().split(",")]
-        homes = [home for home in homes if not client.exists(_busy_key(home))]
+        if homes:
+            homes = [home for home, busy in zip(homes, client.mget([_busy_key(h) for h in homes]), strict=True)
+                     if busy is None]
         if not homes:
             return None
         turn = client.incr(NEXT_HOME_KEY) % len(homes)
@@ -229,7 +232,6 @@ def next_home(shared: str) -> str | None:
 
 
 NEXT_HOME_KEY = "playground:next-home"
-DEFAULT_QUEUE = "celery"  # Celery's default queue: run tasks go there unless a runs queue is set
 HOME_BACKLOG = 3  # client tasks waiting in a worker's own queue before a run's next task goes to any worker
 
 
