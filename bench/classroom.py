@@ -431,6 +431,7 @@ def _phases(crowd: list[Student]) -> dict[str, Any]:
     from playground.models import RunAction
 
     parts: dict[str, list[float]] = {"post": [], "queue_and_worker": [], "push": []}
+    slowest: list[dict[str, Any]] = []  # the slowest steps, to find in the servers' logs (--keep)
     for s in crowd:
         if not s.runs:
             continue
@@ -442,8 +443,13 @@ def _phases(crowd: list[Student]) -> dict[str, Any]:
                 parts["queue_and_worker"].append(done.timestamp() - created.timestamp())
                 if shown is not None:
                     parts["push"].append(shown - done.timestamp())
-    return {name: {"p50_ms": _ms(_pct(v, 0.5)), "p95_ms": _ms(_pct(v, 0.95)), "max_ms": _ms(max(v) if v else None)}
-            for name, v in parts.items()}
+                    slowest.append({"student": s.index, "sent": time.strftime("%H:%M:%S", time.gmtime(sent))
+                                    + f".{int(sent % 1 * 1000):03d}", "total_ms": _ms(shown - sent),
+                                    "post_ms": _ms(answered - sent), "worker_ms": _ms(done.timestamp() - created.timestamp()),
+                                    "push_ms": _ms(shown - done.timestamp())})
+    slowest.sort(key=lambda row: -row["total_ms"])
+    return {"slowest": slowest[:5], **{name: {"p50_ms": _ms(_pct(v, 0.5)), "p95_ms": _ms(_pct(v, 0.95)), "max_ms": _ms(max(v) if v else None)}
+            for name, v in parts.items()}}
 
 
 def _own_cpu() -> float:
@@ -505,7 +511,9 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
         }
         results["cpu"] = _cpu_split(stack.cpu_seconds(), cpu_before, _own_cpu() - client_before,
                                     time.monotonic() - wall_before)
-        results["phases"] = _phases(crowd)
+        phases = _phases(crowd)
+        results["slowest_steps"] = phases.pop("slowest")
+        results["phases"] = phases
         results["events"] = check_runs([t for s in crowd for t in s.runs])
         results["tracebacks"] = stack.log_count("web", "Traceback") + stack.log_count("celery", "Traceback")
         return results

@@ -1,4 +1,4 @@
-"""Rows written by one parameterised INSERT run for each row's values (`executemany`).
+"""Rows written by one parameterised INSERT (or UPDATE) run for each row's values (`executemany`).
 
 What `Model.objects.bulk_create` and `.create` do, for the big writes of an upload and of a run
 start (145,434 manifests, 150,001 start events, frame 0's 37 MB view and a checkpoint of hundreds
@@ -67,3 +67,25 @@ def insert_prepared(prepared: PreparedRows) -> int:
 def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
     """Insert `rows` (as `prepare_rows` reads them) into `model`'s table; returns how many."""
     return insert_prepared(prepare_rows(model, names, rows))
+
+
+def update_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    """Set the fields `names` of existing rows: each row is its values in that order, then its
+    primary key. One UPDATE run for every row (`bulk_update` compiles a CASE per field over all
+    rows instead: ~45 ms for 24 rows of five fields). Returns how many rows were given."""
+    meta = model._meta
+    fields = [meta.get_field(name) for name in names]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() not in AS_IS]
+    params = []
+    for row in rows:
+        values = list(row)
+        for i, prep in prepare:
+            values[i] = prep(values[i], connection)
+        params.append(values)
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+    return len(params)

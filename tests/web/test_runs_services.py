@@ -148,6 +148,39 @@ def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch
     assert engine.keyframes.chain_frames == 3 and engine.keyframes.chain_bytes > 0
 
 
+def test_queued_steps_are_committed_together_each_with_its_own_step(
+    inline_worker: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Steps queued behind a Step are executed in the same batch and stored in one commit (one
+    notification); each keeps its own step and result, an action of another kind ends the
+    batch, and the log replays exactly."""
+    run = start("noexecute-eviction")
+    kinds = [RunAction.KIND_STEP, RunAction.KIND_STEP, RunAction.KIND_STEP, RunAction.KIND_CLUSTER,
+             RunAction.KIND_STEP]
+    params = {"action": "cordon", "node": "worker-2"}
+    first = run.actions.count() + 1
+    actions = [RunAction.objects.create(run=run, index=first + i, kind=kind,
+                                        params=params if kind == RunAction.KIND_CLUSTER else {})
+               for i, kind in enumerate(kinds)]
+    notified: list[int | None] = []
+    monkeypatch.setattr(dispatch, "notify", lambda run_id, *, head_step=None, last_seq=None: notified.append(head_step))
+    assert svc.advance_run(run.pk) == len(kinds)
+    for action in actions:
+        action.refresh_from_db()
+    assert [a.state for a in actions] == [RunAction.STATE_DONE] * len(kinds)
+    assert len({a.done_at for a in actions[:3]}) == 1 and actions[0].done_at is not None
+    assert [(a.first_step, a.last_step) for a in actions] == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
+    frames = {step: (index, result) for step, index, result in
+              run.frames.filter(step__gt=0).values_list("step", "action_index", "result")}
+    assert frames == {a.first_step: (a.index, "action" if a.kind == RunAction.KIND_CLUSTER else a.result)
+                      for a in actions}
+    assert actions[3].result == "applied" and "cycle" in [a.result for a in actions[:3]]
+    assert notified == [3, 4, 5]  # the three Steps, the cordon, the last Step
+    run.refresh_from_db()
+    engine = svc.Engine.rebuild(run)
+    assert engine.sim.sink.seq == run.last_seq and engine.step == 5
+
+
 def test_play_defers_a_due_checkpoint_to_its_end(inline_worker: list, monkeypatch: pytest.MonkeyPatch) -> None:
     """While playing, a due checkpoint would freeze a big cluster's page for a second: it waits
     for the play to end (at most PLAY_DEFER intervals), and the run still rebuilds exactly."""

@@ -2,8 +2,9 @@
 
 The task takes the run's lease (`lease.RunLease`: a Redis key renewed by a heartbeat thread, so
 a dead worker is noticed within seconds), gets the engine at the run's last stored frame, then
-executes every pending action in index order. A redelivered or duplicate task finds its action
-done and does nothing; a task that finds the lease taken retries shortly. Frames, events,
+executes every pending action in index order (Steps queued behind a Step in one batch:
+`_queued_steps`). A redelivered or duplicate task finds its action done and does nothing; a task
+that finds the lease taken retries shortly. Frames, events,
 checkpoints, the run's progress and the action's state are written in one transaction, so a
 worker killed at any point leaves all of a batch or none of it.
 
@@ -30,6 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from playground.bulk_insert import update_rows
 from playground.models import Run, RunAction
 from playground.selectors.points import point_groups
 from playground.services.quotas import Charger
@@ -93,13 +95,13 @@ def advance_run(
                 return done
             # The scenario YAML (MBs at 5,000 nodes) is read only when an engine is rebuilt.
             run = Run.objects.defer("scenario_yaml").get(pk=run_id)
-            engine = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
+            engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
                 yielded = True  # a slice ended and others wait: continue behind them
                 return done
-            done += 1
+            done += executed
     except BaseException:
         cache.drop(run_id)  # whatever it holds is not known to match the stored log
         raise
@@ -143,8 +145,11 @@ def _commit(
     extra: dict[str, Any] | None = None,
     lease: RunLease | None = None,
     playing: bool = False,
+    done_before: list[RunAction] | tuple[RunAction, ...] = (),
 ) -> None:
     """One transaction: pending frames and events, the run's progress, the action's state.
+    `done_before`: actions executed earlier in the same batch (state and result set), stored
+    done in the same transaction.
     `playing`: a batch in the middle of "play" (a due checkpoint may wait: Engine.store_checkpoint).
     `lease`: this worker's; if another worker took the run, nothing is written (LeaseLost)."""
     if lease is not None and lease.lost:
@@ -170,6 +175,8 @@ def _commit(
         if state in (RunAction.STATE_DONE, RunAction.STATE_FAILED):
             action.done_at = timezone.now()
         action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
+        update_rows(RunAction, ("state", "result", "first_step", "last_step", "done_at"),
+                    ((a.state, a.result, a.first_step, a.last_step, action.done_at, a.pk) for a in done_before))
     latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
     dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
     if isinstance(engine, Engine) and engine.checkpoint_ready(playing=playing):  # after the news: nobody waits
@@ -195,7 +202,10 @@ def _nodes(engine: Engine) -> int:
 def _execute(
     run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
     charger: Charger,
-) -> Engine | None:
+) -> tuple[Engine | _Lazy | None, int]:
+    """Execute the pending `action` (and, for a Step, the Steps queued right behind it:
+    `_queued_steps`). Returns the engine (None: rebuild it next time) and how many actions
+    were executed."""
     kind = action.kind
     settled = run.status == Run.STATUS_SETTLED
     if kind == RunAction.KIND_STEP_POINT:
@@ -204,29 +214,34 @@ def _execute(
             _commit(
                 run.pk, engine, action, state=RunAction.STATE_DONE, result="point", extra={"reveal": run.reveal + 1}
             )
-            return engine
+            return engine, 1
     if kind in (RunAction.KIND_STEP, RunAction.KIND_STEP_POINT):
         if settled:
             _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra=settled_outcome(kind))
-            return engine
+            return engine, 1
         engine = _engine(run, engine)
         spent = charger.charge(_nodes(engine))
         if spent:
             _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
-            return engine
+            return engine, 1
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         reveal = None
         if kind == RunAction.KIND_STEP_POINT:
             groups = point_groups([e.data for e in engine.events])
             reveal = 1 if len(groups) > 1 else None
-        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
-        return engine
+            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
+            return engine, 1
+        action.first_step = action.last_step = engine.step
+        done_before, action, result = _queued_steps(run, engine, action, result, charger)
+        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": None},
+                done_before=done_before)
+        return engine, 1 + len(done_before)
     if kind == RunAction.KIND_ADVANCE_CLOCK and action.params.get("seconds"):
         engine = _engine(run, engine)
         run_clock_for(engine, float(action.params["seconds"]), run.max_time, action.index)
         _commit(run.pk, engine, action, state=RunAction.STATE_DONE,
                 result=f"clock {engine.sim.clock.now():g}s", extra={"reveal": None})
-        return engine
+        return engine, 1
     if kind == RunAction.KIND_ADVANCE_CLOCK:
         engine = _engine(run, engine)
         target = engine.sim.next_wakeup()
@@ -239,7 +254,7 @@ def _execute(
                 result="nothing is scheduled",
                 extra={"reveal": None},
             )
-            return engine
+            return engine, 1
         target = min(float(target), run.max_time)
         # Up to the next timer and everything due then: the cycles waiting at the current time,
         # the jump, the timer's effects (an eviction, a backoff expiring, a timeline action).
@@ -247,7 +262,7 @@ def _execute(
             spent = charger.charge(_nodes(engine))
             if spent:
                 _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
-                return engine
+                return engine, 1
             result = engine.execute({"op": "step", "max_time": target}, action.index)
             if result in ("settled", "max-time"):
                 break
@@ -259,7 +274,7 @@ def _execute(
             result=f"clock {engine.sim.clock.now():g}s",
             extra={"reveal": None},
         )
-        return engine
+        return engine, 1
     if kind == RunAction.KIND_CLUSTER:
         from scheduler_core.api.errors import ScenarioError
         from scheduler_core.simulation import ActionError
@@ -271,7 +286,7 @@ def _execute(
         except (ScenarioError, ActionError, ValueError, KeyError, TypeError) as error:
             _commit(run.pk, None, action, state=RunAction.STATE_FAILED, result=str(error) or type(error).__name__)
             # The engine promises to change nothing on a refused action; rebuild if it did anyway.
-            return engine if engine.sim.sink.seq == before else None
+            return (engine if engine.sim.sink.seq == before else None), 1
         _commit(
             run.pk,
             engine,
@@ -280,11 +295,41 @@ def _execute(
             result="applied",
             extra={"reveal": None, "status": Run.STATUS_IDLE},
         )
-        return engine
+        return engine, 1
     if kind == RunAction.KIND_PLAY:
-        return _play(run, action, engine, lease, queues, charger)
+        return _play(run, action, engine, lease, queues, charger), 1
     _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
-    return engine
+    return engine, 1
+
+
+def _queued_steps(
+    run: Run, engine: Engine, action: RunAction, result: str, charger: Charger
+) -> tuple[list[RunAction], RunAction, str]:
+    """After a Step, the plain Steps queued right behind it (a student pressing Step several
+    times, a class's Steps queued while the worker was busy) are executed too, within one play
+    batch (BATCH_UNITS, BATCH_SECONDS), and committed with it: one transaction and one
+    notification for the lot instead of one each. On SQLite every commit takes the database's
+    single writer, which is what a second worker process waits for. Each action keeps its own
+    step and result. Returns the actions done before the last one, the last one and its result."""
+    done_before: list[RunAction] = []
+    started = time.monotonic()
+    following = list(
+        RunAction.objects.filter(run_id=run.pk, state=RunAction.STATE_PENDING, index__gt=action.index)
+        .order_by("index")[: BATCH_UNITS - 1]
+    )
+    for queued in following:
+        if (
+            queued.kind != RunAction.KIND_STEP
+            or result in ("settled", "max-time")  # what follows is a settled run's Step: its own rule
+            or time.monotonic() - started >= BATCH_SECONDS
+            or charger.charge(_nodes(engine))  # over the quota: that Step fails on its own below
+        ):
+            break
+        action.state, action.result = RunAction.STATE_DONE, result[:300]
+        done_before.append(action)
+        action, result = queued, engine.execute({"op": "step", "max_time": run.max_time}, queued.index)
+        action.first_step = action.last_step = engine.step
+    return done_before, action, result
 
 
 def _play(
