@@ -160,3 +160,29 @@ def test_checkpoints_are_sparser_for_big_clusters(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(run_engine, "CHECKPOINT_EVERY", 20)
     assert run_engine.checkpoint_interval(4) == 20
     assert run_engine.checkpoint_interval(5000) == 220
+
+
+def test_engines_weighing_enough_together_are_frozen_out_of_the_collectors_sight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cache whose engines together weigh FREEZE_WEIGHT (nodes + pods) freezes them (a full
+    collection would walk them all, a quarter second for a dozen 100-node x 1,000-pod engines);
+    an engine leaving thaws them, so its reference cycles can be collected."""
+    import gc
+
+    from playground.services.runs import cache as cache_module
+
+    scenario = gallery_scenario("priority-preemption")
+    runs = [svc.run_start(scenario=scenario, actor=OWNER) for _ in range(2)]
+    cache = EngineCache(4, freeze_gc=True)
+    gc.unfreeze()
+    try:
+        first = cache.get(runs[0])
+        monkeypatch.setattr(cache_module, "FREEZE_WEIGHT", cache.weight_held() + 1)  # two engines' worth
+        assert gc.get_freeze_count() == 0
+        cache.get(runs[1])
+        assert cache.weight_held() >= cache_module.FREEZE_WEIGHT and gc.get_freeze_count() > 0
+        cache.drop(first.run_id)
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()

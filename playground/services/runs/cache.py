@@ -19,7 +19,8 @@ from playground.services.runs.engine import Engine
 
 DEFAULT_SIZE = int(os.environ.get("PLAYGROUND_ENGINE_CACHE", "32"))
 DEFAULT_WEIGHT = int(os.environ.get("PLAYGROUND_ENGINE_CACHE_WEIGHT", "30000"))  # nodes + pods of all engines
-FREEZE_NODES = 1000  # engines of clusters this big are moved out of the garbage collector's sight
+FREEZE_NODES = 1000  # engines of clusters this big are moved out of the garbage collector's sight...
+FREEZE_WEIGHT = 5000  # ...and so are the engines of a cache holding this much (nodes + pods) in all
 
 
 def _nodes(engine: Engine) -> int:
@@ -69,17 +70,23 @@ class EngineCache:
             self._thaw()
         self._engines[engine.run_id] = engine
         while len(self._engines) > 1 and (
-            len(self._engines) > self.size or sum(_weight(e) for e in self._engines.values()) > self.weight
+            len(self._engines) > self.size or self.weight_held() > self.weight
         ):
             self._engines.popitem(last=False)
             self._thaw()
-        if self.freeze_gc and _nodes(engine) >= FREEZE_NODES:
+        if self.freeze_gc and (_nodes(engine) >= FREEZE_NODES or self.weight_held() >= FREEZE_WEIGHT):
             # A 5,000-node engine is millions of long-lived objects; every full collection walks
             # them all (0.5 s pauses in the middle of a step, several a minute while playing).
-            # Frozen objects are skipped by the collector (reference counting still frees them).
+            # So do a dozen 100-node x 1,000-pod engines together (0.26 s a collection, two or
+            # three in 40 Steps of each). Frozen objects are skipped by the collector (reference
+            # counting still frees them; cycles among them wait for the next thaw).
             gc.freeze()
             self._frozen = True
         return engine
+
+    def weight_held(self) -> int:
+        """The nodes and pods of every engine held (what the cache's `weight` bounds)."""
+        return sum(_weight(e) for e in self._engines.values())
 
     def drop(self, run_id: int) -> None:
         if self._engines.pop(run_id, None) is not None:
