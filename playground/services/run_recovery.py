@@ -49,7 +49,7 @@ def recover_run(run_id: int, *, last_index: int | None = None) -> bool:
     if not client.set(f"playground:run-requeued:{run_id}", 1, nx=True, ex=REQUEUE_DEBOUNCE):
         return False  # re-queued a moment ago: that task is on its way
     logger.warning("run %s: unfinished actions and no worker on it; queueing it again", run_id)
-    dispatch.schedule(run_id, last_index)
+    dispatch.schedule(run_id, last_index, force=True)
     return True
 
 

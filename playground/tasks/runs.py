@@ -23,6 +23,7 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
 
     if ticket is not None and not dispatch.ticket_is_current(run_id, ticket):
         return 0  # a newer continuation of this play exists (or a user action's task took it over)
+    dispatch.taken(run_id)  # before the pending actions are read: an action queued after this gets a task
     queue = (
         (self.request.delivery_info or {}).get("routing_key")
         or run_service.runs_queue()

@@ -15,20 +15,27 @@ SHARED = "home-test-shared"
 
 
 @pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any) -> Iterator[list[str | None]]:
-    """The queue each scheduled task was sent to (the task itself is not sent). The session's
-    Redis is shared with the live workers: only this test's own keys are removed after it."""
+def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any,
+         request: pytest.FixtureRequest) -> Iterator[list[str | None]]:
+    """The queue each scheduled task was sent to (the task itself is not sent; a worker takes
+    it at once unless the test is marked `tasks_wait`). The session's Redis is shared with the
+    live workers: only this test's own keys are removed after it."""
     settings.REDIS_URL = redis_url
     settings.PLAYGROUND_EXTENDER_QUEUE = ""
     queues: list[str | None] = []
-    monkeypatch.setattr(dispatch.advance_run_task, "apply_async",
-                        lambda args, kwargs=None, **options: queues.append(options.get("queue")))
+
+    def apply_async(args: tuple[int, int], kwargs: Any = None, **options: Any) -> None:
+        queues.append(options.get("queue"))
+        if not request.node.get_closest_marker("tasks_wait"):
+            dispatch.taken(args[0])  # a worker takes it at once
+
+    monkeypatch.setattr(dispatch.advance_run_task, "apply_async", apply_async)
     monkeypatch.setattr(dispatch, "action_priority", lambda *a, **k: 0)
     # A shared queue of this test's own: the session's live workers (same Redis) serve another.
     monkeypatch.setattr(dispatch, "runs_queue", lambda: SHARED)
     yield queues
     client = dispatch._shared_redis()
-    for pattern in ("*@home-test*", "playground:run-home:-*", f"{SHARED}*"):
+    for pattern in ("*@home-test*", "playground:run-home:-*", "playground:run-queued:-*", f"{SHARED}*"):
         for key in client.scan_iter(match=pattern):
             client.delete(key)
 
@@ -95,3 +102,20 @@ def test_no_worker_serving_the_runs_queue_leaves_a_new_run_to_the_shared_queue(s
     dispatch.beat_alive(dispatch.home_queue("old@home-test"))  # says nothing of what it serves
     dispatch.schedule(-40, 1)
     assert sent == [SHARED]
+
+
+@pytest.mark.tasks_wait
+def test_a_run_with_a_task_waiting_gets_no_second_one_until_a_worker_takes_it(sent: list[str | None]) -> None:
+    """A task executes all of its run's pending actions: the run's next actions ride on the one
+    waiting. Once a worker has taken it, the next action needs its own; a sweep re-queueing a
+    run (its task may be lost) always sends one."""
+    for index in (1, 2, 3):
+        dispatch.schedule(-9, index)
+    dispatch.schedule(-10, 1)  # another run: its own task
+    assert len(sent) == 2
+    dispatch.taken(-9)
+    dispatch.schedule(-9, 4)
+    dispatch.schedule(-9, 5)
+    assert len(sent) == 3
+    dispatch.schedule(-9, 5, force=True)
+    assert len(sent) == 4

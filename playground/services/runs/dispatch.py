@@ -187,13 +187,41 @@ def interactive_recently() -> bool:
         return False
 
 
-def schedule(run_id: int, index: int, owner: dict[str, Any] | None = None, *, needs_engine: bool = True) -> None:
+def _queued_key(run_id: int) -> str:
+    return f"playground:run-queued:{run_id}"
+
+
+QUEUED_TTL = 30  # s a "task waiting" mark lasts at most (a lost task is re-queued by the sweeps anyway)
+
+
+def taken(run_id: int) -> None:
+    """A task of the run was taken by a worker (called before it reads the run's pending
+    actions): the next action of the run needs a task of its own again."""
+    try:
+        _shared_redis().delete(_queued_key(run_id))
+    except Exception:
+        pass
+
+
+def schedule(
+    run_id: int, index: int, owner: dict[str, Any] | None = None, *, needs_engine: bool = True,
+    force: bool = False,
+) -> None:
     """Queue the worker for action `index` of the run. `needs_engine` False (a Step or Play of a
     settled run: nothing to compute): any worker will do, so it is not sent to the home of the
-    run's engine, where it could wait behind another run's play slice."""
+    run's engine, where it could wait behind another run's play slice.
+
+    A task executes every pending action of its run, so while one of the run's tasks still waits
+    in a queue (not yet `taken`) a client's next action needs none: 40 Steps queued behind a
+    busy worker were 40 tasks, 39 of them finding their action done, and a second worker took
+    some of them while the run's own worker was executing it (the lease said wait, the task
+    retried). `force`: queue one anyway (the sweeps re-queueing a run whose task was lost)."""
     if index > 0:
         try:
-            _shared_redis().set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
+            client = _shared_redis()
+            client.set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
+            if not force and not client.set(_queued_key(run_id), 1, nx=True, ex=QUEUED_TTL):
+                return  # the run's waiting task executes this action too
         except Exception:  # Redis away: the task below says so
             pass
     shared = queue_for(run_id)
@@ -351,6 +379,6 @@ def resume_unfinished_runs() -> int:
     )
     count = 0
     for row in rows:
-        schedule(row["run_id"], row["first"])
+        schedule(row["run_id"], row["first"], force=True)
         count += 1
     return count
