@@ -260,7 +260,7 @@ def next_home(shared: str) -> str | None:
 
 
 NEXT_HOME_KEY = "playground:next-home"
-HOME_BACKLOG = 3  # client tasks waiting in a worker's own queue before a run's next task goes to any worker
+HOME_BACKLOG = 3  # client tasks (runs: one waiting task each) in a worker's own queue before any worker will do
 
 
 def waiting_in(queue: str) -> int:
@@ -272,7 +272,8 @@ def waiting_in(queue: str) -> int:
     the shared queue (a class's runs had settled 7 to 5 on two workers, so the two together
     were at most 12/7 = 1.7 times one). Past HOME_BACKLOG waiting tasks the next goes to the
     shared queue, where any free worker takes it, restoring the run's engine from its
-    checkpoint (a fraction of a second at a few hundred nodes) and becoming its home."""
+    checkpoint (a fraction of a second at a few hundred nodes) and becoming its home. A run has
+    at most one task waiting (`schedule`), so this counts runs, not presses of Step."""
     return sum(_lengths([queue], below=CONTINUATION_PRIORITY) or [0])
 
 

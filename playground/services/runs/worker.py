@@ -4,9 +4,9 @@ The task takes the run's lease (`lease.RunLease`: a Redis key renewed by a heart
 a dead worker is noticed within seconds), gets the engine at the run's last stored frame, then
 executes every pending action in index order (Steps queued behind a Step in one batch:
 `_queued_steps`). A redelivered or duplicate task finds its action done and does nothing; a task
-that finds the lease taken retries shortly. Frames, events,
-checkpoints, the run's progress and the action's state are written in one transaction, so a
-worker killed at any point leaves all of a batch or none of it.
+that finds the lease taken retries shortly. Frames, events, checkpoints, the run's progress and
+the action's state are written in one transaction, so a worker killed at any point leaves all of
+a batch or none of it.
 
 Fairness (docs/reliability.md): while other actions are coming in (any run's Step, Play or
 cluster change in the last INTERACTIVE_WINDOW seconds), a play pauses after each batch as long
