@@ -218,9 +218,11 @@ def schedule(
     retried). `force`: queue one anyway (the sweeps re-queueing a run whose task was lost)."""
     if index > 0:
         try:
-            client = _shared_redis()
-            client.set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
-            if not force and not client.set(_queued_key(run_id), 1, nx=True, ex=QUEUED_TTL):
+            with _shared_redis().pipeline(transaction=False) as pipe:  # one round trip
+                pipe.set(INTERACTIVE_KEY, 1, px=int(INTERACTIVE_WINDOW * 1000))
+                pipe.set(_queued_key(run_id), 1, nx=True, ex=QUEUED_TTL)
+                first = pipe.execute()[1]
+            if not first and not force:
                 return  # the run's waiting task executes this action too
         except Exception:  # Redis away: the task below says so
             pass
