@@ -94,7 +94,10 @@ def test_a_run_without_an_engine_gets_one_where_the_least_waits_and_workers_take
             dispatch.schedule(run_id, 1)
             _waiting(sent[-1], 1)
         assert sent == [second, second]  # the other catches up first
-    assert dispatch.home_of(-20) is None  # placed, not yet executed: the worker records its home
+        placed = sent[0]
+        sent.clear()
+        dispatch.schedule(-30, 2)  # the run's next action, its engine not yet built: it follows
+        assert sent == [placed] and dispatch.home_of(-30) == placed
 
 
 def test_no_worker_serving_the_runs_queue_leaves_a_new_run_to_the_shared_queue(sent: list[str | None]) -> None:

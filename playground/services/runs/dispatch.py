@@ -232,6 +232,11 @@ def schedule(
         home = None  # its worker has a backlog: the first free worker takes it (and the engine)
     elif home is None and needs_engine:
         home = next_home(shared or advance_run_task.app.conf.task_default_queue)  # built where the least waits
+        if home is not None:
+            # The run's home from now on, not only once a worker has taken this task: its next
+            # action (a class starts a run, then steps it at once) follows it there instead of
+            # being placed again, and built on the other worker (runs settled 8 to 4).
+            set_home(run_id, home)
     queue = home or shared
     options: dict[str, Any] = {"queue": queue} if queue else {}
     advance_run_task.apply_async((run_id, index), priority=action_priority(run_id, index, owner), **options)
