@@ -228,6 +228,9 @@ LOGGING = {
 # upload decompresses to as well (playground/uploads.py). The command line admits more (65,000
 # nodes, 256 MiB) because it spends only its user's machine. The classroom quotas below bound
 # how often one visitor may spend that.
+# Django's query log under DEBUG (connection.queries), on SQLite: off unless asked (see
+# playground/sqlite_backend/base.py, `queries_logged`).
+PLAYGROUND_LOG_QUERIES = env_bool("PLAYGROUND_LOG_QUERIES", default=False)
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 150_000)
 PLAYGROUND_MAX_BYTES = env_int("PLAYGROUND_MAX_BYTES", 96 * 1024 * 1024)

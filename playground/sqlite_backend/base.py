@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base as sqlite3_base
 
@@ -49,6 +50,15 @@ class TurnCursor(sqlite3_base.SQLiteCursorWrapper):
 
 class DatabaseWrapper(sqlite3_base.DatabaseWrapper):
     holds_turn = False
+
+    @property
+    def queries_logged(self) -> bool:
+        """Django logs every query while DEBUG is on (as `./dev run` has it, so the development
+        server serves the static files), and on SQLite it quotes each query's parameters for
+        that log with one more query: about a twentieth of a class's web CPU, and as much again
+        in the workers. Only when asked: a query count in a test or a bench (Django's
+        `force_debug_cursor`), or PLAYGROUND_LOG_QUERIES."""
+        return self.force_debug_cursor or bool(getattr(settings, "PLAYGROUND_LOG_QUERIES", False))
     _turn_lock: tuple[int, WriteLock] | None = None  # (forks() when looked up, the lock)
 
     def _lock(self) -> WriteLock | None:

@@ -177,3 +177,26 @@ def test_prepared_json_is_stored_as_django_stores_it() -> None:
     assert stored[0][1] == stored[1][1]
     assert json.loads(stored[1][1]) == data
     assert [e.data for e in RunEvent.objects.filter(run=run).order_by("seq")] == [data, data]
+
+
+def test_debug_mode_keeps_no_query_log_unless_asked(settings: Any) -> None:
+    """With DEBUG on (./dev run) Django would log every query and, on SQLite, quote its
+    parameters for that log with one more query; only a query count (force_debug_cursor) or
+    PLAYGROUND_LOG_QUERIES turns the log on."""
+    from django.db import reset_queries
+
+    settings.DEBUG = True
+    settings.PLAYGROUND_LOG_QUERIES = False
+    reset_queries()
+    Scenario.objects.filter(name="x").exists()
+    assert not connection.queries_logged and connection.queries == []
+    settings.PLAYGROUND_LOG_QUERIES = True
+    Scenario.objects.filter(name="x").exists()
+    assert connection.queries_logged and len(connection.queries) == 1
+    settings.PLAYGROUND_LOG_QUERIES = False
+    connection.force_debug_cursor = True
+    try:
+        assert connection.queries_logged
+    finally:
+        connection.force_debug_cursor = False
+        reset_queries()
