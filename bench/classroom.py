@@ -424,14 +424,15 @@ def check_runs(tokens: list[str]) -> dict[str, int]:
             "runs_different_from_headless": different}
 
 
-def _phases(crowd: list[Student]) -> dict[str, Any]:
+def _phases(crowd: list[Student]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Where a student's Step waited: the post (sent -> answered), the queue and the worker
     (the action stored -> done, from the database), the push (done -> the page showed it).
-    Each student's k-th Step is its run's k-th stored Step action."""
+    Each student's k-th Step is its run's k-th stored Step action. Also the five slowest steps,
+    with their wall-clock times (to find in the servers' logs, `--keep`)."""
     from playground.models import RunAction
 
     parts: dict[str, list[float]] = {"post": [], "queue_and_worker": [], "push": []}
-    slowest: list[dict[str, Any]] = []  # the slowest steps, to find in the servers' logs (--keep)
+    slowest: list[dict[str, Any]] = []
     for s in crowd:
         if not s.runs:
             continue
@@ -448,8 +449,9 @@ def _phases(crowd: list[Student]) -> dict[str, Any]:
                                     "post_ms": _ms(answered - sent), "worker_ms": _ms(done.timestamp() - created.timestamp()),
                                     "push_ms": _ms(shown - done.timestamp())})
     slowest.sort(key=lambda row: -row["total_ms"])
-    return {"slowest": slowest[:5], **{name: {"p50_ms": _ms(_pct(v, 0.5)), "p95_ms": _ms(_pct(v, 0.95)), "max_ms": _ms(max(v) if v else None)}
-            for name, v in parts.items()}}
+    phases = {name: {"p50_ms": _ms(_pct(v, 0.5)), "p95_ms": _ms(_pct(v, 0.95)), "max_ms": _ms(max(v) if v else None)}
+              for name, v in parts.items()}
+    return phases, slowest[:5]
 
 
 def _own_cpu() -> float:
@@ -511,9 +513,7 @@ def classroom(args: argparse.Namespace) -> dict[str, Any]:
         }
         results["cpu"] = _cpu_split(stack.cpu_seconds(), cpu_before, _own_cpu() - client_before,
                                     time.monotonic() - wall_before)
-        phases = _phases(crowd)
-        results["slowest_steps"] = phases.pop("slowest")
-        results["phases"] = phases
+        results["phases"], results["slowest_steps"] = _phases(crowd)
         results["events"] = check_runs([t for s in crowd for t in s.runs])
         results["tracebacks"] = stack.log_count("web", "Traceback") + stack.log_count("celery", "Traceback")
         return results

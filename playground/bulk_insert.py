@@ -45,15 +45,21 @@ def prepare_rows(model: type[models.Model], names: Sequence[str], rows: Iterable
     quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"
+    with collector_paused():  # every row's values are kept until the statement runs
+        params = _prepared_values(fields, rows)
+    return PreparedRows(sql, params)
+
+
+def _prepared_values(fields: Sequence[models.Field], rows: Iterable[Sequence[Any]]) -> list[list[Any]]:
+    """Each row's values, those of a field not stored as they are prepared by the field."""
     prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() not in AS_IS]
     params = []
-    with collector_paused():  # every row's values are kept until the statement runs
-        for row in rows:
-            values = list(row)
-            for i, prep in prepare:
-                values[i] = prep(values[i], connection)
-            params.append(values)
-    return PreparedRows(sql, params)
+    for row in rows:
+        values = list(row)
+        for i, prep in prepare:
+            values[i] = prep(values[i], connection)
+        params.append(values)
+    return params
 
 
 def insert_prepared(prepared: PreparedRows) -> int:
@@ -78,13 +84,7 @@ def update_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[
     quote = connection.ops.quote_name
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() not in AS_IS]
-    params = []
-    for row in rows:
-        values = list(row)
-        for i, prep in prepare:
-            values[i] = prep(values[i], connection)
-        params.append(values)
+    params = _prepared_values(fields, rows)  # the key is past the fields: kept as it is
     if params:
         with connection.cursor() as cursor:
             cursor.executemany(sql, params)

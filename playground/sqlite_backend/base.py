@@ -50,6 +50,7 @@ class TurnCursor(sqlite3_base.SQLiteCursorWrapper):
 
 class DatabaseWrapper(sqlite3_base.DatabaseWrapper):
     holds_turn = False
+    _turn_lock: tuple[int, WriteLock] | None = None  # (forks() when looked up, the lock)
 
     @property
     def queries_logged(self) -> bool:
@@ -59,7 +60,6 @@ class DatabaseWrapper(sqlite3_base.DatabaseWrapper):
         in the workers. Only when asked: a query count in a test or a bench (Django's
         `force_debug_cursor`), or PLAYGROUND_LOG_QUERIES."""
         return self.force_debug_cursor or bool(getattr(settings, "PLAYGROUND_LOG_QUERIES", False))
-    _turn_lock: tuple[int, WriteLock] | None = None  # (forks() when looked up, the lock)
 
     def _lock(self) -> WriteLock | None:
         """This database file's turn lock (looked up once per connection object and process)."""

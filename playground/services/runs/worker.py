@@ -82,12 +82,13 @@ def advance_run(
         dispatch.set_home(run_id, home)
     try:
         while True:
-            action = (
+            # The first pending action, and the ones behind it that a Step may take into its batch
+            # (`_queued_steps`), in one query.
+            pending = list(
                 RunAction.objects.filter(run_id=run_id, state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING])
-                .order_by("index")
-                .first()
+                .order_by("index")[:BATCH_UNITS]
             )
-            if action is None:
+            if not pending:
                 if warm and done == 0:
                     run = Run.objects.defer("scenario_yaml").filter(pk=run_id).first()
                     if run is not None:
@@ -95,7 +96,8 @@ def advance_run(
                 return done
             # The scenario YAML (MBs at 5,000 nodes) is read only when an engine is rebuilt.
             run = Run.objects.defer("scenario_yaml").get(pk=run_id)
-            engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger)
+            action = pending[0]
+            engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger, pending[1:])
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
@@ -175,8 +177,9 @@ def _commit(
         if state in (RunAction.STATE_DONE, RunAction.STATE_FAILED):
             action.done_at = timezone.now()
         action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
-        update_rows(RunAction, ("state", "result", "first_step", "last_step", "done_at"),
-                    ((a.state, a.result, a.first_step, a.last_step, action.done_at, a.pk) for a in done_before))
+        if done_before:
+            update_rows(RunAction, ("state", "result", "first_step", "last_step", "done_at"),
+                        [(a.state, a.result, a.first_step, a.last_step, action.done_at, a.pk) for a in done_before])
     latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
     dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
     if isinstance(engine, Engine) and engine.checkpoint_ready(playing=playing):  # after the news: nobody waits
@@ -201,11 +204,11 @@ def _nodes(engine: Engine) -> int:
 
 def _execute(
     run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
-    charger: Charger,
+    charger: Charger, following: list[RunAction],
 ) -> tuple[Engine | _Lazy | None, int]:
-    """Execute the pending `action` (and, for a Step, the Steps queued right behind it:
-    `_queued_steps`). Returns the engine (None: rebuild it next time) and how many actions
-    were executed."""
+    """Execute the pending `action` (and, for a Step, the Steps right behind it among
+    `following`, the actions after it: `_queued_steps`). Returns the engine (None: rebuild it
+    next time) and how many actions were executed."""
     kind = action.kind
     settled = run.status == Run.STATUS_SETTLED
     if kind == RunAction.KIND_STEP_POINT:
@@ -231,8 +234,7 @@ def _execute(
             reveal = 1 if len(groups) > 1 else None
             _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
             return engine, 1
-        action.first_step = action.last_step = engine.step
-        done_before, action, result = _queued_steps(run, engine, action, result, charger)
+        done_before, action, result = _queued_steps(run, engine, action, result, charger, following)
         _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": None},
                 done_before=done_before)
         return engine, 1 + len(done_before)
@@ -303,23 +305,23 @@ def _execute(
 
 
 def _queued_steps(
-    run: Run, engine: Engine, action: RunAction, result: str, charger: Charger
+    run: Run, engine: Engine, action: RunAction, result: str, charger: Charger, following: list[RunAction]
 ) -> tuple[list[RunAction], RunAction, str]:
     """After a Step, the plain Steps queued right behind it (a student pressing Step several
     times, a class's Steps queued while the worker was busy) are executed too, within one play
     batch (BATCH_UNITS, BATCH_SECONDS), and committed with it: one transaction and one
     notification for the lot instead of one each. On SQLite every commit takes the database's
     single writer, which is what a second worker process waits for. Each action keeps its own
-    step and result. Returns the actions done before the last one, the last one and its result."""
+    step and result. `action` has just been executed (`result`); `following`: the actions
+    behind it, in index order. Returns the actions done before the last one, the last one and
+    its result."""
+    action.first_step = action.last_step = engine.step
     done_before: list[RunAction] = []
     started = time.monotonic()
-    following = list(
-        RunAction.objects.filter(run_id=run.pk, state=RunAction.STATE_PENDING, index__gt=action.index)
-        .order_by("index")[: BATCH_UNITS - 1]
-    )
     for queued in following:
         if (
             queued.kind != RunAction.KIND_STEP
+            or queued.state != RunAction.STATE_PENDING
             or result in ("settled", "max-time")  # what follows is a settled run's Step: its own rule
             or time.monotonic() - started >= BATCH_SECONDS
             or charger.charge(_nodes(engine))  # over the quota: that Step fails on its own below
