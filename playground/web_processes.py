@@ -64,6 +64,7 @@ def listen(host: str, port: int, backlog: int = 1024) -> socket.socket:
 # Incoming websocket messages are a page's tiny re-sync requests: refuse anything large.
 WS_MAX_BYTES = 64 * 1024
 KEEP_ALIVE_S = 75  # as nginx's default
+WS_PROTOCOL = "playground.websocket_deflate:SharedDeflateWebSocketProtocol"
 
 
 def server_argv(fd: int) -> list[str]:
@@ -71,11 +72,12 @@ def server_argv(fd: int) -> list[str]:
     support, so the lifespan protocol is off; access logs are left to a proxy in front. Idle
     keep-alive connections stay open KEEP_ALIVE_S (uvicorn's 5 s default closes connections
     a client is about to reuse, and the request on it fails). Websockets use uvicorn's sans-I/O
-    implementation of the `websockets` library: its older one printed a DeprecationWarning at
-    every start (uvicorn's `--ws websockets` will point at this one in a future release)."""
+    implementation of the `websockets` library (its older one printed a DeprecationWarning at
+    every start), with each message compressed once for all its connections
+    (playground.websocket_deflate)."""
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application", "--fd", str(fd),
-        "--http", "httptools", "--loop", "uvloop", "--ws", "websockets-sansio", "--ws-max-size", str(WS_MAX_BYTES),
+        "--http", "httptools", "--loop", "uvloop", "--ws", WS_PROTOCOL, "--ws-max-size", str(WS_MAX_BYTES),
         "--lifespan", "off", "--no-access-log", "--log-level", "warning", "--timeout-keep-alive", str(KEEP_ALIVE_S),
     ]
 

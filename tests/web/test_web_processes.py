@@ -97,3 +97,27 @@ def test_a_server_starts_without_deprecation_warnings_and_serves_websockets(live
         os.killpg(server.pid, signal.SIGTERM)
         _, err = server.communicate(timeout=15)
     assert "DeprecationWarning" not in err, err
+
+
+@pytest.mark.live
+def test_websocket_messages_are_compressed_without_context_and_read_back_whole(live_env: dict[str, str]) -> None:
+    """The server answers a browser's permessage-deflate offer with server_no_context_takeover
+    (playground.websocket_deflate shares each message's compression between connections), and
+    two clients at once read their messages back intact."""
+    from websockets.sync.client import connect
+
+    port = free_port()
+    server = subprocess.Popen(web_argv("127.0.0.1", port, processes=1), cwd=ROOT, env=live_env,
+                              start_new_session=True)
+    try:
+        wait_for(lambda: status(port))
+        url, origin = f"ws://127.0.0.1:{port}/ws/diagnostics/", f"http://127.0.0.1:{port}"
+        with connect(url, open_timeout=10, origin=origin) as first, connect(url, open_timeout=10, origin=origin) as second:
+            for ws in (first, second):
+                agreed = ws.response.headers.get("Sec-WebSocket-Extensions", "")
+                assert "permessage-deflate" in agreed and "server_no_context_takeover" in agreed
+            messages = [first.recv(timeout=10), second.recv(timeout=10)]
+            assert all(isinstance(m, str) and m.lstrip().startswith("<") for m in messages)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(15)
