@@ -17,7 +17,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from playground.routing import websocket_urlpatterns  # noqa: E402
-from playground.web_warmup import warm_web_process  # noqa: E402
+from playground.web_warmup import prepare_collector, warm_web_process  # noqa: E402
 
 # The ASGI server serves no static files: in development Django's handler does, in production whitenoise
 # serves the collected files.
@@ -31,3 +31,5 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+prepare_collector()  # the collector's full passes: rarer, and they skip all of the above

@@ -10,6 +10,7 @@ connections, so every visitor gets a warm process.
 
 from __future__ import annotations
 
+import gc
 import logging
 from pathlib import Path
 
@@ -44,3 +45,26 @@ def warm_web_process() -> int:
         except (TemplateDoesNotExist, TemplateSyntaxError):
             logger.warning("template %s did not compile at start-up", name, exc_info=True)
     return count
+
+
+YOUNG_OBJECTS = 10_000  # net new container objects between young collections (Python's default: 700)
+
+
+def prepare_collector() -> int:
+    """Keep the garbage collector's full passes rare and short in a web process; returns how
+    many objects start-up left frozen.
+
+    Every full collection walks every tracked object with the interpreter held: each one stalls
+    every request and push of the process. Under a class's load a web process made one every
+    five seconds (the live pages' renderings outlive the young generations), each 0.15–0.33 s.
+    - What start-up built (Django, the views, the compiled templates: ~140,000 objects, ~0.1 s
+      a pass) is frozen: never collected, and it need not be, it lives as long as the process.
+    - The young generation is collected every YOUNG_OBJECTS new objects instead of 700, so the
+      full passes (one per hundred young ones) come about fourteen times less often; a young
+      pass walks at most that many objects (a few milliseconds). Cyclic garbage waits a little
+      longer to be freed; nothing else changes."""
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_OBJECTS, middle, old)
+    return gc.get_freeze_count()
