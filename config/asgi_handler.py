@@ -4,8 +4,9 @@ Django's own ASGI handler builds its middleware chain for the event loop: every 
 middleware, every sync `process_view` and the sync view itself is a hand-over between the
 event loop and the request's thread (`async_to_sync` one way, `sync_to_async` the other).
 Each hand-over waits for the event loop's turn, and in a web process that also serves a
-class's websockets the loop is seldom idle: a Step post made seven such trips, and spent
-about a hundred milliseconds waiting for the loop for some fifteen of its own work.
+class's websockets the loop is seldom idle: a page made ten such trips (nine to the thread, one
+back), and a Step post spent about a hundred milliseconds in the web process for some fifteen of
+its own work.
 
 This project's middleware and views are all synchronous, so the chain is loaded in sync mode
 (as under WSGI) and run in one `sync_to_async` call on the request's thread: the request

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from html import escape  # the plain function: Django's lazy-aware wrapper costs more per call
 from typing import Any
 
@@ -140,16 +141,23 @@ def _summary(event: dict[str, Any]) -> str:
 register.filter("plural", plural)
 
 
+def _joined(items: Iterable[Any], one: Callable[[Any], str]) -> str:
+    """`one(item)` for each item, joined: safe because each `one` escapes what it prints. The
+    run page's grids are built so, not in template loops (per cell, a loop costs several times
+    more)."""
+    return mark_safe("".join(map(one, items)))  # noqa: S308 - every part is built from escaped values
+
+
+def _heat_cell(c: dict[str, Any]) -> str:
+    cls = f" {escape(c['cls'])}" if c["cls"] else ""
+    return f'<i class="u{int(c["u"])}{cls}" title="{escape(c["name"])}"></i>'
+
+
 @register.filter
 def heatmap_cells(cells: Any) -> str:
     """The heatmap's cells (node_search.heatmap), one `<i>` per node. Built here, not in a
     template loop: at 5,000 nodes the loop was most of the cluster panel's render time."""
-    parts = []
-    append = parts.append
-    for c in cells:
-        cls = f" {escape(c['cls'])}" if c["cls"] else ""
-        append(f'<i class="u{int(c["u"])}{cls}" title="{escape(c["name"])}"></i>')
-    return mark_safe("".join(parts))  # noqa: S308 - every value above is escaped or an int
+    return _joined(cells, _heat_cell)
 
 
 def _html(value: Any) -> str:
@@ -165,12 +173,7 @@ def _html(value: Any) -> str:
 
 # The filter matrix and the score table are a cell per node and plugin: a few hundred cells at 40
 # nodes. In a template loop they were most of a step's live-panel render time, which every page
-# watching the run waits for; built here, they print the same HTML at a tenth of the cost.
-
-
-def _joined(items: Any, one: Any) -> str:
-    """`one(item)` for each item, joined: safe because each `one` escapes what it prints."""
-    return mark_safe("".join(map(one, items)))  # noqa: S308 - every part is built from escaped values
+# watching the run waits for; built here, they print the same HTML in about a fifth of the time.
 
 
 def _filter_cell(v: dict[str, Any]) -> str:
