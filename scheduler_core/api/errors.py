@@ -54,7 +54,9 @@ class ScenarioError(Exception):
 
 
 class LoadWarning:
-    """Something accepted but not simulated, e.g. a container's livenessProbe.
+    """Something accepted but not simulated, e.g. a container's livenessProbe; or (category
+    "reference") a reference the API server accepts to an object the scenario lacks, whose
+    reason says what the scheduler will do about it.
 
     Reported once per kind and field (indices dropped), at its first occurrence, with how many
     other objects have it, so a cluster dump gives a short list rather than one line per pod.
@@ -63,11 +65,11 @@ class LoadWarning:
     accepted and ignored (also in 41 more Pods)`.
     """
 
-    __slots__ = ("file", "document", "kind", "name", "field", "reason", "more")
+    __slots__ = ("file", "document", "kind", "name", "field", "reason", "more", "category")
 
     def __init__(self, reason: str, *, file: str = "<input>", document: int | None = None,
                  kind: str | None = None, name: str | None = None, field: str | None = None,
-                 ) -> None:
+                 category: str = "not-simulated") -> None:
         self.file = file
         self.document = document
         self.kind = kind
@@ -75,6 +77,9 @@ class LoadWarning:
         self.field = field
         self.reason = reason
         self.more = 0  # other objects of the same kind with the same field
+        # "not-simulated" (a field the playground ignores) or "reference" (a reference to an
+        # object the scenario lacks, which the API server accepts: api/loader/references.py)
+        self.category = category
 
     def __str__(self) -> str:
         where = ScenarioError(self.reason, file=self.file, document=self.document,

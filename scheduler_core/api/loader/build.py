@@ -156,7 +156,7 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
                                                           strict=True)])
 
     admit_storage(sc.storage)
-    check_resource_references(sc, pod_raws, resource_raws)
+    sc.warnings = check_resource_references(sc, pod_raws, resource_raws)
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
 

@@ -108,7 +108,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     # never wrote, and what the first pass could not take for an object (kinds, Lists).
     entries = flatten_documents(docs, source, NotSimulated(), checked)
     scenario = build_scenario(entries, source, limits, notes, deployments=summary.scale_targets)
-    scenario.warnings = notes.warnings()
+    scenario.warnings = notes.warnings() + scenario.warnings  # the latter: references (build.py)
     scenario.load_summary = summary
     scenario.lessons = lessons
     scenario.challenges = challenges

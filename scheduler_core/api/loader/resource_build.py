@@ -1,9 +1,12 @@
 """resource.k8s.io/v1 objects into a Scenario, and the checks across them.
 
-The apiserver accepts a claim whose DeviceClass does not exist (the scheduler then reports it).
-A scenario is the whole cluster, so a class it does not define can never appear: the playground
-refuses such a claim or template at load time, naming the document and the field, rather than
-letting a typo surface as a pod that stays Pending.
+The apiserver accepts a claim whose DeviceClass does not exist: it checks no references
+between objects. So does the loader: such a claim or template is loaded with a warning that
+says what the scheduler will do, and DynamicResources' PreFilter keeps each pod using it
+pending with upstream's own message ("request <name>: device class <class> does not exist")
+until the class is created. What the API server does refuse across objects (adminAccess in a
+namespace without the admin-access label) is refused here too; docs/loader-references.md
+lists every such check.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scheduler_core.api.errors import LoadWarning
 from scheduler_core.api.loader.documents import Entry
 from scheduler_core.api.loader.reader import FieldReader
 from scheduler_core.api.loader.resource import (
@@ -58,10 +62,13 @@ def add_resource_object(sc: Scenario, r: FieldReader, e: Entry,
 
 
 def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Pod]],
-                              raws: list[tuple[FieldReader, Any]]) -> None:
-    """Device classes named by claims and templates exist; pod references (reservedFor,
-    ownerReferences) resolve to the scenario's pods' UIDs."""
+                              raws: list[tuple[FieldReader, Any]]) -> list[LoadWarning]:
+    """Cross-object checks of claims and templates: adminAccess only in a labelled namespace
+    (refused, as the apiserver's claim storage does); a DeviceClass the scenario lacks is a
+    warning (returned), not an error. Pod references (reservedFor, ownerReferences) resolve to
+    the scenario's pods' UIDs."""
     classes = {c.name for c in sc.device_classes}
+    warnings: list[LoadWarning] = []
     admin_namespaces = {ns.name for ns in sc.namespaces
                         if ns.labels.get(ADMIN_ACCESS_LABEL) == "true"}
     for r, obj in raws:
@@ -69,8 +76,8 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
             prefix = "spec" if isinstance(obj, ResourceClaim) else "spec.spec"
             for i, rq in enumerate(obj.spec.requests):
                 if rq.exactly is not None:
-                    _check_class(r, classes, rq.exactly.device_class_name,
-                                 f"{prefix}.devices.requests[{i}].exactly.deviceClassName")
+                    _check_class(r, obj, classes, rq.exactly.device_class_name, rq.name,
+                                 f"{prefix}.devices.requests[{i}].exactly.deviceClassName", warnings)
                     if rq.exactly.admin_access and obj.namespace not in admin_namespaces:
                         # DRAAdminAccess (beta, on in v1.35): the apiserver only admits admin
                         # access in namespaces labelled for it.
@@ -79,10 +86,11 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
                                     f"`{ADMIN_ACCESS_LABEL}: true` label on the containing "
                                     f'namespace "{obj.namespace}"')
                 for j, sub in enumerate(rq.first_available):
-                    _check_class(r, classes, sub.device_class_name,
-                                 f"{prefix}.devices.requests[{i}].firstAvailable[{j}].deviceClassName")
+                    _check_class(r, obj, classes, sub.device_class_name, f"{rq.name}/{sub.name}",
+                                 f"{prefix}.devices.requests[{i}].firstAvailable[{j}].deviceClassName",
+                                 warnings)
     if not any(isinstance(obj, ResourceClaim) for _, obj in raws):
-        return  # no claim to resolve pods for (a cluster's 150,000 pods need no index then)
+        return warnings  # no claim to resolve pods for (a cluster's 150,000 pods need no index then)
     pods = {(p.namespace, p.name): p for _, p in pod_raws}
     for _, obj in raws:
         if not isinstance(obj, ResourceClaim):
@@ -95,12 +103,26 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
             pod = pods.get((obj.namespace, o.name)) if o.kind == "Pod" else None
             if pod is not None:
                 o.uid = pod.uid
+    return warnings
 
 
-def _check_class(r: FieldReader, classes: set[str], name: str, path: str) -> None:
-    if name not in classes:
-        known = ", ".join(sorted(classes)) if classes else "none"
-        raise r.err(path, f'Not found: DeviceClass "{name}" is not defined in the scenario '
-                          f"(DeviceClasses defined: {known})")
+def _check_class(r: FieldReader, obj: Any, classes: set[str], name: str, request: str, path: str,
+                 warnings: list[LoadWarning]) -> None:
+    """A class the scenario lacks: a warning quoting the status DynamicResources' PreFilter
+    gives each pod using the claim (the request named as upstream names it: "req" or
+    "req/sub"), so the learner knows before the run why those pods will wait."""
+    if name in classes:
+        return
+    known = ", ".join(sorted(classes)) if classes else "none"
+    users = "every pod using a claim made from this template" if isinstance(obj, ResourceClaimTemplate) \
+        else "every pod using this claim"
+    loc = r.doc
+    warnings.append(LoadWarning(
+        f'DeviceClass "{name}" is not in the scenario (DeviceClasses: {known}); the API server '
+        f"accepts the reference, and the scheduler keeps {users} pending "
+        f'(DynamicResources: "request {request}: device class {name} does not exist") '
+        "until the class is created",
+        file=loc.file, document=loc.index, kind=loc.kind, name=loc.name, field=path,
+        category="reference"))
 
 
