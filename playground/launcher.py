@@ -7,7 +7,9 @@ Redis: REDIS_URL when set; otherwise a private redis-server (from PATH, else the
 migrated (and seeded when `playground.services.gallery.seed` exists) before the servers start.
 A child that dies (a worker, Redis, the web server, the sample extender) is started again, and the
 launcher says so; one that keeps dying stops everything. `--port N` fails when N is taken.
-Ctrl-C or SIGTERM stops every child process group; nothing is left running.
+Ctrl-C or SIGTERM stops every child process group; nothing is left running. A launcher that is
+killed outright takes its children with it too: each is started with the kernel's parent-death
+signal (playground.parent_death), and so are the web server's own processes.
 
 The process helpers here are also used by the test fixtures in tests/conftest.py.
 """
@@ -29,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from playground.parent_death import die_with_parent
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -133,7 +137,10 @@ def celery_worker_ready(broker_url: str, timeout: float = 1.0) -> bool:
 def spawn(
     argv: Sequence[str], *, env: Mapping[str, str] | None = None, output: IO[bytes] | None = None
 ) -> subprocess.Popen[bytes]:
-    """Start a process in its own process group (so Ctrl-C reaches only the launcher)."""
+    """Start a process in its own process group (so Ctrl-C reaches only the launcher), killed
+    by the kernel when the calling thread ends (`parent_death`: a launcher killed with SIGKILL
+    leaves nothing running). Call it from a thread that lives as long as the child should: the
+    launcher's and the test fixtures' main thread."""
     return subprocess.Popen(
         list(argv),
         cwd=BASE_DIR,
@@ -142,6 +149,7 @@ def spawn(
         stdout=output,
         stderr=subprocess.STDOUT if output is not None else None,
         start_new_session=True,
+        preexec_fn=die_with_parent(signal.SIGKILL),
     )
 
 

@@ -14,7 +14,8 @@ stays installed for `manage.py runserver`.
     python -m playground.web_processes --host 0.0.0.0 --port 8000 [--processes 2]
 
 A process that exits is started again (with a pause if it keeps failing); SIGTERM or SIGINT
-stops them all.
+stops them all, and if this process is killed outright the kernel kills them
+(playground.parent_death).
 
 The processes share one PROMETHEUS_MULTIPROC_DIR (a fresh temporary directory unless the
 environment names one, emptied at start) so /metrics, whichever process answers it, reports
@@ -34,6 +35,8 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from playground.parent_death import die_with_parent
 
 RESTART_PAUSE = 1.0  # seconds before starting a process that exited again
 
@@ -138,7 +141,8 @@ def serve(host: str, port: int, processes: int) -> int:
                     if time.monotonic() - started[i] < 5:
                         time.sleep(RESTART_PAUSE)
                 started[i] = time.monotonic()
-                children[i] = subprocess.Popen(server_argv(fd), pass_fds=(fd,))
+                # Killed by the kernel if this process dies without stopping them (parent_death).
+                children[i] = subprocess.Popen(server_argv(fd), pass_fds=(fd,), preexec_fn=die_with_parent())
             time.sleep(0.5)
     except _Stop:
         return 0

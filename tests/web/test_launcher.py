@@ -184,3 +184,32 @@ def test_a_dead_worker_and_redis_are_restarted_and_the_launcher_says_so(tmp_path
         assert process.poll() is None
     finally:
         _stop(process)
+
+
+def test_a_launcher_killed_with_sigkill_leaves_nothing_running(tmp_path: Path) -> None:
+    """Each child runs in a session of its own, so a killed launcher's children (Redis, the
+    workers, the web server and its processes, the sample extender) used to live on as orphans,
+    still holding the port. They now end with it: none is left 5 s later."""
+    port = free_port()
+    process, log_path = _launch(tmp_path, "--port", str(port))
+    started: set[int] = set()
+    try:
+        _wait_for(log_path, "running at", process)
+        started = descendants(process.pid)
+        commands = " | ".join(_cmdline(pid) for pid in started)
+        assert "redis-server" in commands and "celery" in commands and "uvicorn" in commands, commands
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while [pid for pid in started if alive(pid)] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = {pid: _cmdline(pid) for pid in started if alive(pid)}
+        assert left == {}
+    finally:
+        for pid in descendants(process.pid) | started:
+            if alive(pid):  # whatever the launcher failed to take with it (the test failed)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        _stop(process)
