@@ -28,6 +28,9 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "plugins": ("docs/plugins.md", "Writing a plugin", "your own scheduler plugin: the API, loading it, a worked example"),
     "metrics": ("docs/metrics.md", "Metrics", "kube-scheduler's metrics of a run, its charts, and the operator's /metrics"),
     "reliability": ("docs/reliability.md", "Reliability and security", "what was tried against the app, and what held"),
+    "storage": ("docs/storage.md", "Storage", "volumes, claims, storage classes and the volume plugins in a run"),
+    "dra": ("docs/dra.md", "Dynamic Resource Allocation", "devices: DeviceClasses, ResourceSlices, claims and DynamicResources"),
+    "feature-gates": ("docs/feature-gates.md", "Feature gates", "setting a run's gates, which are simulated, gang scheduling"),
 }
 
 

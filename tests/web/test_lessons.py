@@ -94,10 +94,10 @@ def test_answers_are_checked_against_the_events_and_scored() -> None:
     entry = next(e for e in ENTRIES if e.slug == "resource-fit")
     frames = engine_frames(entry.text, seed=0)
     # cycle 1: large wins; cycle 3: medium wins (steps 1 and 3).
-    screen = screen_at(frames, 1, text=entry.text, answers={"1": "large", "2": "large"})
+    screen = screen_at(frames, 1, text=entry.text, answers={"1": "large", "3": "large"})
     current = screen.lesson["current"]
     assert current["right"] == "large" and current["correct"] and "won" in current["why"]
-    screen = screen_at(frames, 3, text=entry.text, answers={"1": "large", "2": "large"})
+    screen = screen_at(frames, 3, text=entry.text, answers={"1": "large", "3": "large"})
     assert screen.lesson["current"]["right"] == "medium" and not screen.lesson["current"]["correct"]
     assert (screen.lesson["score"], screen.lesson["answered"]) == (1, 2)
     assert screen.lesson["watch"] == ["#score-table"]

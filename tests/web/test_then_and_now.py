@@ -60,3 +60,49 @@ def test_the_tables_name_every_old_predicate_and_todays_weights() -> None:
         else:
             assert new.startswith("—") and weight in (None, 2), old
     assert ("NodePreferAvoidPodsPriority", 10000) in [(o, w) for o, w, _, _ in then_and_now.PRIORITIES]
+
+
+def _version(v: str) -> tuple[int, int]:
+    major, minor = v.lstrip("v~").split(".")[:2]
+    return int(major), int(minor)
+
+
+def test_every_entry_names_its_upstream_file_and_the_version_it_contrasts_with() -> None:
+    articles = {a.key: a for a in then_and_now.ARTICLES}
+    for entry in then_and_now.ENTRIES:
+        assert re.fullmatch(r"(pkg|plugin|staging)/[a-z0-9_/.-]+\.go", entry.upstream), entry.mechanism
+        assert re.fullmatch(r"v1\.\d+", entry.version), entry.mechanism
+        low, _, high = articles[entry.article].version.partition("–")
+        assert _version(low) <= _version(entry.version) <= _version(high or low), (entry.mechanism, entry.version)
+
+
+# kube-scheduler's assumed-pod TTL by version: internalcache.New(30*time.Second) up to v1.22,
+# durationToExpireAssumedPod = 15 minutes from v1.23, 0 in v1.35.
+def _ttl_then(version: str) -> str:
+    return "30 s" if _version(version) <= (1, 22) else "15 minutes"
+
+
+def test_each_article_gets_its_own_assume_ttl() -> None:
+    entries = [e for e in then_and_now.ENTRIES if "TTL" in e.mechanism + e.now or "expire" in e.changed]
+    assert len(entries) >= 3
+    for entry in entries:
+        other = "15 minutes" if _ttl_then(entry.version) == "30 s" else "30 s"
+        said = entry.changed.split("; it is 0 now")[0].split("v1.23 raised")[0]
+        assert _ttl_then(entry.version) in said and other not in said, (entry.mechanism, entry.version, said)
+        assert "0" in entry.now or "never expires" in entry.now
+
+
+def test_select_host_is_described_as_upstream_v135_does_it() -> None:
+    """v1.35.4's schedulePod pops the first node of a heap of scores (no random pick unless an
+    extender scored); the entry and the run page must both say so."""
+    (entry,) = [e for e in then_and_now.ENTRIES if "selectHost" in e.mechanism]
+    assert "no longer a random pick" in entry.now and "heap" in entry.now
+    assert "random" in entry.changed and entry.look.startswith("Cycle 2:")
+
+
+def test_async_preemption_nominations_and_always_check_all_predicates_are_explained() -> None:
+    mechanisms = " ".join(e.mechanism + " " + e.now for e in then_and_now.ENTRIES)
+    assert "alwaysCheckAllPredicates" in mechanisms and "not evaluated" in mechanisms
+    kept = [e for e in then_and_now.ENTRIES if "nominations" in e.mechanism.lower()]
+    assert {e.article for e in kept} == {"notes", "preemption"}
+    assert all("terminating" in e.now + e.changed for e in kept)

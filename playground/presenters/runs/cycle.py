@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from playground.presenters.runs import reason_notes
 from playground.selectors.points import POINT_LABELS
 from scheduler_core.events_compact import feasible_nodes, filter_plugins, iter_verdicts, prefilter_results, score_table
+from scheduler_core.features import gates_for
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
@@ -178,7 +179,12 @@ def scores(screen: Screen) -> dict[str, Any] | None:
 
 
 def selected(screen: Screen) -> dict[str, Any] | None:
-    return screen.first("selected")
+    """The cycle's `selected` event, with how the run's version breaks a tie (`heap_pop`): after
+    v1.30 the first pop of the score heap wins (not random); v1.30 samples among the tied nodes."""
+    event = screen.first("selected")
+    if event is None:
+        return None
+    return {**event, "heap_pop": gates_for(screen.run.kubernetes_version).node_score_heap_tie_break}
 
 
 def extender_calls(screen: Screen) -> list[dict[str, Any]]:
