@@ -1,6 +1,7 @@
-"""The challenge builder page, /scenarios/<token>/challenge/: the owner writes the scenario's
-Challenge (services/challenges.py); anyone with the link reads it and is sent to fork the
-scenario and run it."""
+"""The challenge page, /scenarios/<token>/challenge/: the owner writes the scenario's Challenge
+(services/challenges.py), each refusal shown under the box it is about; it is also the link the
+owner shares: anyone else reads the task there and joins with a nickname, which gives them their
+own copy of the scenario. /results/ is the owner's table of the class's attempts."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from playground.models import ChallengeLearner
+from playground.models import ChallengeLearner, Scenario
 from playground.ownership import actor_for_request, can_edit
-from playground.selectors.challenge_results import challenge_results
+from playground.selectors.challenge_results import challenge_results, current_challenge
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services import challenges as challenge_service
 from playground.services.scenarios import ScenarioInvalid
@@ -35,13 +36,14 @@ def _initial(obj: object | None) -> dict[str, str]:
 
 @require_http_methods(["GET", "POST"])
 def challenge_builder(request: HttpRequest, token: str) -> HttpResponse:
+    """The owner's builder, or everyone else's join form: the challenge's share link."""
     scenario = scenario_by_share_token(token=token)
     actor = actor_for_request(request)
     editable = can_edit(scenario=scenario, actor=actor)
     existing = challenge_service.challenge_object(scenario=scenario)
-    values, error = _initial(existing), None
-    if request.method == "POST" and request.POST.get("action") == "nickname":
-        return _set_nickname(request, scenario)
+    values, error, problems = _initial(existing), None, []
+    if request.method == "POST" and request.POST.get("action") in ("join", "nickname"):
+        return _join(request, scenario)
     if request.method == "POST":
         if not editable:
             raise PermissionDenied("Only the scenario's owner can write its challenge; fork it first.")
@@ -51,20 +53,32 @@ def challenge_builder(request: HttpRequest, token: str) -> HttpResponse:
                 name=getattr(existing, "name", "") or "challenge", title=values["title"], task=values["task"],
                 goals_yaml=values["goals"], hints_text=values["hints"])
             challenge_service.challenge_save(scenario=scenario, actor=actor, manifest=manifest)
+        except challenge_service.GoalsInvalid as invalid:
+            problems = invalid.problems
         except ScenarioInvalid as invalid:
-            error = invalid.message
+            field = invalid.field or ""
+            why = invalid.message.removeprefix(f"{field}: ") if field else invalid.message
+            error = {"field": field, "why": why}
         else:
-            messages.success(request, "Challenge saved. Share the scenario's link: learners fork it, run it, "
-                                      "and the run page checks the goals.")
-            return redirect(reverse("playground:scenario", args=[scenario.share_token]))
+            messages.success(request, "Challenge saved. Send learners the share link below: it opens the join "
+                                      "form, and joining gives each their own copy to change and run.")
+            return redirect(reverse("playground:challenge_builder", args=[scenario.share_token]))
+    copy = challenge_service.learner_copy(scenario=scenario, actor=actor) if not editable else None
     return render(request, "playground/scenarios/challenge.html", {
-        "scenario": scenario, "can_edit": editable, "values": values, "error": error, "existing": existing,
-        "nickname": _nickname(scenario, actor),
-        "share_url": request.build_absolute_uri(reverse("playground:scenario", args=[scenario.share_token])),
-    }, status=400 if error else 200)
+        "scenario": scenario, "can_edit": editable, "values": values, "existing": existing,
+        "error": error, "problems": problems, "error_field": _error_area(error, problems),
+        "flashed": list(messages.get_messages(request)),
+        "challenge": current_challenge(scenario=scenario) if existing else None,
+        "nickname": _nickname(scenario, actor), "copy": copy,
+        "share_url": request.build_absolute_uri(reverse("playground:challenge_builder", args=[scenario.share_token])),
+    }, status=400 if error or problems else 200)
 
 
-NICKNAME_MAX = 40
+def _error_area(error: dict[str, str] | None, problems: list[tuple[str, str]]) -> str:
+    """Which of the form's boxes the refusal is about (it is shown under that box)."""
+    field = problems[0][0] if problems else (error or {}).get("field") or ""
+    head = field.split(".")[0].split("[")[0]
+    return head if head in ("title", "task", "hints") else "goals"
 
 
 def _nickname(scenario: object, actor: object) -> str:
@@ -73,18 +87,18 @@ def _nickname(scenario: object, actor: object) -> str:
     return learner.nickname if learner else ""
 
 
-def _set_nickname(request: HttpRequest, scenario: object) -> HttpResponse:
-    """A learner names themself for the teacher's results page (one nickname per session)."""
-    nickname = " ".join((request.POST.get("nickname") or "").split())[:NICKNAME_MAX]
-    if not nickname:
-        messages.error(request, "Choose a nickname (1 to 40 characters).")
-    else:
-        actor = actor_for_request(request, create=True)
-        ChallengeLearner.objects.update_or_create(scenario=scenario, owner_token=actor.session_token,
-                                                  defaults={"nickname": nickname})
-        challenge_service.notify_results(scenario_id=scenario.pk)  # type: ignore[attr-defined]
-        messages.success(request, f"You are {nickname} on this challenge. Now fork the scenario and run it.")
-    return redirect(reverse("playground:scenario", args=[scenario.share_token]))  # type: ignore[attr-defined]
+def _join(request: HttpRequest, scenario: Scenario) -> HttpResponse:
+    """A learner names themself for the teacher's results page and is sent to their own copy."""
+    actor = actor_for_request(request, create=True)
+    try:
+        learner, copy = challenge_service.challenge_join(scenario=scenario, actor=actor,
+                                                         nickname=request.POST.get("nickname", ""))
+    except ScenarioInvalid as invalid:
+        messages.error(request, invalid.message)
+        return redirect(reverse("playground:challenge_builder", args=[scenario.share_token]))
+    messages.success(request, f"You are {learner.nickname} on this challenge. This copy is yours: change it, "
+                              "then Start run and Play; the run page checks the goals.")
+    return redirect(reverse("playground:scenario", args=[copy.share_token]))
 
 
 @require_http_methods(["GET"])
