@@ -5,6 +5,10 @@ cluster dump still gives a hundred such lines, mostly the same few fields (metad
 managedFields, status.conditions) on every kind; the page groups them by field, so the list
 reads "metadata.managedFields: 30 Nodes, 4 PriorityClasses, ... (first: document 1, Node n1)".
 The heading says the reason once: "Accepted but not simulated".
+
+References to objects the scenario lacks (a DeviceClass a claim names) are warnings of another
+category: the API server accepts them and the scheduler reacts at run time; `reference_lines`
+lists them one by one, each with what the scheduler will do.
 """
 
 from __future__ import annotations
@@ -13,10 +17,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["not_simulated_lines", "NOT_SIMULATED_TAG"]
+__all__ = ["not_simulated_lines", "reference_lines", "NOT_SIMULATED_TAG", "REFERENCE_TAG"]
 
 # The message tag that marks a flashed warning line (plain posts redirect before rendering).
 NOT_SIMULATED_TAG = "not-simulated"
+# The tag of a flashed reference warning: an object named that the scenario lacks, accepted as
+# the API server accepts it (the line says what the scheduler will do about it).
+REFERENCE_TAG = "missing-reference"
+REFERENCE = "reference"  # LoadWarning.category of such a warning (api/loader/resource_build.py)
 
 _LIST_ITEM = re.compile(r"^items\[\d+\]\.")
 _INDEX = re.compile(r"\[\d+\]")
@@ -40,6 +48,8 @@ def not_simulated_lines(warnings: Iterable[Any]) -> list[str]:
     kind carry it and where the first one is, in the loader's order."""
     groups: dict[str, tuple[Any, dict[str, int]]] = {}
     for warning in warnings:
+        if getattr(warning, "category", None) == REFERENCE:
+            continue  # listed apart: reference_lines
         field = _INDEX.sub("[]", _LIST_ITEM.sub("", warning.field or ""))
         first, kinds = groups.setdefault(field, (warning, {}))
         kind = warning.kind or "object"
@@ -50,3 +60,10 @@ def not_simulated_lines(warnings: Iterable[Any]) -> list[str]:
         where = _where(first)
         lines.append(f"{field or '(object)'}: {counts}" + (f" (first: {where})" if where else ""))
     return lines
+
+
+def reference_lines(warnings: Iterable[Any]) -> list[str]:
+    """One line per reference to an object the scenario lacks (not grouped: each names its own
+    missing object), where it is and what the scheduler will do, in the loader's order."""
+    return [f"{_where(w)}: {w.field}: {w.reason}" if w.field else f"{_where(w)}: {w.reason}"
+            for w in warnings if getattr(w, "category", None) == REFERENCE]

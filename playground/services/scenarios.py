@@ -362,7 +362,8 @@ def scenario_object_save(
             manifests.append(manifest)
         else:
             manifests[index] = manifest
-        validate_manifests(manifests)
+        found = validate_text(build_yaml(manifests), source="scenario")
+        position = len(manifests) - 1 if index is None else index
         if index is None:
             next_order = rows[-1].order + 1 if rows else 0
             obj = ScenarioObject.objects.create(
@@ -374,8 +375,16 @@ def scenario_object_save(
             obj.save(update_fields=["kind", "namespace", "name", "manifest"])
         scenario.save(update_fields=["updated_at"])
         prepare_yaml_later(scenario, len(manifests))
-    obj.not_simulated = manifest_warnings(manifest)
+    obj.not_simulated = manifest_warnings(manifest) + references_in(found, position + 1, position + 1)
     return obj
+
+
+def references_in(warnings: list[Any], first: int, last: int) -> list[Any]:
+    """The loader's reference warnings (an object named that the scenario lacks: see
+    `scheduler_core/api/loader/resource_build.py`) of documents `first`..`last` (1-based, as the
+    loader numbers them), so an edit reports what it brought in and not its neighbours'."""
+    return [w for w in warnings if getattr(w, "category", None) == "reference"
+            and w.document is not None and first <= w.document <= last]
 
 
 def _documents_text(text: str) -> str:
@@ -407,7 +416,7 @@ def scenario_documents_replace(
             raise ScenarioInvalid("Those documents are no longer there (the scenario changed): reload the page.")
         pieces = [build_yaml(row.manifest for row in rows[:first]), body,
                   build_yaml(row.manifest for row in rows[first + count :])]
-        validate_text("---\n".join(piece for piece in pieces if piece), source="scenario")
+        found = validate_text("---\n".join(piece for piece in pieces if piece), source="scenario")
         try:
             new = split_documents(body) if body else []
         except ManifestError as error:
@@ -431,7 +440,7 @@ def scenario_documents_replace(
         locked.save(update_fields=["updated_at"])
         prepare_yaml_later(locked, len(rows) - count + len(new))
     scenario.updated_at = locked.updated_at
-    scenario.not_simulated = manifests_warnings(new, source=source)
+    scenario.not_simulated = manifests_warnings(new, source=source) + references_in(found, first + 1, first + len(new))
     return len(new)
 
 

@@ -30,7 +30,7 @@ from playground.forms import (
 )
 from playground.limits import request_too_large, too_large
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
-from playground.presenters.load_warnings import NOT_SIMULATED_TAG, not_simulated_lines
+from playground.presenters.load_warnings import NOT_SIMULATED_TAG, REFERENCE_TAG, not_simulated_lines, reference_lines
 from playground.presenters.scenarios.editor import (
     ALL_PARTS,
     SECTION_SLUGS,
@@ -94,6 +94,7 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
                 form.add_error("file", error.message)
             else:
                 _flash_not_simulated(request, not_simulated_lines(scenario.not_simulated))
+                _flash_references(request, scenario.not_simulated)
                 return redirect(_detail_url(scenario))
     context = {
         "mine": scenarios_owned_by(actor=actor),
@@ -173,6 +174,7 @@ def _respond(
             if notice:
                 messages.success(request, notice)
             _flash_not_simulated(request, lines)
+            _flash_references(request, warnings)
             return redirect(_detail_url(scenario))
         return render(
             request,
@@ -186,6 +188,9 @@ def _respond(
     page = editor_context(request, scenario, actor, parts=parts, notice=notice, **context)
     if lines:
         page["not_simulated"] = lines
+    references = reference_lines(warnings)
+    if references:
+        page["references"] = references
     # htmx swaps 2xx only: answer errors with 200 so the form with its messages is shown.
     return HttpResponse(parts_html(request, page, parts))
 
@@ -193,6 +198,12 @@ def _respond(
 def _flash_not_simulated(request: HttpRequest, lines: list[str]) -> None:
     for line in lines:
         messages.warning(request, line, extra_tags=NOT_SIMULATED_TAG)
+
+
+def _flash_references(request: HttpRequest, warnings: Any) -> None:
+    """The loader's reference warnings (an object named that the scenario lacks), one each."""
+    for line in reference_lines(warnings):
+        messages.warning(request, line, extra_tags=REFERENCE_TAG)
 
 
 @require_http_methods(["GET", "POST"])
@@ -456,11 +467,13 @@ def scenario_yaml_view(request: HttpRequest, token: str) -> HttpResponse:
         else:
             messages.success(request, f"Documents {first + 1}–{first + count} saved ({saved} now).")
             _flash_not_simulated(request, not_simulated_lines(getattr(scenario, "not_simulated", ())))
+            _flash_references(request, getattr(scenario, "not_simulated", ()))
             return redirect(f"{reverse('playground:scenario_yaml', args=[scenario.share_token])}?page={number}")
     context["yaml"] = yaml_page(scenario, objects, number)
     flashed = list(messages.get_messages(request))
-    context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags]
+    context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags and REFERENCE_TAG not in m.tags]
     context["not_simulated"] = [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags]
+    context["references"] = [m.message for m in flashed if REFERENCE_TAG in m.tags]
     return render(request, "playground/scenarios/yaml_page.html", context, status=status)
 
 
