@@ -185,7 +185,10 @@ def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
     or download finds them ready. Best effort (small scenarios build theirs in milliseconds
     when needed; a broker that cannot take the task now only means the next start builds it)."""
     if objects < PREPARE_MIN_OBJECTS:
-        return
+        from playground.services.runs.prepare import start_weight
+
+        if start_weight(scenario.pk) < PREPARE_MIN_OBJECTS:  # a long Timeline counts too
+            return
 
     def queue() -> None:
         from playground.services.runs.dispatch import CONTINUATION_PRIORITY, runs_queue

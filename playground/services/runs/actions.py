@@ -133,12 +133,13 @@ def _worker_prepares(scenario: Scenario, seed: int, version: str, gates: str) ->
     """Should a worker compute this start while the request waits? A big scenario's (the
     start a worker prepares after every change: its seed, the default version, no gates), when
     a worker is there to do it."""
+    from playground.services.runs.prepare import start_weight
     from playground.services.scenarios import PREPARE_MIN_OBJECTS
     from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
 
     if gates or seed != scenario.seed or version != DEFAULT_KUBERNETES_VERSION:
         return False
-    return scenario.kube_objects.count() >= PREPARE_MIN_OBJECTS and dispatch.any_worker_alive()
+    return start_weight(scenario.pk) >= PREPARE_MIN_OBJECTS and dispatch.any_worker_alive()  # timelines count
 
 
 def run_opened(*, run: Run, actor: Actor) -> bool:
