@@ -46,6 +46,22 @@ def _int_param(value: str | None) -> int | None:
         return None
 
 
+def _position(request: HttpRequest) -> tuple[int | None, int | None, str]:
+    """The step and cycle a GET asks for (the jump form, the scrubber, a share link), and the
+    error to show next to the jump form when one is not a whole number from 0 (then the page is
+    the live one instead of a 404 or a silent fallback)."""
+    values: list[int | None] = []
+    error = ""
+    for name in ("step", "cycle"):
+        raw = request.GET.get(name)
+        value = _int_param(raw)
+        if raw not in (None, "") and (value is None or value < 0):
+            error = error or f"{name}: {raw!r} is not a whole number from 0."
+            value = None
+        values.append(value)
+    return values[0], values[1], error
+
+
 def _run_url(run: Any, query: str = "") -> str:
     url = reverse("playground:run", args=[run.share_token])
     return f"{url}?{query}" if query else url
@@ -80,7 +96,9 @@ def run_detail(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST":
         return _run_action(request, run)
     actor = actor_for_request(request)
-    step, cycle = _int_param(request.GET.get("step")), _int_param(request.GET.get("cycle"))
+    step, cycle, jump_error = _position(request)
+    if jump_error:  # answered in place: the live page, the error beside the jump form
+        return _run_page(request, run, actor, None, None, False, jump_error=jump_error)
     following = request.GET.get("follow") == "1"
     pinned = (step is not None or cycle is not None) and not following
     if (
@@ -101,7 +119,14 @@ def run_detail(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _run_page(
-    request: HttpRequest, run: Any, actor: Any, step: int | None, cycle: int | None, following: bool
+    request: HttpRequest,
+    run: Any,
+    actor: Any,
+    step: int | None,
+    cycle: int | None,
+    following: bool,
+    *,
+    jump_error: str = "",
 ) -> HttpResponse:
     if following:  # a follower sees the presenter's step (None: the live head)
         led, presenter_at = classroom.presenter_step(run.pk)
@@ -135,8 +160,9 @@ def _run_page(
         "following": following,
         "presenting": presenting,
         "follow_url": request.build_absolute_uri(_run_url(run, "follow=1")),
+        "jump_error": jump_error,
     }
-    return render(request, "playground/runs/detail.html", context)
+    return render(request, "playground/runs/detail.html", context, status=400 if jump_error else 200)
 
 
 def _flash(
@@ -157,6 +183,21 @@ def _flash(
     return render(request, "playground/runs/partials/flash.html", context, status=status)
 
 
+# The run page's controls with one input each (not the cluster forms): the error span beside it.
+CONTROL_FIELDS = {"run_clock": "run-clock-seconds-error", "speed": "speed-error"}
+
+
+def _field_errors(request: HttpRequest, action: str, error: Any = None) -> list[tuple[str, str]]:
+    """The error spans to set for the form that sent `action`: the message beside its field (or
+    cleared, on success)."""
+    if action == "cluster":
+        return _cluster_field_errors(request, error)
+    if action in CONTROL_FIELDS:
+        message = "" if error is None else getattr(error, "message", None) or str(error)
+        return [(CONTROL_FIELDS[action], message)]
+    return []
+
+
 def _cluster_field_errors(request: HttpRequest, error: Any = None) -> list[tuple[str, str]]:
     """The error spans of the cluster form that was sent: the message next to its field, the
     form's other spans cleared."""
@@ -172,19 +213,23 @@ def _predict(request: HttpRequest, run: Any) -> HttpResponse:
     """A learner's prediction for a lesson step (anyone may answer: it is theirs, in their session)."""
     index = _int_param(request.POST.get("index"))
     answer = ", ".join(sorted(a for a in request.POST.getlist("answer") if a))
-    if index is None or not answer:
-        return _flash(request, run, "Choose an answer first.", error=True, status=400)
-    lesson_panel.record_answer(request.session, run.share_token, index, answer)
     step = _int_param(request.POST.get("at_step"))
+    error = "" if index is not None and answer else "answer: choose one of the answers first."
+    if not error:
+        lesson_panel.record_answer(request.session, run.share_token, index, answer)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(_run_url(run, f"step={step}" if step is not None else ""))
     screen = run_screen(
         run=run,
         actor=actor_for_request(request),
         step=step,
         answers=lesson_panel.answers_for(request.session, run.share_token),
     )
-    if not request.htmx:
-        return redirect(_run_url(run, f"step={step}" if step is not None else ""))
-    return render(request, "playground/runs/partials/lesson.html", {"run": run, "screen": screen})
+    # The lesson panel is the form's target: a refusal is the same panel with the error in it.
+    context = {"run": run, "screen": screen, "predict_error": error}
+    return render(request, "playground/runs/partials/lesson.html", context, status=400 if error else 200)
 
 
 def _scale(request: HttpRequest, run: Any, actor: Any) -> HttpResponse:
@@ -243,14 +288,23 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
         if action == "run_clock":
             params = {"seconds": request.POST.get("seconds", "")}
             queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_ADVANCE_CLOCK, params=params)
-            return _flash(request, run, f"Queued: let the clock run {queued.params['seconds']:g} s (#{queued.index})")
+            text = f"Queued: let the clock run {queued.params['seconds']:g} s (#{queued.index})"
+            return _flash(request, run, text, field_errors=_field_errors(request, action))
         if action == "pause":
             paused = run_service.run_pause(run=run, actor=actor)
             return _flash(request, run, "Pausing after the current step…" if paused else "Nothing is playing.")
         if action == "speed":
-            speed = float(request.POST.get("speed") or 0)
+            raw = request.POST.get("speed") or "0"
+            try:
+                speed = float(raw)
+            except ValueError:
+                raise run_service.RunError(f"speed: {raw!r} is not a number of steps per second.") from None
+            if speed not in run_service.SPEEDS:
+                choices = ", ".join(f"{s:g}" for s in run_service.SPEEDS)
+                raise run_service.RunError(f"speed: {raw!r} is not one of the speeds ({choices}; 0 is max).")
             run_service.run_set_speed(run=run, actor=actor, speed=speed)
-            return _flash(request, run, "Speed: " + (f"{speed:g} steps/s" if speed else "as fast as possible"))
+            text = "Speed: " + (f"{speed:g} steps/s" if speed else "as fast as possible")
+            return _flash(request, run, text, field_errors=_field_errors(request, action))
         if action == "cluster" and request.POST.get("what") == "scaleDeployment":
             return _scale(request, run, actor)
         if action == "cluster":
@@ -262,6 +316,6 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
     except PermissionDenied as error:
         return _flash(request, run, str(error), error=True, status=403)
     except (run_service.RunError, ValueError) as error:
-        fields = _cluster_field_errors(request, error) if action == "cluster" else []
+        fields = _field_errors(request, action, error)
         return _flash(request, run, getattr(error, "message", str(error)), error=True, status=400, field_errors=fields)
     return _flash(request, run, "Unknown action.", error=True, status=400)

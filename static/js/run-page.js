@@ -29,3 +29,17 @@ document.addEventListener("htmx:wsClose", function () {
   var badge = document.getElementById("run-socket");
   if (badge) badge.textContent = "disconnected: reconnecting…";
 });
+
+// A refusal the server answers with a fragment (a 400 or 403 naming the field and why) is meant
+// to be swapped in place, next to its form (the htmx-config meta in base.html swaps those codes).
+// Under DEBUG, django-htmx's script replaces the whole document with any 400/403/404/500
+// response (to show Django's error page): it listens on the document, so a listener that runs
+// first, on the window while capturing, keeps fragments from it. Whole documents (Django's
+// error pages) still go through to it; htmx's own handling of the response is not affected.
+window.addEventListener("htmx:beforeOnLoad", function (event) {
+  var xhr = event.detail && event.detail.xhr;
+  if (!xhr || xhr.status < 400 || xhr.status >= 500) return;
+  var body = typeof xhr.response === "string" ? xhr.response : "";
+  if (/^\s*(<!doctype|<html)/i.test(body)) return;
+  event.stopPropagation();
+}, true);
