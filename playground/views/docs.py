@@ -3,6 +3,7 @@ themselves, so the app and the repository never disagree. Only the listed files 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,12 +35,49 @@ PAGES: dict[str, tuple[str, str, str]] = {
 }
 
 
+_SLUG_OF_FILE = {file: slug for slug, (file, _, _) in PAGES.items()}
+# A file the app serves, named in code (`docs/storage.md`, `README.md`) or as a Markdown link.
+_CODE_FILE = re.compile(r"<code>((?:docs/)?[a-z-]+\.md|README\.md)</code>")
+_LINK_FILE = re.compile(r'href="(?:\.\./|docs/)?([a-z-]+\.md|README\.md)(#[^"]*)?"')
+# An address of the app named in code, without a placeholder (`/docs/then-and-now/`, `/scenarios/`).
+_CODE_PATH = re.compile(r"<code>(/(?:docs|scenarios|diagnostics)/(?:[a-z0-9-]+/)*)</code>")
+
+
+def _file_slug(name: str, page_file: str) -> str | None:
+    """The slug of the served file `name` refers to from `page_file` (docs/*.md name each other
+    without the folder; README.md names them with it)."""
+    if name == "README.md":
+        return "readme"
+    if not name.startswith("docs/") and page_file.startswith("docs/"):
+        name = "docs/" + name
+    return _SLUG_OF_FILE.get(name)
+
+
+def _link_files(html: str, page_file: str) -> str:
+    """Links to the app's own pages for the files and addresses a page names, so a reader in the
+    app follows `docs/storage.md` to /docs/storage/ instead of a path the app does not serve."""
+
+    def code(m: re.Match[str]) -> str:
+        slug = _file_slug(m.group(1), page_file)
+        return f'<a href="/docs/{slug}/">{m.group(0)}</a>' if slug else m.group(0)
+
+    def link(m: re.Match[str]) -> str:
+        slug = _file_slug(m.group(1), page_file)
+        return f'href="/docs/{slug}/{m.group(2) or ""}"' if slug else m.group(0)
+
+    html = _LINK_FILE.sub(link, html)
+    html = _CODE_FILE.sub(code, html)
+    return _CODE_PATH.sub(lambda m: f'<a href="{m.group(1)}">{m.group(0)}</a>', html)
+
+
 @lru_cache(maxsize=len(PAGES))
 def _html(path: str, mtime: float) -> str:
     """The file's Markdown as HTML. Raw HTML in the file is escaped (html off), links are
-    validated by markdown-it (no javascript: URLs)."""
+    validated by markdown-it (no javascript: URLs); the files and addresses it names link to
+    the app's pages."""
     del mtime  # part of the cache key: an edited file is rendered again
-    return MarkdownIt("commonmark", {"html": False}).enable("table").render((ROOT / path).read_text())
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render((ROOT / path).read_text())
+    return _link_files(body, path)
 
 
 @require_GET
