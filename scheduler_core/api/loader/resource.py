@@ -109,6 +109,10 @@ def _selectors(r: FieldReader, obj: Any, path: str) -> list[DeviceSelector]:
         if not expr:
             raise r.err(f"{p}.cel.expression", "Required value")
         compiled = compile_selector(expr)
+        if compiled.error_kind == "too_long":
+            raise r.err(f"{p}.cel.expression", f"Too long: {compiled.error}")
+        if compiled.error_kind == "forbidden":  # the estimated cost is over the budget
+            raise r.err(f"{p}.cel.expression", f"Forbidden: {compiled.error}")
         if compiled.error:
             raise r.err(f"{p}.cel.expression", f"Invalid value: {expr!r}: compilation failed: "
                                                f"{compiled.error}")

@@ -1,0 +1,554 @@
+"""A CEL tree (scheduler_core.dra.cel_ast) compiled into nested Python closures that count
+cel-go's runtime cost as they go.
+
+Why closures: cel-python walks its parse tree for every step (~50 µs per comprehension step), so
+the costliest selector upstream's budget allows took ~15 s; a closure per node costs about a
+microsecond per step. Why counting: upstream stops an evaluation whose *actual* cost passes
+resource.k8s.io's CELSelectorExpressionMaxCost, and the count here is the one cel-go's cost
+tracker keeps (a variable or field access 1, a constant 0, a call 1 or its size-based cost, a
+non-constant list 10, the macros' expanded condition and step per element; constant lists and
+conversions of constants are folded away first, as the optimizing planner folds them), so an
+expression just under the budget finishes and one just over fails at the same place.
+
+Activation slots: a[0] is the running cost, a[1] the `device` variable, then one slot per
+comprehension variable, accumulator or binding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from scheduler_core.dra.cel_ast import ACCU, CelUint, Node
+
+__all__ = ["CelRuntimeError", "CostLimitExceeded", "compile_tree", "DefaultEmptyMap"]
+
+Fn = Callable[[list], Any]
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+
+
+class CelRuntimeError(Exception):
+    """A CEL error value (no such key, no such overload, division by zero, ...)."""
+
+
+class CostLimitExceeded(Exception):
+    """The evaluation's actual cost passed the budget: it stops, whatever else it would do."""
+
+    def __init__(self) -> None:
+        super().__init__(COST_LIMIT_MESSAGE)
+
+
+class DefaultEmptyMap(dict):
+    """`device.attributes` / `device.capacity`: an unknown domain reads as an empty map."""
+
+    __slots__ = ()
+
+
+_EMPTY: dict = {}
+
+
+def _ceil10(n: int) -> int:
+    return math.ceil(float(n) * 0.1)
+
+
+def _size(v: Any) -> int:
+    if isinstance(v, (str, bytes, list, dict)):
+        return len(v)
+    return 1
+
+
+def _tname(v: Any) -> str:
+    from scheduler_core.dra.cel import CelQuantity, CelSemver
+
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, CelUint):
+        return "uint"
+    if isinstance(v, CelQuantity):
+        return "kubernetes.Quantity"
+    if isinstance(v, CelSemver):
+        return "kubernetes.Semver"
+    return {int: "int", float: "double", str: "string", bytes: "bytes", list: "list",
+            dict: "map", DefaultEmptyMap: "map", type(None): "null_type"}.get(type(v), type(v).__name__)
+
+
+def _overload(fn: str, *vals: Any) -> CelRuntimeError:
+    return CelRuntimeError(f"no such overload: {fn}({', '.join(_tname(v) for v in vals)})")
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def cel_eq(a: Any, b: Any) -> bool:
+    """CEL's heterogeneous equality: different types are unequal, numbers compare by value."""
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is list:
+            return len(a) == len(b) and all(cel_eq(x, y) for x, y in zip(a, b, strict=True))
+        if ta is dict or ta is DefaultEmptyMap:
+            return len(a) == len(b) and all(k in b and cel_eq(v, b[k]) for k, v in a.items())
+        if ta is float and (a != a or b != b):
+            return False
+        return a == b
+    if _num(a) and _num(b):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(k in b and cel_eq(v, b[k]) for k, v in a.items())
+    return False
+
+
+def _compare(fn: str, a: Any, b: Any) -> int:
+    if _num(a) and _num(b) or type(a) is type(b) and isinstance(a, (str, bytes, bool)):
+        return (a > b) - (a < b)
+    raise _overload(fn, a, b)
+
+
+def _qualify(obj: Any, key: Any) -> Any:
+    if isinstance(obj, dict):
+        try:
+            return obj[key]
+        except (KeyError, TypeError):
+            if type(obj) is DefaultEmptyMap:
+                return _EMPTY
+            raise CelRuntimeError(f"no such key: {key}") from None
+    if isinstance(obj, list):
+        if not _num(key) or (isinstance(key, float) and key != int(key)):
+            raise CelRuntimeError(f"unsupported index type '{_tname(key)}' in list")
+        i = int(key)
+        if not 0 <= i < len(obj):
+            raise CelRuntimeError(f"index out of bounds: {i}")
+        return obj[i]
+    raise CelRuntimeError(f"no such overload: {_tname(obj)}[{_tname(key)}]")
+
+
+def _is_const(fn: Any) -> bool:
+    return hasattr(fn, "const")
+
+
+def _const(v: Any) -> Fn:
+    def f(a: list) -> Any:
+        return v
+    f.const = v  # type: ignore[attr-defined]
+    return f
+
+
+class _Compiler:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.slots: dict[str, list[int]] = {"device": [1]}
+        self.nslots = 2
+        self.nodes = 0
+
+    def slot(self, name: str) -> int:
+        i = self.nslots
+        self.nslots += 1
+        self.slots.setdefault(name, []).append(i)
+        return i
+
+    def unslot(self, name: str) -> None:
+        self.slots[name].pop()
+
+    def compile(self, n: Node) -> Fn:
+        self.nodes += 1
+        k = n.kind
+        if k == "lit":
+            return _const(n.a)
+        if k in ("ident", "select", "index"):
+            return self._attribute(n)
+        if k == "call":
+            return self._call(n)
+        if k == "list":
+            return self._list(n)
+        if k == "map":
+            return self._map(n)
+        if k == "and":
+            return self._and(self.compile(n.a), self.compile(n.b))
+        if k == "or":
+            return self._or(self.compile(n.a), self.compile(n.b))
+        if k == "cond":
+            return self._cond(n)
+        if k == "comp":
+            return self._comp(n)
+        if k == "bind":
+            return self._bind(n)
+        raise CelRuntimeError(f"unsupported expression ({k})")
+
+    # attributes: a root then qualifiers; the root costs 1 if it is a variable (or wraps a
+    # computed value), each constant qualifier 1, a variable key 1 (its own access), a
+    # computed key 1 plus its cost
+    def _attribute(self, n: Node) -> Fn:
+        quals: list[tuple[str, Any, Fn | None, bool]] = []  # (kind, const key, key fn, key is attr)
+        test_only = False
+        while n.kind in ("select", "index"):
+            if n.kind == "select":
+                if n.c:
+                    test_only = True
+                quals.append(("c", n.b, None, False))
+            else:
+                key = n.b
+                kf = self.compile(key)
+                if _is_const(kf):
+                    quals.append(("c", kf.const, None, False))  # type: ignore[attr-defined]
+                else:
+                    quals.append(("v", None, kf, key.kind in ("ident", "select", "index")))
+            n = n.a
+        quals.reverse()
+        if n.kind == "ident":
+            idx = self.slots.get(n.a)
+            if not idx:
+                raise CelRuntimeError(f"undeclared reference to '{n.a}'")
+            si = idx[-1]
+
+            def root(a: list, si: int = si) -> Any:
+                return a[si]
+            root_cost = 0 if test_only else 1
+        else:
+            root = self.compile(n)
+            root_cost = 1  # a relative attribute around a computed value
+        if not quals:
+            def ident(a: list, si: int = si) -> Any:
+                a[0] += 1
+                return a[si]
+            return ident
+        qcost = root_cost + sum(1 for q in quals if q[0] == "c" or not q[3])
+        if test_only:
+            last = quals.pop()
+            field = last[1]
+
+            def has(a: list) -> Any:
+                obj = root(a)
+                a[0] += qcost
+                for kind, key, kf, _ in quals:
+                    obj = _qualify(obj, key if kind == "c" else kf(a))  # type: ignore[misc]
+                if isinstance(obj, dict):
+                    return field in obj
+                raise CelRuntimeError(f"invalid type for field selection: {_tname(obj)}")
+            return has
+        if all(q[0] == "c" for q in quals):
+            keys = tuple(q[1] for q in quals)
+            if len(keys) == 1:
+                k0 = keys[0]
+
+                def select1(a: list) -> Any:
+                    obj = root(a)
+                    a[0] += qcost
+                    if type(obj) is dict:
+                        try:
+                            return obj[k0]
+                        except KeyError:
+                            pass
+                    return _qualify(obj, k0)
+                return select1
+
+            def select(a: list) -> Any:
+                obj = root(a)
+                a[0] += qcost
+                for k in keys:
+                    obj = _qualify(obj, k)
+                return obj
+            return select
+
+        def qualify(a: list) -> Any:
+            obj = root(a)
+            a[0] += qcost
+            for kind, key, kf, _ in quals:
+                obj = _qualify(obj, key if kind == "c" else kf(a))  # type: ignore[misc]
+            return obj
+        return qualify
+
+    def _list(self, n: Node) -> Fn:
+        items = [self.compile(x) for x in n.a]
+        if all(_is_const(f) for f in items):
+            return _const([f.const for f in items])  # type: ignore[attr-defined]
+
+        def make(a: list) -> Any:
+            out = [f(a) for f in items]
+            a[0] += 10
+            return out
+        return make
+
+    def _map(self, n: Node) -> Fn:
+        entries = [(self.compile(k), self.compile(v)) for k, v in n.a]
+        if all(_is_const(k) and _is_const(v) for k, v in entries):
+            return _const({k.const: v.const for k, v in entries})  # type: ignore[attr-defined]
+
+        def make(a: list) -> Any:
+            out = {}
+            for kf, vf in entries:
+                key = kf(a)
+                if key in out:
+                    raise CelRuntimeError(f"Failed with repeated key: {key}")
+                out[key] = vf(a)
+            a[0] += 30
+            return out
+        return make
+
+    @staticmethod
+    def _and(lf: Fn, rf: Fn) -> Fn:
+        def f(a: list) -> Any:
+            try:
+                lhs = lf(a)
+            except CelRuntimeError as exc:
+                lhs = exc
+            if lhs is False:
+                return False
+            try:
+                rhs = rf(a)
+            except CelRuntimeError as exc:
+                rhs = exc
+            if rhs is False:
+                return False
+            if lhs is True and rhs is True:
+                return True
+            if isinstance(lhs, CelRuntimeError):
+                raise lhs
+            if isinstance(rhs, CelRuntimeError):
+                raise rhs
+            raise _overload("_&&_", lhs, rhs)
+        return f
+
+    @staticmethod
+    def _or(lf: Fn, rf: Fn) -> Fn:
+        def f(a: list) -> Any:
+            try:
+                lhs = lf(a)
+            except CelRuntimeError as exc:
+                lhs = exc
+            if lhs is True:
+                return True
+            try:
+                rhs = rf(a)
+            except CelRuntimeError as exc:
+                rhs = exc
+            if rhs is True:
+                return True
+            if lhs is False and rhs is False:
+                return False
+            if isinstance(lhs, CelRuntimeError):
+                raise lhs
+            if isinstance(rhs, CelRuntimeError):
+                raise rhs
+            raise _overload("_||_", lhs, rhs)
+        return f
+
+    def _cond(self, n: Node) -> Fn:
+        cf, tf, ff = self.compile(n.a), self.compile(n.b), self.compile(n.c)
+
+        def f(a: list) -> Any:
+            c = cf(a)
+            if c is True:
+                return tf(a)
+            if c is False:
+                return ff(a)
+            raise _overload("_?_:_", c)
+        return f
+
+    def _bind(self, n: Node) -> Fn:
+        init = self.compile(n.b)
+        si = self.slot(n.a)
+        body = self.compile(n.c)
+        self.unslot(n.a)
+
+        def f(a: list) -> Any:
+            a[si] = init(a)
+            return body(a)
+        return f
+
+    def _comp(self, n: Node) -> Fn:  # noqa: C901 - one branch per macro, as cel-go expands them
+        macro, var, args = n.a, n.b, n.d
+        rng = self.compile(n.c)
+        limit = self.limit
+        vi = self.slot(var)
+        self.slot(ACCU)
+        body = [self.compile(x) for x in args]
+        self.unslot(ACCU)
+        self.unslot(var)
+
+        def items(a: list) -> Any:
+            r = rng(a)
+            if isinstance(r, (list, dict)):
+                return r
+            raise CelRuntimeError(f"expression of type '{_tname(r)}' cannot be range of a comprehension")
+
+        if macro == "all":
+            p = body[0]
+
+            def f_all(a: list) -> Any:
+                accu: Any = True
+                for x in items(a):
+                    a[0] += 2  # @not_strictly_false(accu)
+                    if accu is False:
+                        break
+                    a[vi] = x
+                    a[0] += 1  # accu in `accu && p`
+                    try:
+                        v = p(a)
+                    except CelRuntimeError as exc:
+                        v = exc
+                    if v is False:
+                        accu = False
+                    elif v is not True and accu is True:
+                        accu = v if isinstance(v, CelRuntimeError) else _overload("_&&_", True, v)
+                    if a[0] > limit:
+                        raise CostLimitExceeded()
+                a[0] += 1  # result: accu
+                if isinstance(accu, CelRuntimeError):
+                    raise accu
+                return accu
+            return f_all
+        if macro == "exists":
+            p = body[0]
+
+            def f_exists(a: list) -> Any:
+                accu: Any = False
+                for x in items(a):
+                    a[0] += 3  # @not_strictly_false(!accu)
+                    if accu is True:
+                        break
+                    a[vi] = x
+                    a[0] += 1
+                    try:
+                        v = p(a)
+                    except CelRuntimeError as exc:
+                        v = exc
+                    if v is True:
+                        accu = True
+                    elif v is not False and accu is False:
+                        accu = v if isinstance(v, CelRuntimeError) else _overload("_||_", False, v)
+                    if a[0] > limit:
+                        raise CostLimitExceeded()
+                a[0] += 1
+                if isinstance(accu, CelRuntimeError):
+                    raise accu
+                return accu
+            return f_exists
+        if macro == "exists_one":
+            p = body[0]
+
+            def f_one(a: list) -> Any:
+                accu: Any = 0
+                for x in items(a):
+                    a[vi] = x
+                    try:
+                        v = p(a)
+                    except CelRuntimeError as exc:
+                        v = exc
+                    if v is True:
+                        a[0] += 2
+                        if not isinstance(accu, CelRuntimeError):
+                            accu += 1
+                    elif v is False:
+                        a[0] += 1
+                    elif not isinstance(accu, CelRuntimeError):
+                        accu = v if isinstance(v, CelRuntimeError) else _overload("_?_:_", v)
+                    if a[0] > limit:
+                        raise CostLimitExceeded()
+                a[0] += 2  # accu == 1
+                if isinstance(accu, CelRuntimeError):
+                    raise accu
+                return accu == 1
+            return f_one
+        # map / filter: the accumulator grows by `accu + [elem]`
+        pred = body[0] if (macro == "filter" or len(body) == 2) else None
+        tf = body[-1] if macro == "map" else None
+        elem_const = tf is not None and _is_const(tf)
+        step_cost = 1 + (0 if elem_const else 10) + 1
+
+        def f_map(a: list) -> Any:
+            accu: Any = []
+            for x in items(a):
+                a[vi] = x
+                if pred is not None:
+                    try:
+                        v = pred(a)
+                    except CelRuntimeError as exc:
+                        v = exc
+                    if v is not True:
+                        if v is False:
+                            a[0] += 1
+                        elif not isinstance(accu, CelRuntimeError):
+                            accu = v if isinstance(v, CelRuntimeError) else _overload("_?_:_", v)
+                        if a[0] > limit:
+                            raise CostLimitExceeded()
+                        continue
+                if tf is not None:
+                    try:
+                        item = tf(a)
+                    except CelRuntimeError as exc:
+                        item = exc
+                else:
+                    item = x
+                    a[0] += 1  # the variable in [x]
+                a[0] += step_cost
+                if isinstance(item, CelRuntimeError):
+                    if not isinstance(accu, CelRuntimeError):
+                        accu = item
+                elif not isinstance(accu, CelRuntimeError):
+                    accu.append(item)
+                if a[0] > limit:
+                    raise CostLimitExceeded()
+            a[0] += 1
+            if isinstance(accu, CelRuntimeError):
+                raise accu
+            return accu
+        return f_map
+
+    def _call(self, n: Node) -> Fn:
+        from scheduler_core.dra.cel_functions import FUNCTIONS, call_cost
+
+        fn, target, args = n.a, n.b, n.c
+        fns = ([self.compile(target)] if target is not None else []) + [self.compile(x) for x in args]
+        member = target is not None
+        impl = FUNCTIONS.get((fn, member, len(fns)))
+        if impl is None:
+            raise CelRuntimeError(f"undeclared reference to '{fn}'")
+        # `x in [constants]` becomes a set lookup and conversions of constants are folded
+        if fn == "@in" and _is_const(fns[1]) and isinstance(fns[1].const, list) and all(  # type: ignore[attr-defined]
+                isinstance(v, (bool, int, float, str)) for v in fns[1].const):  # type: ignore[attr-defined]
+            lhs, values = fns[0], fns[1].const  # type: ignore[attr-defined]
+
+            def member_of(a: list) -> Any:
+                x = lhs(a)
+                return any(cel_eq(x, v) for v in values)
+            return member_of
+        if fn in ("int", "uint", "double", "string", "bool", "bytes") and not member and _is_const(fns[0]):
+            a0: list = [0]
+            return _const(impl(a0, fns[0].const))  # type: ignore[attr-defined]
+        coster = call_cost(fn, member)
+        if len(fns) == 1:
+            f0 = fns[0]
+
+            def call1(a: list) -> Any:
+                x = f0(a)
+                a[0] += coster(x) if coster is not None else 1
+                return impl(a, x)
+            return call1
+        if len(fns) == 2:
+            f0, f1 = fns
+
+            def call2(a: list) -> Any:
+                x = f0(a)
+                try:
+                    y = f1(a)
+                except CelRuntimeError:
+                    a[0] += 1
+                    raise
+                a[0] += coster(x, y) if coster is not None else 1
+                return impl(a, x, y)
+            return call2
+
+        def calln(a: list) -> Any:
+            vals = [f(a) for f in fns]
+            a[0] += coster(*vals) if coster is not None else 1
+            return impl(a, *vals)
+        return calln
+
+
+def compile_tree(tree: Node, limit: int) -> tuple[Fn, int, int]:
+    """(program, activation size, node count): program(a) evaluates with a[0] the running cost;
+    it raises CostLimitExceeded when the cost passes `limit`, CelRuntimeError for CEL errors."""
+    c = _Compiler(limit)
+    fn = c.compile(tree)
+    return fn, c.nslots, c.nodes
