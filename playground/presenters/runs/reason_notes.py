@@ -34,8 +34,8 @@ REASON_NOTES: list[tuple[str, str, str]] = [
      "a volume the pod uses is labelled with a zone or region (topology.kubernetes.io/zone) that differs "
      "from this node's label"),
     ("VolumeRestrictions", "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode",
-     "the claim is ReadWriteOncePod and another pod already uses it; checked once at PreFilter, so every "
-     "node fails, and preemption may remove a lower-priority holder"),
+     "the claim is ReadWriteOncePod and another pod already uses it: PreFilter counts the other users, and "
+     "Filter refuses every node while there is one; preemption may remove a lower-priority holder"),
     ("VolumeRestrictions", "node(s) had no available disk",
      "a pod on this node already mounts the same in-tree disk (GCE PD, AWS EBS, RBD, iSCSI) in a "
      "conflicting way"),
@@ -60,14 +60,38 @@ REASON_NOTES: list[tuple[str, str, str]] = [
 ]
 
 
+# DynamicResources' PostFilter when its PreFilter never ran for the pod: upstream reads its cycle
+# state, finds none, and answers with the state's own error text, "not found".
+POSTFILTER_NOT_FOUND = "not found"
+POSTFILTER_NOT_FOUND_NOTE = (
+    "upstream's own text, not a fault of the playground: an earlier PreFilter plugin (here "
+    "typically VolumeBinding, for an unbound Immediate claim) rejected the pod, so DynamicResources' "
+    "PreFilter never ran; its PostFilter then finds no state of its own and kube-scheduler reports "
+    "that lookup's error, \"not found\", as an Error status and as the end of the FailedScheduling "
+    "message. Nothing is missing from the cluster; fix the first reason"
+)
+
+
+def _postfilter_not_found(texts: list[str] | str) -> bool:
+    """A PostFilter reason list that is exactly "not found", or a FailedScheduling message whose
+    last part (the PostFilter's) is."""
+    if isinstance(texts, str):
+        return texts.endswith(". " + POSTFILTER_NOT_FOUND) or texts == POSTFILTER_NOT_FOUND
+    return POSTFILTER_NOT_FOUND in texts or any(_postfilter_not_found(t) for t in texts)
+
+
 def notes_for(texts: list[str] | str | None) -> list[dict[str, str]]:
     """The notes for the known volume and device reasons in `texts` (reasons or a whole
-    FailedScheduling message), once each, in table order."""
+    FailedScheduling message), once each, in table order; then the note on DynamicResources'
+    PostFilter "not found", when that is upstream's answer in `texts`."""
     if not texts:
         return []
     joined = texts if isinstance(texts, str) else "\n".join(texts)
-    return [{"plugin": plugin, "reason": reason, "note": note}
-            for plugin, reason, note in REASON_NOTES if reason in joined]
+    notes = [{"plugin": plugin, "reason": reason, "note": note}
+             for plugin, reason, note in REASON_NOTES if reason in joined]
+    if _postfilter_not_found(texts):
+        notes.append({"plugin": "DynamicResources", "reason": POSTFILTER_NOT_FOUND, "note": POSTFILTER_NOT_FOUND_NOTE})
+    return notes
 
 
 def _storage_parts(storage: list[dict[str, Any]]) -> list[str]:
