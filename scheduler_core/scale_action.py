@@ -45,6 +45,8 @@ def _params(obj: dict[str, Any]) -> tuple[str, str, int]:
         raise err("namespace", f"expected a string, got {namespace!r}")
     if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
         raise err("replicas", f"Invalid value: {replicas!r}: must be a non-negative integer")
+    if replicas > 2**31 - 1:  # a Deployment's replicas are an int32
+        raise err("replicas", f"Invalid value: {replicas}: out of range for int32")
     return name, namespace, replicas
 
 

@@ -44,6 +44,9 @@ _DECIMAL_SUFFIXES = {
 }
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+# Significant digits kept exactly: a value below 10^40 has all its digits above 10^-50 among its
+# first 89 (a 90th stands for "some non-zero digit further on", which only rounds up to 1n).
+_KEPT_DIGITS = 89
 _DIGITS = frozenset("0123456789")
 
 
@@ -122,22 +125,27 @@ def _parse_text(text: str) -> Fraction:
     if not fast and not (whole or frac):
         raise QuantityError("unable to parse numeric part of quantity")
 
-    mantissa = int(mantissa_digits) if mantissa_digits else 0
-    if mantissa == 0:
+    significant = mantissa_digits.lstrip("0")
+    if not significant:
         return Fraction(0)
-    ndigits = len(str(mantissa))
-    # Guard against astronomically large or small exponents before building the Fraction.
+    ndigits = len(significant)
+    # Only the size is needed to refuse (or cap, or round up to 1n) a value of many digits;
+    # converting them all first would cost time quadratic in their number, and Python refuses
+    # texts of more than 4,300 digits outright.
     if binary and ndigits + scale > 25:
-        value = _BINARY_CAP  # upstream caps binary-suffixed values instead of failing
+        value = _BINARY_CAP
         return -value if negative else value
     if ndigits + scale > 40:
         raise QuantityError("quantity is too large")
     if ndigits + scale < -30:
-        value = _NANO  # anything non-zero this small rounds up to 1n
-    else:
-        value = Fraction(mantissa) * (Fraction(10) ** scale) * (2**exp2)
-        if value.denominator != 1 and (value / _NANO).denominator != 1:
-            value = Fraction(-((-value.numerator * 10**9) // value.denominator), 10**9)
+        return -_NANO if negative else _NANO
+    if ndigits > _KEPT_DIGITS:  # digits far below 1n change only whether the value rounds up
+        tail = "1" if significant[_KEPT_DIGITS:].strip("0") else "0"
+        scale += ndigits - _KEPT_DIGITS - 1
+        significant = significant[:_KEPT_DIGITS] + tail
+    value = Fraction(int(significant)) * (Fraction(10) ** scale) * (2**exp2)
+    if value.denominator != 1 and (value / _NANO).denominator != 1:
+        value = Fraction(-((-value.numerator * 10**9) // value.denominator), 10**9)
     if binary and value > _BINARY_CAP:
         value = _BINARY_CAP
     if value > MAX_QUANTITY:

@@ -28,6 +28,9 @@ from scheduler_core.controllers.workloads.plan import PlannedClaims, WorkloadPla
 
 __all__ = ["timeline_additions", "limit_check"]
 
+# Replicas past an int32 are not counted: the action's own check refuses them with the range.
+_INT32_MAX = 2**31 - 1
+
 
 def timeline_additions(timelines: Iterable[Any]) -> tuple[int, int]:
     """(nodes, pods) the Timeline documents can add: one per addNode / addPod, and for each
@@ -46,7 +49,7 @@ def timeline_additions(timelines: Iterable[Any]) -> tuple[int, int]:
                 pods += 1
             elif a.get("action") == "scaleDeployment":
                 replicas = a.get("replicas")
-                if isinstance(replicas, int) and not isinstance(replicas, bool):
+                if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas <= _INT32_MAX:
                     key = (str(a.get("namespace") or "default"), str(a.get("name")))
                     scaled[key] = max(scaled.get(key, 0), replicas)
     return nodes, pods + sum(scaled.values())
@@ -74,7 +77,7 @@ def _largest_scale(timelines: list[tuple[int, str, dict[str, Any]]]) -> tuple[in
         for i, a in enumerate(actions if isinstance(actions, list) else []):
             if isinstance(a, dict) and a.get("action") == "scaleDeployment":
                 replicas = a.get("replicas")
-                if isinstance(replicas, int) and not isinstance(replicas, bool) \
+                if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas <= _INT32_MAX \
                         and (best is None or replicas > best[0]):
                     best = (replicas, doc, ".".join(p for p in (path, f"actions[{i}].replicas") if p))
     return best

@@ -16,6 +16,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader.memo import ParseMemo
+from scheduler_core.api.loader.numbers import shown
 from scheduler_core.api.quantity import QuantityError, parse_quantity
 from scheduler_core.api.validation import label_value_error, qualified_name_error
 
@@ -93,26 +94,26 @@ class FieldReader:
         if obj is None:
             return default
         if not isinstance(obj, str):
-            raise self.err(path, f"expected a string, got {type_name(obj)} {obj!r}")
+            raise self.err(path, f"expected a string, got {type_name(obj)} {shown(repr(obj))}")
         return obj
 
     def boolean(self, obj: Any, path: str, default: bool = False) -> bool:
         if obj is None:
             return default
         if not isinstance(obj, bool):
-            raise self.err(path, f"expected a boolean, got {type_name(obj)} {obj!r}")
+            raise self.err(path, f"expected a boolean, got {type_name(obj)} {shown(repr(obj))}")
         return obj
 
     def integer(self, obj: Any, path: str, *, bits: int = 32) -> int:
         if isinstance(obj, bool) or not isinstance(obj, (int, float)):
-            raise self.err(path, f"expected an integer, got {type_name(obj)} {obj!r}")
+            raise self.err(path, f"expected an integer, got {type_name(obj)} {shown(repr(obj))}")
         if isinstance(obj, float):
             if obj != obj or obj in (float("inf"), float("-inf")) or obj != int(obj):
-                raise self.err(path, f"expected an integer, got {obj!r}")
+                raise self.err(path, f"expected an integer, got {shown(repr(obj))}")
             obj = int(obj)
         lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
         if not lo <= obj <= hi:
-            raise self.err(path, f"Invalid value: {obj}: out of range for int{bits}")
+            raise self.err(path, f"Invalid value: {shown(obj)}: out of range for int{bits}")
         return obj
 
     def opt_integer(self, obj: Any, path: str, *, bits: int = 32) -> int | None:
@@ -120,9 +121,9 @@ class FieldReader:
 
     def number(self, obj: Any, path: str) -> float:
         if isinstance(obj, bool) or not isinstance(obj, (int, float)):
-            raise self.err(path, f"expected a number, got {type_name(obj)} {obj!r}")
+            raise self.err(path, f"expected a number, got {type_name(obj)} {shown(repr(obj))}")
         if obj != obj or obj in (float("inf"), float("-inf")):
-            raise self.err(path, f"expected a finite number, got {obj!r}")
+            raise self.err(path, f"expected a finite number, got {shown(repr(obj))}")
         return float(obj)
 
     def string_list(self, obj: Any, path: str) -> list[str]:
@@ -134,13 +135,13 @@ class FieldReader:
         out: dict[str, str] = {}
         for k, v in m.items():
             if not isinstance(k, str):
-                raise self.err(path, f"keys must be strings, got {type_name(k)} {k!r}")
+                raise self.err(path, f"keys must be strings, got {type_name(k)} {shown(repr(k))}")
             if not isinstance(v, str):
                 if v is None:
                     v = ""
                 else:
                     raise self.err(f"{path}.{k}",
-                                   f"expected a string, got {type_name(v)} {v!r} (quote it)")
+                                   f"expected a string, got {type_name(v)} {shown(repr(v))} (quote it)")
             out[k] = v
         return out
 
@@ -178,8 +179,7 @@ class FieldReader:
         try:
             return parse_quantity(obj)
         except QuantityError as exc:
-            shown = obj if isinstance(obj, str) else repr(obj)
-            raise self.err(path, f'invalid quantity "{shown}": {exc}') from None
+            raise self.err(path, f'invalid quantity "{shown(obj)}": {exc}') from None
 
 
 def object_reader(source: str, kind: str | None = None, name: str | None = None,

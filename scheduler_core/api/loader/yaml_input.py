@@ -22,6 +22,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.loader.numbers import construct_integer, locate_oversized
 from scheduler_core.api.loader.yaml_fast import fast_decode
 
 __all__ = ["decode_yaml", "document_of_line", "MAX_EXPANDED_NODES", "MAX_NESTING_DEPTH",
@@ -85,6 +86,7 @@ class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
         super().__init__(stream)
         self.duplicates: list[DuplicateKey] = []
         self.merged = 0
+        self.oversized = False  # an integer too large to convert was met (numbers.py)
 
     def flatten_mapping(self, node: MappingNode) -> None:
         """SafeConstructor.flatten_mapping with a budget on how many pairs merges copy.
@@ -152,6 +154,7 @@ class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_strict_map)
 _StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_strict_seq)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", construct_integer)
 
 
 class _Limits(Exception):
@@ -306,6 +309,8 @@ def decode_yaml(text: str, source: str) -> tuple[list[Any], list[DuplicateKey]]:
         raise ScenarioError("YAML nesting is too deep", file=source) from None
     finally:
         loader.dispose()
+    if loader.oversized:
+        raise locate_oversized(docs, source)
     if _ALIAS_RE.search(text):
         try:
             limit = max(MAX_EXPANDED_NODES, len(text))

@@ -33,6 +33,9 @@ def _count(ctx: ExpansionContext, where: Located, field: str, value: Any, defaul
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ctx.error(where, field, f"Invalid value: {value!r}: must be a non-negative integer")
+    if value > 2**31 - 1:  # parallelism, completions, backoffLimit: int32 in the API
+        shown = str(value) if value.bit_length() < 128 else f"an integer of {len(str(value)):,} digits"
+        raise ctx.error(where, field, f"Invalid value: {shown}: out of range for int32")
     return value
 
 

@@ -38,10 +38,11 @@ class Planned:
 
 
 def _count(value: Any, default: int) -> int:
-    """A non-negative integer field, `default` when unset, 0 when malformed (refused later)."""
+    """A non-negative int32 field, `default` when unset, 0 when malformed (refused later, by
+    the field's own check: an int32 past its range names the range, not the pod limit)."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
         return 0
     return value
 

@@ -26,7 +26,7 @@ def expand_stateful_set(ctx: ExpansionContext, where: Located) -> tuple[list[dic
     spec = where.obj["spec"]
     want = replicas(ctx, where)
     start = (spec.get("ordinals") or {}).get("start", 0)
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= 2**31 - 1:
         raise ctx.error(where, "spec.ordinals.start",
                         f"Invalid value: {start!r}: must be a non-negative integer")
     collisions = (where.obj.get("status") or {}).get("collisionCount")

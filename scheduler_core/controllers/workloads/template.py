@@ -71,8 +71,11 @@ def replicas(ctx: ExpansionContext, where: Located, default: int = 1) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ctx.error(where, "spec.replicas", f"expected an integer, got {value!r}")
+        raise ctx.error(where, "spec.replicas", f"expected an integer, got {value!r:.60}")
     if value < 0:
         raise ctx.error(where, "spec.replicas",
                         f"Invalid value: {value}: must be greater than or equal to 0")
+    if value > 2**31 - 1:  # an int32 in the API: the apiserver's decoder refuses more
+        shown = str(value) if value.bit_length() < 128 else f"an integer of {len(str(value)):,} digits"
+        raise ctx.error(where, "spec.replicas", f"Invalid value: {shown}: out of range for int32")
     return value
