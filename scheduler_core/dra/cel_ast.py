@@ -1,20 +1,24 @@
-"""A small CEL syntax tree, built from cel-python's parse tree, with the standard macros
-expanded the way cel-go's parser expands them (`all`, `exists`, `exists_one`, `map`, `filter`,
-`has`, and `cel.bind` from the bindings extension).
+"""CEL's grammar parsed into a small syntax tree, the standard macros recognised the way
+cel-go's parser recognises them (`all`, `exists`, `exists_one`, `map`, `filter`, `has`, and
+`cel.bind` from the bindings extension), with cel-go's limit of 250 nested levels per rule.
 
-Why a tree of our own: cel-python's Lark tree keeps ~9 nested grammar nodes (with position
-metadata) for every literal, so a 9 KB expression's tree and program weighed ~15 MB; this tree
-has one small node per operation and is dropped once the expression is compiled into closures
-(scheduler_core.dra.cel_program) and costed (scheduler_core.dra.cel_cost).
+Why a parser of our own: cel-python's Lark parser kept ~9 nested grammar nodes with position
+metadata for every literal (a 9 KB expression's tree and program weighed ~15 MB) and took
+~0.4 s for 4 KB; this tree has one small node per operation and is dropped once the expression
+is costed (scheduler_core.dra.cel_cost) and compiled into closures
+(scheduler_core.dra.cel_program).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Node", "CelSyntaxError", "parse"]
+__all__ = ["Node", "CelSyntaxError", "CelUint", "parse", "ACCU", "MAX_DEPTH"]
 
 ACCU = "@result"
+MAX_DEPTH = 250  # cel-go's parser refuses deeper nesting of one grammar rule
 
 
 class CelSyntaxError(Exception):
@@ -23,6 +27,12 @@ class CelSyntaxError(Exception):
     def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
         super().__init__(message)
         self.line, self.column = line, column
+
+
+class CelUint(int):
+    """A CEL uint (its own type: `1u == 1` holds numerically, but the types differ)."""
+
+    __slots__ = ()
 
 
 class Node:
@@ -42,178 +52,394 @@ class Node:
         return f"Node({self.kind}, {self.a!r}, {self.b!r}, {self.c!r}, {self.d!r})"
 
 
-_PARSER: Any = None
-_BINARY = {
-    "relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
-    "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in",
-    "addition_add": "_+_", "addition_sub": "_-_",
-    "multiplication_mul": "_*_", "multiplication_div": "_/_", "multiplication_mod": "_%_",
-}
+_STRING = (r"(?:[rR][bB]?|[bB][rR]?)?"
+           r'(?:"""[\s\S]*?"""|' r"'''[\s\S]*?'''|"
+           r'"(?:\\[\s\S]|[^"\\\n])*"|' r"'(?:\\[\s\S]|[^'\\\n])*')")
+_TOKEN = re.compile(
+    r"(?P<ws>[\t\n\f\r ]+|//[^\n]*)"
+    r"|(?P<float>\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
+    r"|(?P<hex>0[xX][0-9a-fA-F]+[uU]?)"
+    r"|(?P<int>\d+[uU]?)"
+    rf"|(?P<str>{_STRING})"
+    r"|(?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)"
+    r"|(?P<op>==|!=|<=|>=|&&|\|\||[<>+\-*/%!?:.,\[\](){}])")
+_RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if",
+                       "import", "let", "loop", "package", "namespace", "return", "var",
+                       "void", "while"})
+_REL_FN = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
+_ADD_FN = {"+": "_+_", "-": "_-_"}
+_MUL_FN = {"*": "_*_", "/": "_/_", "%": "_%_"}
 _MACROS = {"all": 2, "exists": 2, "exists_one": 2, "filter": 2}
 
 
 def parse(text: str) -> Node:
-    """The tree of `text`; CelSyntaxError if it does not parse or a macro is malformed."""
-    global _PARSER
-    import lark
-    from celpy.celparser import CELParser
-
-    if _PARSER is None:
-        _PARSER = CELParser()
-    try:
-        tree = _PARSER.parse(text)
-    except lark.exceptions.UnexpectedInput as exc:
-        raise CelSyntaxError("syntax error", getattr(exc, "line", 0) or 0,
-                             getattr(exc, "column", 0) or 0) from None
-    except Exception as exc:  # celpy's own CELParseError carries line and column
-        raise CelSyntaxError(str(exc).splitlines()[0] if str(exc) else "syntax error",
-                             getattr(exc, "line", 0) or 0, getattr(exc, "column", 0) or 0) from None
-    return _Builder().build(tree)
+    """The tree of `text`; CelSyntaxError (located) if it does not parse or a macro is
+    malformed."""
+    return _Parser(text).parse()
 
 
-class _Builder:
-    """Walks the Lark tree iteratively enough for deep chains (`a && b && ...` nests left)."""
+class _Tok:
+    __slots__ = ("kind", "text", "pos")
 
-    def build(self, t: Any) -> Node:
+    def __init__(self, kind: str, text: str, pos: int) -> None:
+        self.kind, self.text, self.pos = kind, text, pos
+
+
+class _Parser:
+    """Recursive descent over a token list; chains (`a + b + ...`, `a.b.c`) are loops, and the
+    depth per rule is counted as cel-go's parser counts it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks: list[_Tok] = []
+        pos, n = 0, len(text)
+        while pos < n:
+            m = _TOKEN.match(text, pos)
+            if m is None:
+                self._fail(f"token recognition error at: '{text[pos]}'", pos)
+                raise AssertionError  # unreachable
+            kind = m.lastgroup or ""
+            if kind != "ws":
+                self.toks.append(_Tok(kind, m.group(), pos))
+            pos = m.end()
+        self.toks.append(_Tok("eof", "", n))
+        self.i = 0
+        self.depth: dict[str, int] = {}
+
+    # helpers
+    def _where(self, pos: int) -> tuple[int, int]:
+        line = self.text.count("\n", 0, pos) + 1
+        col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        return line, col
+
+    def _fail(self, message: str, pos: int) -> None:
+        line, col = self._where(pos)
+        raise CelSyntaxError(message, line, col)
+
+    def _enter(self, rule: str, pos: int) -> None:
+        d = self.depth.get(rule, 0) + 1
+        self.depth[rule] = d
+        if d > MAX_DEPTH:
+            self._fail(f"expression recursion limit exceeded: {MAX_DEPTH}", pos)
+
+    def _leave(self, rule: str, by: int = 1) -> None:
+        self.depth[rule] -= by
+
+    def _peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def _next(self) -> _Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def _is(self, text: str) -> bool:
+        t = self.toks[self.i]
+        return t.kind in ("op", "ident") and t.text == text
+
+    def _expect(self, text: str) -> _Tok:
+        t = self._next()
+        if not (t.kind in ("op", "ident") and t.text == text):
+            self._unexpected(t)
+        return t
+
+    def _unexpected(self, t: _Tok) -> None:
+        if t.kind == "eof":
+            self._fail("unexpected end of expression", t.pos)
+        self._fail(f"mismatched input '{t.text}'", t.pos)
+
+    def _node(self, kind: str, pos: int, a: Any = None, b: Any = None, c: Any = None, d: Any = None) -> Node:
+        line, col = self._where(pos)
+        return Node(kind, a, b, c, d, line=line, column=col)
+
+    # grammar
+    def parse(self) -> Node:
+        out = self.expr()
+        t = self._peek()
+        if t.kind != "eof":
+            self._unexpected(t)
+        return out
+
+    def expr(self) -> Node:
+        start = self._peek().pos
+        self._enter("expr", start)
+        c = self.logical_or()
+        if self._is("?"):
+            self._next()
+            t = self.logical_or()
+            self._expect(":")
+            f = self.expr()
+            c = self._node("cond", start, c, t, f)
+        self._leave("expr")
+        return c
+
+    def logical_or(self) -> Node:
+        terms = [self.logical_and()]
+        while self._is("||"):
+            self._next()
+            terms.append(self.logical_and())
+        return _balance(terms, "or")
+
+    def logical_and(self) -> Node:
+        # cel-go balances chains of && / || into a tree of logarithmic depth; evaluation order
+        # and cost stay those of the left-to-right chain
+        terms = [self.relation()]
+        while self._is("&&"):
+            self._next()
+            terms.append(self.relation())
+        return _balance(terms, "and")
+
+    def _chain(self, rule: str, sub: Callable[[], Node], ops: dict[str, str]) -> Node:
+        lhs = sub()
+        n = 0
         while True:
-            data = t.data
-            ch = t.children
-            line, col = getattr(t.meta, "line", 0), getattr(t.meta, "column", 0)
-            if data in ("expr", "conditionalor", "conditionaland", "relation", "addition",
-                        "multiplication", "unary", "member", "primary") and len(ch) == 1:
-                t = ch[0]
+            t = self._peek()
+            if t.kind not in ("op", "ident") or t.text not in ops:
+                break
+            self._next()
+            n += 1
+            self._enter(rule, t.pos)
+            rhs = sub()
+            lhs = self._node("call", t.pos, ops[t.text], None, [lhs, rhs])
+        if n:
+            self._leave(rule, n)
+        return lhs
+
+    def relation(self) -> Node:
+        return self._chain("relation", self.addition, _REL_FN)
+
+    def addition(self) -> Node:
+        # + - * / % are one rule upstream: they share one depth count
+        return self._chain("calc", self.multiplication, _ADD_FN)
+
+    def multiplication(self) -> Node:
+        return self._chain("calc", self.unary, _MUL_FN)
+
+    def unary(self) -> Node:
+        t = self._peek()
+        if t.kind == "op" and t.text in ("!", "-"):
+            ops = []
+            while self._peek().kind == "op" and self._peek().text == t.text:
+                ops.append(self._next())
+            if len(ops) > MAX_DEPTH:
+                self._fail(f"expression recursion limit exceeded: {MAX_DEPTH}", t.pos)
+            inner = self.member()
+            if t.text == "-" and inner.kind == "lit" and type(inner.a) in (int, float, CelUint):
+                # a negative numeric literal is a literal (so -9223372036854775808 fits)
+                ops.pop()
+                if isinstance(inner.a, CelUint):
+                    self._fail("invalid uint literal", t.pos)
+                inner = self._node("lit", t.pos, -inner.a)
+            elif inner.kind == "lit" and type(inner.a) is int and inner.a == 2 ** 63:
+                self._fail("invalid int literal", t.pos)
+            for op in reversed(ops):
+                inner = self._node("call", op.pos, "!_" if op.text == "!" else "-_", None, [inner])
+            return inner
+        out = self.member()
+        if out.kind == "lit" and type(out.a) is int and out.a == 2 ** 63:
+            self._fail("invalid int literal", t.pos)
+        return out
+
+    def member(self) -> Node:
+        out = self.primary()
+        n = 0
+        while True:
+            t = self._peek()
+            if t.kind != "op" or t.text not in (".", "[", "{"):
+                break
+            n += 1
+            self._enter("member", t.pos)
+            self._next()
+            if t.text == ".":
+                name = self._next()
+                if name.kind != "ident":
+                    self._unexpected(name)
+                if self._is("("):
+                    self._next()
+                    args = self.args(")")
+                    out = self._member_call(out, name.text, args, t.pos)
+                else:
+                    out = self._node("select", name.pos, out, name.text, False)
+            elif t.text == "[":
+                key = self.expr()
+                self._expect("]")
+                out = self._node("index", t.pos, out, key)
+            else:
+                self._fail("message construction is not supported", t.pos)
+        if n:
+            self._leave("member", n)
+        return out
+
+    def args(self, close: str) -> list[Node]:
+        out: list[Node] = []
+        if self._is(close):
+            self._next()
+            return out
+        while True:
+            out.append(self.expr())
+            if self._is(","):
+                self._next()
+                if close != ")" and self._is(close):  # a trailing comma in a list literal
+                    self._next()
+                    return out
                 continue
-            if data == "paren_expr":
-                t = ch[0]
+            self._expect(close)
+            return out
+
+    def primary(self) -> Node:
+        t = self._next()
+        k = t.kind
+        if k == "op":
+            if t.text == "(":
+                e = self.expr()
+                self._expect(")")
+                return e
+            if t.text == "[":
+                return self._node("list", t.pos, self.args("]"))
+            if t.text == "{":
+                return self._map(t)
+            if t.text == ".":
+                name = self._next()
+                if name.kind != "ident":
+                    self._unexpected(name)
+                t, k = name, "ident"
+            else:
+                self._unexpected(t)
+        if k == "ident":
+            word = t.text
+            if word in ("true", "false"):
+                return self._node("lit", t.pos, word == "true")
+            if word == "null":
+                return self._node("lit", t.pos, None)
+            if word in _RESERVED or word == "in":
+                self._fail(f"reserved identifier: {word}", t.pos)
+            if self._is("("):
+                self._next()
+                args = self.args(")")
+                if word == "has":
+                    if len(args) != 1 or args[0].kind != "select":
+                        self._fail("invalid argument to has() macro", t.pos)
+                    args[0].c = True
+                    return args[0]
+                return self._node("call", t.pos, word, None, args)
+            return self._node("ident", t.pos, word)
+        if k in ("int", "hex", "float"):
+            return self._node("lit", t.pos, self._number(t))
+        if k == "str":
+            return self._node("lit", t.pos, self._string(t))
+        self._unexpected(t)
+        raise AssertionError  # unreachable
+
+    def _map(self, open_tok: _Tok) -> Node:
+        entries: list[tuple[Node, Node]] = []
+        if self._is("}"):
+            self._next()
+            return self._node("map", open_tok.pos, entries)
+        while True:
+            k = self.expr()
+            self._expect(":")
+            entries.append((k, self.expr()))
+            if self._is(","):
+                self._next()
+                if self._is("}"):
+                    self._next()
+                    break
                 continue
+            self._expect("}")
             break
-        if data == "expr":
-            return Node("cond", self.build(ch[0]), self.build(ch[1]), self.build(ch[2]), line=line, column=col)
-        if data in ("conditionalor", "conditionaland"):
-            return self._chain(t, "or" if data == "conditionalor" else "and")
-        if data in ("relation", "addition", "multiplication"):
-            return self._binary(t)
-        if data == "unary":
-            op, operand = ch
-            fn = "!_" if op.data == "unary_not" else "-_"
-            inner = self.build(operand)
-            if fn == "-_" and inner.kind == "lit" and type(inner.a) in (int, float) \
-                    and not isinstance(inner.a, bool):
-                return Node("lit", -inner.a, line=line, column=col)
-            return Node("call", fn, None, [inner], line=line, column=col)
-        if data == "member_dot":
-            return Node("select", self.build(ch[0]), str(ch[1]), False, line=line, column=col)
-        if data == "member_index":
-            return Node("index", self.build(ch[0]), self.build(ch[1]), line=line, column=col)
-        if data == "member_dot_arg":
-            target, name = ch[0], str(ch[1])
-            args = ch[2].children if len(ch) > 2 else []
-            return self._member_call(target, name, args, line, col)
-        if data == "member_object":
-            raise CelSyntaxError("message construction is not supported", line, col)
-        if data in ("ident_arg", "dot_ident_arg"):
-            name = str(ch[0])
-            args = ch[1].children if len(ch) > 1 else []
-            if name == "has" and data == "ident_arg":
-                return self._has(args, line, col)
-            return Node("call", name, None, [self.build(a) for a in args], line=line, column=col)
-        if data in ("ident", "dot_ident"):
-            return Node("ident", str(ch[0]), line=line, column=col)
-        if data == "list_lit":
-            items = ch[0].children if ch else []
-            return Node("list", [self.build(x) for x in items], line=line, column=col)
-        if data == "map_lit":
-            flat = ch[0].children if ch else []
-            return Node("map", [(self.build(flat[i]), self.build(flat[i + 1]))
-                                for i in range(0, len(flat), 2)], line=line, column=col)
-        if data == "literal":
-            return Node("lit", _literal(ch[0], line, col), line=line, column=col)
-        raise CelSyntaxError(f"unsupported syntax ({data})", line, col)
+        return self._node("map", open_tok.pos, entries)
 
-    def _chain(self, t: Any, kind: str) -> Node:
-        # Left-nested: flatten iteratively, then fold left so evaluation order is preserved.
-        rights = []
-        node = t
-        while node.data == t.data and len(node.children) == 2:
-            rights.append(node.children[1])
-            node = node.children[0]
-        out = self.build(node)
-        for r in reversed(rights):
-            out = Node(kind, out, self.build(r), line=out.line, column=out.column)
-        return out
-
-    def _binary(self, t: Any) -> Node:
-        ops = []
-        node = t
-        while node.data == t.data and len(node.children) == 2:
-            op = node.children[0]
-            ops.append((_BINARY[op.data], node.children[1], op))
-            node = op.children[0]
-        out = self.build(node)
-        for fn, rhs, op in reversed(ops):
-            out = Node("call", fn, None, [out, self.build(rhs)],
-                       line=getattr(op.meta, "line", 0), column=getattr(op.meta, "column", 0))
-        return out
-
-    def _has(self, args: list, line: int, col: int) -> Node:
-        if len(args) != 1:
-            raise CelSyntaxError("invalid argument to has() macro", line, col)
-        inner = self.build(args[0])
-        if inner.kind != "select":
-            raise CelSyntaxError("invalid argument to has() macro", line, col)
-        inner.c = True
-        return inner
-
-    def _member_call(self, target: Any, name: str, args: list, line: int, col: int) -> Node:
+    def _member_call(self, target: Node, name: str, args: list[Node], pos: int) -> Node:
         nargs = len(args)
         if (name in _MACROS and nargs == _MACROS[name]) or (name == "map" and nargs in (2, 3)):
-            var = self.build(args[0])
+            var = args[0]
             if var.kind != "ident":
                 raise CelSyntaxError("argument must be a simple name", var.line, var.column)
             if var.a in (ACCU, "__result__"):
                 raise CelSyntaxError("iteration variable overwrites accumulator variable", var.line, var.column)
-            return Node("comp", name, var.a, self.build(target), [self.build(a) for a in args[1:]],
-                        line=line, column=col)
-        tnode = self.build(target)
-        if name == "bind" and nargs == 3 and tnode.kind == "ident" and tnode.a == "cel":
-            var = self.build(args[0])
+            return self._node("comp", pos, name, var.a, target, args[1:])
+        if name == "bind" and nargs == 3 and target.kind == "ident" and target.a == "cel":
+            var = args[0]
             if var.kind != "ident":
                 raise CelSyntaxError("cel.bind() variable names must be simple identifiers", var.line, var.column)
-            return Node("bind", var.a, self.build(args[1]), self.build(args[2]), line=line, column=col)
-        return Node("call", name, tnode, [self.build(a) for a in args], line=line, column=col)
+            return self._node("bind", pos, var.a, args[1], args[2])
+        return self._node("call", pos, name, target, args)
 
-
-class CelUint(int):
-    """A CEL uint (its own type: `1u == 1` holds numerically, but the types differ)."""
-
-    __slots__ = ()
-
-
-def _literal(tok: Any, line: int, col: int) -> Any:
-    from celpy.evaluation import celbytes, celstr
-
-    kind, text = tok.type, tok.value
-    try:
-        if kind == "INT_LIT":
-            v = int(text, 0) if "x" in text.lower() else int(text)
-            if not -(2 ** 63) <= v < 2 ** 63:
-                raise ValueError("integer literal out of range")
-            return v
-        if kind == "UINT_LIT":
-            v = int(text[:-1], 0) if "x" in text.lower() else int(text[:-1])
-            if not 0 <= v < 2 ** 64:
-                raise ValueError("unsigned integer literal out of range")
-            return CelUint(v)
-        if kind == "FLOAT_LIT":
+    def _number(self, t: _Tok) -> Any:
+        text = t.text
+        if t.kind == "float":
             return float(text)
-        if kind in ("STRING_LIT", "MLSTRING_LIT"):
-            return str(celstr(tok))
-        if kind == "BYTES_LIT":
-            return bytes(celbytes(tok))
-        if kind == "BOOL_LIT":
-            return text == "true"
-        if kind == "NULL_LIT":
-            return None
-    except ValueError as exc:
-        raise CelSyntaxError(str(exc), line, col) from None
-    raise CelSyntaxError(f"unsupported literal {text!r}", line, col)
+        unsigned = text[-1] in "uU"
+        digits = text[:-1] if unsigned else text
+        v = int(digits, 16) if t.kind == "hex" else int(digits)
+        if unsigned:
+            if v >= 2 ** 64:
+                self._fail("invalid uint literal", t.pos)
+            return CelUint(v)
+        if v > 2 ** 63:  # 2**63 itself only under a minus sign (checked by unary)
+            self._fail("invalid int literal", t.pos)
+        return v
+
+    def _string(self, t: _Tok) -> Any:
+        text = t.text
+        i = 0
+        raw = is_bytes = False
+        while text[i] in "rRbB":
+            raw |= text[i] in "rR"
+            is_bytes |= text[i] in "bB"
+            i += 1
+        q = 3 if text[i:i + 3] in ('"""', "'''") else 1
+        body = text[i + q:len(text) - q]
+        if raw:
+            return body.encode() if is_bytes else body
+        out: list[Any] = []
+        j, n = 0, len(body)
+        while j < n:
+            c = body[j]
+            if c != "\\":
+                out.append(c.encode() if is_bytes else c)
+                j += 1
+                continue
+            e = body[j + 1:j + 2]
+            if e in _ESCAPES:
+                ch = _ESCAPES[e]
+                out.append(ch.encode() if is_bytes else ch)
+                j += 2
+            elif e in ("x", "X") and _HEX2.fullmatch(body[j + 2:j + 4]):
+                v = int(body[j + 2:j + 4], 16)
+                out.append(bytes([v]) if is_bytes else chr(v))
+                j += 4
+            elif e == "u" and not is_bytes and _HEX4.fullmatch(body[j + 2:j + 6]):
+                out.append(self._code_point(int(body[j + 2:j + 6], 16), t))
+                j += 6
+            elif e == "U" and not is_bytes and _HEX8.fullmatch(body[j + 2:j + 10]):
+                out.append(self._code_point(int(body[j + 2:j + 10], 16), t))
+                j += 10
+            elif e and e in "0123" and _OCT3.fullmatch(body[j + 1:j + 4]):
+                v = int(body[j + 1:j + 4], 8)
+                out.append(bytes([v]) if is_bytes else chr(v))
+                j += 4
+            else:
+                self._fail("invalid escape sequence", t.pos)
+        return b"".join(out) if is_bytes else "".join(out)
+
+    def _code_point(self, v: int, t: _Tok) -> str:
+        if v > 0x10FFFF or 0xD800 <= v <= 0xDFFF:
+            self._fail("invalid unicode code point", t.pos)
+        return chr(v)
+
+
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+            '"': '"', "'": "'", "\\": "\\", "`": "`", "?": "?"}
+_HEX2 = re.compile(r"[0-9a-fA-F]{2}")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_HEX8 = re.compile(r"[0-9a-fA-F]{8}")
+_OCT3 = re.compile(r"[0-7]{3}")
+
+
+def _balance(terms: list[Node], kind: str) -> Node:
+    if len(terms) == 1:
+        return terms[0]
+    mid = len(terms) // 2
+    lhs, rhs = _balance(terms[:mid], kind), _balance(terms[mid:], kind)
+    return Node(kind, lhs, rhs, line=lhs.line, column=lhs.column)
