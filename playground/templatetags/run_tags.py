@@ -111,16 +111,21 @@ def _summary(event: dict[str, Any]) -> str:
     if t == "scores":
         return f"{pod}: scored {plural(len(score_totals(event)), 'node')}"
     if t == "selected":
+        if event.get("score") is None:  # one feasible node: upstream uses it without scoring
+            return f"{pod} → {event.get('node')} (the only feasible node: not scored)"
         return f"{pod} → {event.get('node')} (score {event.get('score')}, ties {len(event.get('ties') or [])})"
+    if t == "run_started":
+        profiles = ", ".join(event.get("profiles") or {})
+        return (f"seed {event.get('seed')}, {plural(int(event.get('nodes') or 0), 'node')}, "
+                f"{plural(int(event.get('pods') or 0), 'pod')}" + (f", profiles {profiles}" if profiles else ""))
     if t == "extension_point":
         extra = _reasons(event)
         return f"{pod}: {event.get('point')} {event.get('plugin') or ''} {event.get('code')}" + (
             f" — {extra}" if extra else ""
         )
     if t == "preemption":
-        return (
-            f"{pod}: {len(event.get('candidates') or [])} candidates, chose {event.get('chosen')} — {event.get('why')}"
-        )
+        chosen = event.get("chosen") or "no node"
+        return f"{pod}: {len(event.get('candidates') or [])} candidates, chose {chosen} — {_plain(event.get('why'))}"
     if t == "k8s_event":
         return f"{event.get('eventType')} {event.get('reason')} {event.get('object')}: {event.get('message')}"
     if t == "node_lifecycle":
@@ -133,9 +138,33 @@ def _summary(event: dict[str, Any]) -> str:
     if t == "clock":
         return f"clock {event.get('from')}s → {event.get('to')}s"
     if t == "cluster_action":
-        return f"{event.get('action')} {event.get('params')}"
+        return f"{event.get('action')} {_plain(event.get('params'))}".strip()
     skip = {"seq", "time", "type"}
-    return ", ".join(f"{k}={v}" for k, v in event.items() if k not in skip)
+    return ", ".join(f"{k}={_plain(v)}" for k, v in event.items() if k not in skip and not _empty(v))
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _plain(value: Any) -> str:
+    """A value as a learner reads it, not as Python prints it: no None, no quotes or brackets of a
+    dict or list repr; yes/no for booleans; nested values in parentheses."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        parts = [f"{k} {_nested(v)}" for k, v in value.items() if not _empty(v)]
+        return ", ".join(parts) if parts else "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_nested(v) for v in value) if value else "none"
+    return str(value)
+
+
+def _nested(value: Any) -> str:
+    text = _plain(value)
+    return f"({text})" if isinstance(value, (dict, list, tuple)) and value else text
 
 
 register.filter("plural", plural)
