@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "config.csp.ContentSecurityPolicyMiddleware",
     "playground.middleware.QuotaMiddleware",  # after sessions, auth and CSRF: who asks, and a valid post
+    "playground.middleware.ReadLimitMiddleware",  # reads per client (PLAYGROUND_READS_PER_SECOND)
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
@@ -245,6 +246,9 @@ PLAYGROUND_RUNS_PER_HOUR = env_int("PLAYGROUND_RUNS_PER_HOUR", 120, minimum=0)
 PLAYGROUND_RUNS_PLAYING = env_int("PLAYGROUND_RUNS_PLAYING", 3, minimum=0)
 PLAYGROUND_NODE_STEPS_PER_HOUR = env_int("PLAYGROUND_NODE_STEPS_PER_HOUR", 10_000_000, minimum=0)
 PLAYGROUND_QUOTA_ADDRESS_FACTOR = env_int("PLAYGROUND_QUOTA_ADDRESS_FACTOR", 40)
+# Reads (GET of pages and panels) per client per second (playground/middleware.py); more get
+# HTTP 429 with Retry-After. 0: not limited.
+PLAYGROUND_READS_PER_SECOND = env_int("PLAYGROUND_READS_PER_SECOND", 20, minimum=0)
 # A run worker raises its niceness by this much at start (playground/tasks/priority.py): where
 # workers and web processes share cores, the web (the class's posts and pushes) runs first.
 PLAYGROUND_WORKER_NICE = env_int("PLAYGROUND_WORKER_NICE", 5, minimum=0)

@@ -96,3 +96,41 @@ class QuotaMiddleware:
         if getattr(request, "htmx", False):
             return HttpResponse(error.message, status=429, content_type="text/plain; charset=utf-8")
         return render(request, "playground/quota_exceeded.html", {"message": error.message}, status=429)
+
+
+class ReadLimitMiddleware:
+    """Reads (GET, HEAD) of the app's pages and panels limited per client, as writes are by the
+    quotas: a client over PLAYGROUND_READS_PER_SECOND gets HTTP 429 with Retry-After and nothing
+    is rendered. One client polling a page as fast as it can (the live run page saturated at
+    25-30 requests/s from one client) must not slow everyone else's pages.
+
+    The client is its session when the session exists, else its address; counted in Redis
+    (every web process shares the count) in fixed windows of one second. Static files, the
+    metrics endpoint and websockets are not app views and not counted."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]) -> HttpResponse | None:
+        from django.conf import settings
+
+        from playground.services import rate_limit
+
+        limit = settings.PLAYGROUND_READS_PER_SECOND
+        match = request.resolver_match
+        if limit <= 0 or request.method not in ("GET", "HEAD") or match is None or match.namespace != "playground":
+            return None
+        retry_after = rate_limit.hit(f"read:{rate_limit.known_client_key(request)}", limit=limit, window_seconds=1)
+        if not retry_after:
+            return None
+        message = (
+            f"Too many requests: at most {limit} page and panel reads a second per visitor "
+            f"(PLAYGROUND_READS_PER_SECOND). Try again in {retry_after} s."
+        )
+        # Plain text, no template: a refusal must cost far less than the page it refuses.
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(retry_after)
+        return response

@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 
 # The sync Playwright API runs an event loop in the test thread; the ORM must still be usable.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Reads per client are not limited in the tests of other things (a test client, or every
+# browser of a live test, is one address reading as fast as it can); the limit's own tests
+# (tests/web/test_read_limit*.py) set it.
+os.environ.setdefault("PLAYGROUND_READS_PER_SECOND", "0")
 
 STARTUP_TIMEOUT = 60.0
 

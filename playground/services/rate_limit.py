@@ -40,6 +40,37 @@ def allow(key: str, *, limit: int, window_seconds: int = 60) -> bool:
         return True
 
 
+def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
+    """Count one hit for `key` in a fixed window of `window_seconds`: 0 when it is allowed, else
+    the whole seconds until the window ends (an HTTP Retry-After, at least 1). Redis out of
+    reach: allowed, as in `allow`."""
+    import math
+    import time
+
+    import redis
+    from limits import RateLimitItemPerSecond
+
+    item = RateLimitItemPerSecond(limit, window_seconds)
+    try:
+        limiter = _limiter()
+        if limiter.hit(item, key):
+            return 0
+        reset_at = limiter.get_window_stats(item, key).reset_time
+    except (redis.RedisError, OSError):
+        logger.warning("rate limit %s: Redis unreachable; not counted", key)
+        return 0
+    return max(1, math.ceil(reset_at - time.time()))
+
+
+def known_client_key(request: object) -> str:
+    """Like `client_key`, but a session counts only if it exists: a made-up or expired session
+    cookie (free to change on every request) is counted by the client's address instead."""
+    session = getattr(request, "session", None)
+    if session is not None and getattr(session, "session_key", None):
+        session.keys()  # loads it (the view would anyway); an unknown key is dropped by the load
+    return client_key(request)
+
+
 def client_key(request: object) -> str:
     """Who is asking: the session when there is one, else the client address."""
     session = getattr(request, "session", None)

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from playground.consumers import live_render
 from playground.models import RunAction
 from playground.ownership import actor_for_request, can_control, ensure_can_control
 from playground.presenters.runs import lesson as lesson_panel
@@ -113,6 +114,19 @@ def run_detail(request: HttpRequest, token: str) -> HttpResponse:
             "run",
             (run.pk, run.share_token, run.head_step, run.last_seq, run.status, run.reveal, request.get_host(),
              request.get_full_path()),
+        )
+        return read_cache.serve(request, key, lambda: _run_page(request, run, actor, step, cycle, following))
+    if (
+        not pinned
+        and not following
+        and not can_control(run=run, actor=actor)
+        and not lesson_panel.answers_for(request.session, run.share_token)
+    ):
+        # A read-only viewer of the live head: the page is the same for every such viewer until
+        # the run moves (its state: head step, last event, status, the actions' counts), so a
+        # hundred of them, or one reloading as fast as it can, cost one render per state.
+        key = read_cache.cache_key(
+            "run-live", (run.pk, *live_render.run_state(run), request.get_host(), request.get_full_path())
         )
         return read_cache.serve(request, key, lambda: _run_page(request, run, actor, step, cycle, following))
     return _run_page(request, run, actor, step, cycle, following)

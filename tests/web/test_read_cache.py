@@ -57,12 +57,14 @@ def test_read_only_scenario_page_is_cached_with_each_viewers_token(client: Clien
     assert HEADER not in client.get(url)
 
 
-def test_pinned_run_link_is_cached_and_the_live_page_is_not(client: Client, scenario: Scenario) -> None:
+def test_pinned_run_link_and_the_live_page_of_readers_are_cached(client: Client, scenario: Scenario) -> None:
     response = client.post(f"/scenarios/{scenario.share_token}/runs/")
     run = Run.objects.get(share_token=response["Location"].split("/")[2])
     reader = Client()
     url = f"/runs/{run.share_token}/"
     assert reader.get(url, {"step": 0})[HEADER] == "miss"
     assert reader.get(url, {"step": 0})[HEADER] == "hit"
-    assert HEADER not in reader.get(url)  # the live head: rendered for each viewer
+    assert reader.get(url)[HEADER] == "miss"  # the live head: once per run state (test_live_page_cache.py)
+    assert reader.get(url)[HEADER] == "hit"
+    assert HEADER not in client.get(url)  # the owner's live page
     assert HEADER not in client.get(url, {"step": 0})  # the owner
