@@ -16,7 +16,7 @@ from django.urls import reverse
 from playground.models import ChallengeLearner, Scenario
 from playground.ownership import Actor
 from playground.services import runs as svc
-from playground.services.scenarios import scenario_create
+from playground.services.scenarios import scenario_create, scenario_fork
 from tests.web.test_challenge_results import act_as
 from tests.web.test_challenges import GALLERY
 from tests.web.test_runs_services import inline_worker  # noqa: F401  (fixture)
@@ -176,3 +176,25 @@ def test_results_follow_the_goals_as_they_read_now_and_link_each_latest_run(inli
     assert "<td>Ada</td><td>2</td><td>2</td><td>✓ solved</td>" in table
     assert "node a runs no pod" not in table and "No wrong answer yet." in table
     assert "judged against the goals as they read now: every pod is bound; node b runs exactly web-2." in table
+
+
+def test_the_learners_run_page_follows_the_teachers_fixed_goals_too(inline_worker: list) -> None:  # noqa: F811
+    scenario = scenario_create(actor=TEACHER, name="Keep a empty",
+                               yaml_text=(GALLERY / "challenge-keep-a-empty.yaml").read_text())
+    learner = _client(ADA.session_token)
+    learner.post(reverse("playground:challenge_builder", args=[scenario.share_token]), {"action": "join", "nickname": "Ada"})
+    copy = Scenario.objects.get(forked_from=scenario, owner_token=ADA.session_token)
+    run = svc.run_start(scenario=copy, actor=ADA)
+    act_as(run, ADA)
+    page = reverse("playground:run", args=[run.share_token])
+    assert "<strong>Not solved</strong>" in learner.get(page).content.decode()
+    lone = Actor(session_token="lone-never-broken")  # forks the old goals without joining
+    lone_copy = scenario_fork(scenario=scenario, actor=lone)
+    assert _save(scenario, "- allBound: true\n").status_code == 302
+    fixed = learner.get(page).content.decode()
+    assert "<strong>Solved</strong>" in fixed and "node a runs no pod" not in fixed
+
+    # A copy forked without joining keeps judging by the goals it carries.
+    own = svc.run_start(scenario=lone_copy, actor=lone)
+    act_as(own, lone)
+    assert "node a runs no pod" in learner.get(reverse("playground:run", args=[own.share_token])).content.decode()

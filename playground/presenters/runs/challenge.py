@@ -27,11 +27,27 @@ def challenge_of_text(text: str) -> Challenge | None:
     return found[0] if found else None
 
 
+def joined_challenge(run: Any) -> Challenge | None:
+    """The goals of the challenge this run is an attempt at, as they read now, when its owner
+    joined that challenge and the run is of their copy: the teacher's fixed goals judge it here
+    as on the results page (selectors/challenge_results.py), not the copy the run started with."""
+    from playground.models import ChallengeLearner, Scenario
+    from playground.selectors.challenge_results import current_challenge
+
+    if not run.scenario_id or not run.owner_token:
+        return None
+    origin = Scenario.objects.filter(forks__pk=run.scenario_id).only("pk").first()
+    if origin is None or not ChallengeLearner.objects.filter(scenario=origin, owner_token=run.owner_token).exists():
+        return None
+    return current_challenge(scenario=origin)
+
+
 def challenge(screen: Screen) -> dict[str, Any] | None:
     run = screen.run
     found = challenge_of_text(run.scenario_yaml) if run is not None and run.scenario_yaml else None
     if found is None:
         return None
+    found = joined_challenge(run) or found
     events = RunEvent.objects.filter(run=run, type="victim_deleted", seq__lte=screen.shown_seq).values_list(
         "data", flat=True)
     results = check(found, screen.view.get("pods", []), events)
