@@ -14,6 +14,12 @@ stderr as `warning: ...` lines; they never change the exit status.
 byte-identical output. A bad scenario prints one clear error on stderr and exits 2.
 `--metrics FILE` (either command) also writes the run's scheduler metrics, recomputed from its
 event stream, as Prometheus text to FILE at the end (docs/metrics.md); stdout is unchanged.
+
+A file's leading `# feature-gates: A=true,B=true` comment (the gallery's header, read by the same
+parser as the web's start form: scheduler_core.api.scenario_header) sets those gates for the run,
+said on stderr as a `note:` line; `--feature-gates` is applied after it, a gate in both taking the
+flag's value. A header naming another run setting (`# version:`, `# seed:` ...) is not read: a
+`warning:` line names the flag to use.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
+from scheduler_core.api.scenario_header import file_header, merge_gates
 from scheduler_core.events_jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.featuregate import FeatureGateError
@@ -69,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                             f"(default {DEFAULT_KUBERNETES_VERSION})")
         p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                        help="upstream feature gates to set for the run, as kube-scheduler takes them "
-                            "(validated against the modelled version's gate table)")
+                            "(validated against the modelled version's gate table); added to the "
+                            "file's `# feature-gates:` header, a gate in both taking this value")
         p.add_argument("--plugins", action="append", default=[], metavar="MODULE[,MODULE]",
                        help="out-of-tree plugin modules to import (repeatable or comma-separated); "
                             "each defines register(registry) (see docs/plugins.md)")
@@ -116,6 +124,15 @@ def main(argv: list[str] | None = None) -> int:
         from scheduler_core.metrics import PluginWallClock, RunMetrics, exposition
 
         metrics = RunMetrics()
+    header = file_header(args.file)  # the gallery's `# feature-gates:`, read as the web reads it
+    for key, flag in header.ignored:
+        print(f"warning: {args.file}: header `# {key}:` is not read by a run; pass {flag} instead",
+              file=sys.stderr)
+    gates = merge_gates(header.feature_gates, args.feature_gates)
+    if header.feature_gates:
+        print(f"note: {args.file}: feature gates from its `# feature-gates:` header: "
+              f"{header.feature_gates}" + (f" (then --feature-gates {args.feature_gates})"
+                                           if args.feature_gates else ""), file=sys.stderr)
     try:
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
                         max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)
@@ -131,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             wall = PluginWallClock()
         sim = Simulation(scenario, seed=args.seed, record_events=tracing or metrics is not None,
                          graceful_termination=args.graceful_termination,
-                         kubernetes_version=args.kubernetes_version, feature_gates=args.feature_gates,
+                         kubernetes_version=args.kubernetes_version, feature_gates=gates,
                          event_writer=writer,
                          extender_transcript=ExtenderTranscript(policy=policy))
         if wall is not None:
@@ -143,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except FeatureGateError as e:
-        print(f'error: invalid argument "{args.feature_gates}" for "--feature-gates" flag: {e}', file=sys.stderr)
+        origin = (f' (with the file\'s "# feature-gates: {header.feature_gates}" header)'
+                  if header.feature_gates else "")
+        print(f'error: invalid argument "{gates}" for "--feature-gates" flag{origin}: {e}', file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: {args.file}: {e.strerror or e}", file=sys.stderr)

@@ -13,7 +13,6 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from django.db import transaction
 
 from playground.models import Scenario, ScenarioObject
@@ -47,18 +46,11 @@ class GalleryEntry:
 
 
 def read_header(text: str) -> dict:
-    """The leading `# key: value` comment block of a gallery file, as a mapping."""
-    lines = []
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        lines.append(line[2:] if line.startswith("# ") else line[1:])
-    try:
-        header = yaml.safe_load("\n".join(lines)) if lines else None
-    except yaml.YAMLError:
-        logger.warning("gallery file header is not YAML; using defaults")
-        header = None
-    return header if isinstance(header, dict) else {}
+    """The leading `# key: value` comment block of a gallery file, as a mapping: the engine's
+    parser, which the command line reads the same header with (its `# feature-gates:`)."""
+    from scheduler_core.api.scenario_header import read_header as engine_read_header
+
+    return engine_read_header(text)
 
 
 def gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
