@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
@@ -105,10 +108,13 @@ class CompiledSelector:
     """One compiled expression: `error` (why it is refused, with `error_kind` "invalid",
     "forbidden" or "too_long" as the API server classes it) or a program to run."""
 
-    __slots__ = ("expression", "error", "error_kind", "max_cost", "nbytes", "_program", "_slots")
+    __slots__ = ("expression", "error", "error_kind", "max_cost", "cost_limit", "nbytes", "_program", "_slots")
 
-    def __init__(self, expression: str) -> None:
+    def __init__(self, expression: str, cost_limit: int = RUNTIME_COST_LIMIT) -> None:
+        # cost_limit: the runtime budget (upstream's Options.CostLimit; the default is
+        # resource.k8s.io's CELSelectorExpressionMaxCost)
         self.expression = expression
+        self.cost_limit = cost_limit
         self.error: str | None = None
         self.error_kind: str | None = None
         self.max_cost = 0
@@ -123,8 +129,12 @@ class CompiledSelector:
             self.error_kind, self.error = "invalid", "expression is empty"
             return
         try:
-            tree = parse(expression)
-            self.max_cost = estimate(tree)
+            with _deep_recursion():
+                tree = parse(expression)
+                self.max_cost = estimate(tree)
+        except RecursionError:
+            self.error_kind, self.error = "invalid", "expression recursion limit exceeded"
+            return
         except CelSyntaxError as exc:
             self.error_kind = "invalid"
             self.error = _syntax_error(expression, str(exc), exc.line, exc.column)
@@ -137,7 +147,11 @@ class CompiledSelector:
             self.error_kind, self.error = "forbidden", TOO_COMPLEX
             return
         try:
-            self._program, self._slots, nodes = compile_tree(tree, RUNTIME_COST_LIMIT)
+            with _deep_recursion():
+                self._program, self._slots, nodes = compile_tree(tree, self.cost_limit)
+        except RecursionError:
+            self.error_kind, self.error = "invalid", "expression recursion limit exceeded"
+            return
         except CelRuntimeError as exc:
             self.error_kind, self.error = "invalid", str(exc)
             return
@@ -149,16 +163,17 @@ class CompiledSelector:
         a: list[Any] = [None] * self._slots
         a[0], a[1] = 0, activation["device"]
         try:
-            out = self._program(a)
+            with _deep_recursion():
+                out = self._program(a)
         except CostLimitExceeded as exc:
             return None, a[0], str(exc)
         except CelRuntimeError as exc:
-            if a[0] > RUNTIME_COST_LIMIT:
+            if a[0] > self.cost_limit:
                 return None, a[0], COST_LIMIT_MESSAGE
             return None, a[0], str(exc)
         except RecursionError:
-            return None, a[0], "expression too deeply nested"
-        if a[0] > RUNTIME_COST_LIMIT:
+            return None, a[0], "expression recursion limit exceeded"
+        if a[0] > self.cost_limit:
             return None, a[0], COST_LIMIT_MESSAGE
         return out, a[0], None
 
@@ -173,6 +188,33 @@ class CompiledSelector:
 
 
 _BYTES_PER_NODE = 500
+_RECURSION = 20_000
+
+
+_DEEP = threading.Lock()
+_deep_users = 0
+_shallow_limit = 0
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """Room for 250 nested levels of every grammar rule (about a dozen Python frames each
+    while parsing); the parser bounds the tree's depth, so this stays bounded. Raised for the
+    first user and restored by the last, so threads do not undo each other's room."""
+    global _deep_users, _shallow_limit
+    with _DEEP:
+        if _deep_users == 0:
+            _shallow_limit = sys.getrecursionlimit()
+            if _shallow_limit < _RECURSION:
+                sys.setrecursionlimit(_RECURSION)
+        _deep_users += 1
+    try:
+        yield
+    finally:
+        with _DEEP:
+            _deep_users -= 1
+            if _deep_users == 0 and _shallow_limit < _RECURSION:
+                sys.setrecursionlimit(_shallow_limit)
 
 
 def _type_name(v: Any) -> str:
@@ -186,8 +228,8 @@ def _syntax_error(expression: str, message: str, line: int, column: int) -> str:
         return f"Syntax error: {message}"
     lines = expression.splitlines() or [""]
     near = lines[line - 1][max(column - 1, 0):][:20] if 0 < line <= len(lines) else ""
-    return (f"Syntax error at line {line}, column {column}"
-            + (f' near "{near}"' if near.strip() else ": unexpected end of expression"))
+    return (f"Syntax error at line {line}, column {column}: {message}"
+            + (f' (near "{near}")' if near.strip() else ""))
 
 
 def _located(expression: str, message: str, line: int, column: int) -> str:

@@ -12,7 +12,6 @@ is costed (scheduler_core.dra.cel_cost) and compiled into closures
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Node", "CelSyntaxError", "CelUint", "parse", "ACCU", "MAX_DEPTH"]
@@ -189,40 +188,51 @@ class _Parser:
             terms.append(self.relation())
         return _balance(terms, "and")
 
-    def _chain(self, rule: str, sub: Callable[[], Node], ops: dict[str, str]) -> Node:
-        lhs = sub()
-        n = 0
-        while True:
+    # relation, calc and member are left-recursive rules upstream: each operator or suffix
+    # nests one more context of the rule, and an operator's right operand enters it again
+    def relation(self, p: int = 0) -> Node:
+        self._enter("relation", self._peek().pos)
+        pushes = 0
+        lhs = self.calc(0)
+        while p <= 1:
             t = self._peek()
-            if t.kind not in ("op", "ident") or t.text not in ops:
+            if t.kind not in ("op", "ident") or t.text not in _REL_FN:
                 break
             self._next()
-            n += 1
-            self._enter(rule, t.pos)
-            rhs = sub()
-            lhs = self._node("call", t.pos, ops[t.text], None, [lhs, rhs])
-        if n:
-            self._leave(rule, n)
+            pushes += 1
+            self._enter("relation", t.pos)
+            rhs = self.relation(2)
+            lhs = self._node("call", t.pos, _REL_FN[t.text], None, [lhs, rhs])
+        self._leave("relation", pushes + 1)
         return lhs
 
-    def relation(self) -> Node:
-        return self._chain("relation", self.addition, _REL_FN)
-
-    def addition(self) -> Node:
-        # + - * / % are one rule upstream: they share one depth count
-        return self._chain("calc", self.multiplication, _ADD_FN)
-
-    def multiplication(self) -> Node:
-        return self._chain("calc", self.unary, _MUL_FN)
+    def calc(self, p: int) -> Node:
+        self._enter("calc", self._peek().pos)
+        pushes = 0
+        lhs = self.unary()
+        while True:
+            t = self._peek()
+            if t.kind == "op" and t.text in _MUL_FN and p <= 2:
+                fn, next_p = _MUL_FN[t.text], 3
+            elif t.kind == "op" and t.text in _ADD_FN and p <= 1:
+                fn, next_p = _ADD_FN[t.text], 2
+            else:
+                break
+            self._next()
+            pushes += 1
+            self._enter("calc", t.pos)
+            rhs = self.calc(next_p)
+            lhs = self._node("call", t.pos, fn, None, [lhs, rhs])
+        self._leave("calc", pushes + 1)
+        return lhs
 
     def unary(self) -> Node:
         t = self._peek()
+        self._enter("unary", t.pos)
         if t.kind == "op" and t.text in ("!", "-"):
             ops = []
             while self._peek().kind == "op" and self._peek().text == t.text:
                 ops.append(self._next())
-            if len(ops) > MAX_DEPTH:
-                self._fail(f"expression recursion limit exceeded: {MAX_DEPTH}", t.pos)
             inner = self.member()
             if t.text == "-" and inner.kind == "lit" and type(inner.a) in (int, float, CelUint):
                 # a negative numeric literal is a literal (so -9223372036854775808 fits)
@@ -234,20 +244,22 @@ class _Parser:
                 self._fail("invalid int literal", t.pos)
             for op in reversed(ops):
                 inner = self._node("call", op.pos, "!_" if op.text == "!" else "-_", None, [inner])
-            return inner
-        out = self.member()
-        if out.kind == "lit" and type(out.a) is int and out.a == 2 ** 63:
-            self._fail("invalid int literal", t.pos)
-        return out
+        else:
+            inner = self.member()
+            if inner.kind == "lit" and type(inner.a) is int and inner.a == 2 ** 63:
+                self._fail("invalid int literal", t.pos)
+        self._leave("unary")
+        return inner
 
     def member(self) -> Node:
+        self._enter("member", self._peek().pos)
         out = self.primary()
-        n = 0
+        pushes = 0
         while True:
             t = self._peek()
             if t.kind != "op" or t.text not in (".", "[", "{"):
                 break
-            n += 1
+            pushes += 1
             self._enter("member", t.pos)
             self._next()
             if t.text == ".":
@@ -266,8 +278,7 @@ class _Parser:
                 out = self._node("index", t.pos, out, key)
             else:
                 self._fail("message construction is not supported", t.pos)
-        if n:
-            self._leave("member", n)
+        self._leave("member", pushes + 1)
         return out
 
     def args(self, close: str) -> list[Node]:
@@ -287,6 +298,12 @@ class _Parser:
             return out
 
     def primary(self) -> Node:
+        self._enter("primary", self._peek().pos)
+        out = self._primary()
+        self._leave("primary")
+        return out
+
+    def _primary(self) -> Node:
         t = self._next()
         k = t.kind
         if k == "op":
