@@ -11,9 +11,9 @@ of the calls whose cost is not 1.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from scheduler_core.dra.cel_ast import CelUint
@@ -117,13 +117,25 @@ def _str_fn(name: str, op: Callable[[str, str], bool]) -> Callable[..., Any]:
     return f
 
 
+@lru_cache(maxsize=256)
+def _regex(pattern: str) -> Any:
+    """RE2, as cel-go uses: linear in the input, so a pattern cannot backtrack for hours within
+    a cost budget that charges it by its length."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        msg = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise CelRuntimeError(f"error parsing regexp: {msg}") from None
+
+
 def _matches(_: list, s: Any, pattern: Any) -> Any:
     if type(s) is not str or type(pattern) is not str:
         raise _overload("matches", s, pattern)
-    try:
-        return re.search(pattern, s) is not None
-    except re.error as exc:
-        raise CelRuntimeError(f"invalid regex: {exc}") from None
+    return _regex(pattern).search(s) is not None
 
 
 def _to_int(_: list, v: Any) -> Any:

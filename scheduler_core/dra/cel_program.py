@@ -517,6 +517,9 @@ class _Compiler:
             a0: list = [0]
             return _const(impl(a0, fns[0].const))  # type: ignore[attr-defined]
         coster = call_cost(fn, member)
+        fast = _FAST.get(fn) if len(fns) == 2 else None
+        if fast is not None:
+            return _fast_binary(fast, fns[0], fns[1], impl, coster)
         if len(fns) == 1:
             f0 = fns[0]
 
@@ -544,6 +547,58 @@ class _Compiler:
             a[0] += coster(*vals) if coster is not None else 1
             return impl(a, *vals)
         return calln
+
+
+_I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
+_FAST: dict[str, Callable[[Any, Any], Any]] = {
+    "_<_": lambda x, y: x < y, "_<=_": lambda x, y: x <= y,
+    "_>_": lambda x, y: x > y, "_>=_": lambda x, y: x >= y,
+    "_==_": lambda x, y: x == y, "_!=_": lambda x, y: x != y,
+    "_+_": lambda x, y: x + y, "_-_": lambda x, y: x - y, "_*_": lambda x, y: x * y,
+}
+
+
+def _fast_binary(op: Callable[[Any, Any], Any], f0: Fn, f1: Fn, impl: Callable[..., Any],
+                 coster: Callable[..., int] | None) -> Fn:
+    """Comparisons and + - * on two ints (or two doubles) cost 1 and need no overload
+    lookup: the hot path of arithmetic selectors. Anything else takes the general call."""
+    arith = op in (_FAST["_+_"], _FAST["_-_"], _FAST["_*_"])
+
+    def general(a: list, x: Any, y: Any) -> Any:
+        a[0] += coster(x, y) if coster is not None else 1
+        return impl(a, x, y)
+
+    if _is_const(f1):
+        yc = f1.const  # type: ignore[attr-defined]
+        ty = type(yc)
+        if ty is int or ty is float:
+            def const_rhs(a: list) -> Any:
+                x = f0(a)
+                if type(x) is ty:
+                    a[0] += 1
+                    r = op(x, yc)
+                    if arith and ty is int and not _I64_MIN <= r <= _I64_MAX:
+                        raise CelRuntimeError("integer overflow")
+                    return r
+                return general(a, x, yc)
+            return const_rhs
+
+    def binary(a: list) -> Any:
+        x = f0(a)
+        try:
+            y = f1(a)
+        except CelRuntimeError:
+            a[0] += 1
+            raise
+        tx = type(x)
+        if tx is type(y) and (tx is int or tx is float):
+            a[0] += 1
+            r = op(x, y)
+            if arith and tx is int and not _I64_MIN <= r <= _I64_MAX:
+                raise CelRuntimeError("integer overflow")
+            return r
+        return general(a, x, y)
+    return binary
 
 
 def compile_tree(tree: Node, limit: int) -> tuple[Fn, int, int]:
