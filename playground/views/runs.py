@@ -187,13 +187,16 @@ def _flash(
     error: bool = False,
     status: int = 200,
     field_errors: list[tuple[str, str]] | None = None,
+    action: int | None = None,
 ) -> HttpResponse:
     """The status line under the controls; `field_errors` ((element id, message) pairs, "" to
-    clear) also replaces the error next to each field of the form that was sent."""
+    clear) also replaces the error next to each field of the form that was sent. `action`, the
+    queued action's index, is an attribute for scripts and tests, not text: it means nothing to
+    a learner."""
     if not request.htmx:
         (messages.error if error else messages.info)(request, text)
         return redirect(_run_url(run))
-    context = {"text": text, "error": error, "field_errors": field_errors or []}
+    context = {"text": text, "error": error, "field_errors": field_errors or [], "action": action}
     return render(request, "playground/runs/partials/flash.html", context, status=status)
 
 
@@ -269,7 +272,7 @@ def _scale(request: HttpRequest, run: Any, actor: Any) -> HttpResponse:
         context["scale_errors"] = {error.field: error.message}
         return render(request, "playground/runs/partials/scale_form.html", context)
     queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_CLUSTER, params=params)
-    text = f"Queued: scale {values['deployment']} to {params['replicas']} (#{queued.index})"
+    text = f"Queued: scale {values['deployment']} to {params['replicas']}"
     if not request.htmx:
         messages.info(request, text)
         return redirect(_run_url(run))
@@ -297,13 +300,14 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
         if action in SIMPLE_ACTIONS:
             queued = run_service.run_enqueue(run=run, actor=actor, kind=SIMPLE_ACTIONS[action])
             if queued.state == RunAction.STATE_DONE:  # a settled run's Step or Play: recorded at once
-                return _flash(request, run, f"{queued.get_kind_display()} (#{queued.index}): nothing to do, the run has settled.")
-            return _flash(request, run, f"Queued: {queued.get_kind_display()} (#{queued.index})")
+                return _flash(request, run, f"{queued.get_kind_display()}: nothing to do, the run has settled.",
+                              action=queued.index)
+            return _flash(request, run, f"Queued: {queued.get_kind_display()}", action=queued.index)
         if action == "run_clock":
             params = {"seconds": request.POST.get("seconds", "")}
             queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_ADVANCE_CLOCK, params=params)
-            text = f"Queued: let the clock run {queued.params['seconds']:g} s (#{queued.index})"
-            return _flash(request, run, text, field_errors=_field_errors(request, action))
+            text = f"Queued: let the clock run {queued.params['seconds']:g} s"
+            return _flash(request, run, text, field_errors=_field_errors(request, action), action=queued.index)
         if action == "pause":
             paused = run_service.run_pause(run=run, actor=actor)
             return _flash(request, run, "Pausing after the current step…" if paused else "Nothing is playing.")
@@ -325,7 +329,8 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
             params = run_service.cluster_action_from_form(request.POST)
             queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_CLUSTER, params=params)
             return _flash(
-                request, run, f"Queued: {params['action']} (#{queued.index})", field_errors=_cluster_field_errors(request)
+                request, run, f"Queued: {params['action']}", field_errors=_cluster_field_errors(request),
+                action=queued.index,
             )
     except PermissionDenied as error:
         return _flash(request, run, str(error), error=True, status=403)

@@ -18,3 +18,18 @@ function showShortcuts() {
 document.addEventListener("click", function (event) {
   if (event.target && event.target.closest && event.target.closest("[data-open-shortcuts]")) showShortcuts();
 });
+
+// "Jump to cycle" shows the cycle on screen: the controls are not re-rendered by live updates,
+// so after each swap the field takes the status line's cycle again, unless the learner is
+// typing a cycle of their own into it.
+function syncJumpCycle() {
+  var field = document.getElementById("jump-cycle");
+  var shown = document.getElementById("run-cycle");
+  if (!field || !shown || field === document.activeElement || field.dataset.edited) return;
+  field.value = shown.textContent.trim();
+}
+document.addEventListener("input", function (event) {
+  if (event.target && event.target.id === "jump-cycle") event.target.dataset.edited = "1";
+});
+document.addEventListener("htmx:oobAfterSwap", syncJumpCycle);
+document.addEventListener("htmx:afterSettle", syncJumpCycle);
