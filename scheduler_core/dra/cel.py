@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.resource_types import Device, qualified
-from scheduler_core.dra.cel_ast import CelSyntaxError, parse
+from scheduler_core.dra.cel_ast import CelSyntaxError, parse_with_depth
 from scheduler_core.dra.cel_cost import MAX_COST, CelCheckError, estimate
 from scheduler_core.dra.cel_program import (
     COST_LIMIT_MESSAGE,
@@ -108,7 +108,8 @@ class CompiledSelector:
     """One compiled expression: `error` (why it is refused, with `error_kind` "invalid",
     "forbidden" or "too_long" as the API server classes it) or a program to run."""
 
-    __slots__ = ("expression", "error", "error_kind", "max_cost", "cost_limit", "nbytes", "_program", "_slots")
+    __slots__ = ("expression", "error", "error_kind", "max_cost", "cost_limit", "nbytes", "_program", "_slots",
+                 "_deep")
 
     def __init__(self, expression: str, cost_limit: int = RUNTIME_COST_LIMIT) -> None:
         # cost_limit: the runtime budget (upstream's Options.CostLimit; the default is
@@ -120,6 +121,7 @@ class CompiledSelector:
         self.max_cost = 0
         self._program: Any = None
         self._slots = 2
+        self._deep = False
         self.nbytes = 200 + len(expression)
         if len(expression.encode()) > MAX_EXPRESSION_LENGTH:
             self.error_kind = "too_long"
@@ -130,8 +132,10 @@ class CompiledSelector:
             return
         try:
             with _deep_recursion():
-                tree = parse(expression)
+                tree, depth = parse_with_depth(expression)
                 self.max_cost = estimate(tree)
+                if self.max_cost <= MAX_ESTIMATED_COST:
+                    self._program, self._slots, nodes = compile_tree(tree, self.cost_limit)
         except RecursionError:
             self.error_kind, self.error = "invalid", "expression recursion limit exceeded"
             return
@@ -143,19 +147,15 @@ class CompiledSelector:
             self.error_kind = "invalid"
             self.error = _located(expression, str(exc), exc.line, exc.column)
             return
-        if self.max_cost > MAX_ESTIMATED_COST:
-            self.error_kind, self.error = "forbidden", TOO_COMPLEX
-            return
-        try:
-            with _deep_recursion():
-                self._program, self._slots, nodes = compile_tree(tree, self.cost_limit)
-        except RecursionError:
-            self.error_kind, self.error = "invalid", "expression recursion limit exceeded"
-            return
         except CelRuntimeError as exc:
             self.error_kind, self.error = "invalid", str(exc)
             return
-        # closures and their cells: ~0.5 KB a node (measured with tracemalloc in bench/)
+        if self.max_cost > MAX_ESTIMATED_COST:
+            self.error_kind, self.error = "forbidden", TOO_COMPLEX
+            return
+        # a shallow tree's closures run within the default stack limit
+        self._deep = depth > _SHALLOW
+        # closures and their cells: ~0.4 KB a node (tracemalloc, bench/cel_selectors.py)
         self.nbytes += nodes * _BYTES_PER_NODE
 
     def evaluate(self, activation: dict[str, Any]) -> tuple[Any, int, str | None]:
@@ -163,7 +163,10 @@ class CompiledSelector:
         a: list[Any] = [None] * self._slots
         a[0], a[1] = 0, activation["device"]
         try:
-            with _deep_recursion():
+            if self._deep:
+                with _deep_recursion():
+                    out = self._program(a)
+            else:
                 out = self._program(a)
         except CostLimitExceeded as exc:
             return None, a[0], str(exc)
@@ -187,8 +190,9 @@ class CompiledSelector:
         return out, None
 
 
-_BYTES_PER_NODE = 500
+_BYTES_PER_NODE = 450
 _RECURSION = 20_000
+_SHALLOW = 40
 
 
 _DEEP = threading.Lock()

@@ -12,6 +12,7 @@ is costed (scheduler_core.dra.cel_cost) and compiled into closures
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 __all__ = ["Node", "CelSyntaxError", "CelUint", "parse", "ACCU", "MAX_DEPTH"]
@@ -61,7 +62,8 @@ _TOKEN = re.compile(
     r"|(?P<int>\d+[uU]?)"
     rf"|(?P<str>{_STRING})"
     r"|(?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)"
-    r"|(?P<op>==|!=|<=|>=|&&|\|\||[<>+\-*/%!?:.,\[\](){}])")
+    r"|(?P<op>==|!=|<=|>=|&&|\|\||[<>+\-*/%!?:.,\[\](){}])"
+    r"|(?P<bad>[\s\S])")
 _RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if",
                        "import", "let", "loop", "package", "namespace", "return", "var",
                        "void", "while"})
@@ -77,6 +79,13 @@ def parse(text: str) -> Node:
     return _Parser(text).parse()
 
 
+def parse_with_depth(text: str) -> tuple[Node, int]:
+    """The tree and the deepest nesting of one grammar rule in it (what bounds the stack the
+    tree's walkers need)."""
+    p = _Parser(text)
+    return p.parse(), p.deepest
+
+
 class _Tok:
     __slots__ = ("kind", "text", "pos")
 
@@ -90,26 +99,28 @@ class _Parser:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.line_starts: list[int] | None = None
         self.toks: list[_Tok] = []
-        pos, n = 0, len(text)
-        while pos < n:
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                self._fail(f"token recognition error at: '{text[pos]}'", pos)
-                raise AssertionError  # unreachable
-            kind = m.lastgroup or ""
-            if kind != "ws":
-                self.toks.append(_Tok(kind, m.group(), pos))
-            pos = m.end()
+        n = len(text)
+        append = self.toks.append
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind == "ws":
+                continue
+            if kind == "bad":
+                self._fail(f"token recognition error at: '{m.group()}'", m.start())
+            append(_Tok(kind, m.group(), m.start()))  # type: ignore[arg-type]
         self.toks.append(_Tok("eof", "", n))
         self.i = 0
         self.depth: dict[str, int] = {}
+        self.deepest = 0
 
     # helpers
     def _where(self, pos: int) -> tuple[int, int]:
-        line = self.text.count("\n", 0, pos) + 1
-        col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
-        return line, col
+        if self.line_starts is None:
+            self.line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        line = bisect_right(self.line_starts, pos)
+        return line, pos - self.line_starts[line - 1] + 1
 
     def _fail(self, message: str, pos: int) -> None:
         line, col = self._where(pos)
@@ -118,6 +129,8 @@ class _Parser:
     def _enter(self, rule: str, pos: int) -> None:
         d = self.depth.get(rule, 0) + 1
         self.depth[rule] = d
+        if d > self.deepest:
+            self.deepest = d
         if d > MAX_DEPTH:
             self._fail(f"expression recursion limit exceeded: {MAX_DEPTH}", pos)
 
@@ -233,6 +246,8 @@ class _Parser:
             ops = []
             while self._peek().kind == "op" and self._peek().text == t.text:
                 ops.append(self._next())
+            if len(ops) > self.deepest:  # each operator nests one call in the tree
+                self.deepest = len(ops)
             inner = self.member()
             if t.text == "-" and inner.kind == "lit" and type(inner.a) in (int, float, CelUint):
                 # a negative numeric literal is a literal (so -9223372036854775808 fits)
