@@ -106,3 +106,33 @@ def test_a_run_keeps_the_pod_pending_with_the_plugins_message(client: Client, in
     assert failed and failed[0]["message"].startswith(
         "0/2 nodes are available: request accel: device class tpu does not exist.")
     assert not run.events.filter(type="bound").exists()
+
+
+ORPHAN = GOOD + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: orphan}
+spec:
+  nodeName: ghost
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
+"""
+
+
+def test_a_pod_bound_to_a_missing_node_is_stored_and_its_run_pages_show_it(client: Client,
+                                                                            inline_worker: list) -> None:  # noqa: F811
+    response = client.post("/scenarios/", {"name": "orphan", "seed": "0",
+                                           "file": SimpleUploadedFile("o.yaml", ORPHAN.encode())}, follow=True)
+    listed = _listed(response.content.decode())
+    assert 'document 3, Pod default/orphan: spec.nodeName: node "ghost" is not in the scenario' in listed
+    from playground.services.scenarios import scenario_create
+
+    run = svc.run_start(scenario=scenario_create(actor=OWNER, name="o", yaml_text=ORPHAN), actor=OWNER)
+    act(run, RunAction.KIND_PLAY)
+    page = reverse("playground:run", args=[run.share_token])
+    html = client.get(page)
+    assert html.status_code == 200
+    assert "orphan" in _text(html.content.decode())
+    pods = _text(client.get(reverse("playground:run_pods", args=[run.share_token])).content.decode())
+    assert "orphan" in pods and "ghost" in pods
+    for name in ("run_cluster", "run_events", "run_log", "run_export_json", "run_export_pods"):
+        assert client.get(reverse(f"playground:{name}", args=[run.share_token])).status_code == 200, name

@@ -21,6 +21,7 @@ from scheduler_core.api.loader.objects import (
 )
 from scheduler_core.api.loader.pods import parse_pod
 from scheduler_core.api.loader.reader import FieldReader, Location
+from scheduler_core.api.loader.references import unknown_node_warnings
 from scheduler_core.api.loader.resource_build import add_resource_object, check_resource_references
 from scheduler_core.api.loader.resource_schema import RESOURCE_KINDS
 from scheduler_core.api.loader.start_time import read_start_times
@@ -147,16 +148,12 @@ def build_scenario(entries: list[Entry], source: str, limits: Limits = DEFAULT_L
                                   f"document {timeline_entry.doc})")
             timeline_entry = e
 
-    node_names = {n.name for n in sc.nodes}
-    for r, pod in pod_raws:
-        if pod.node_name and pod.node_name not in node_names:
-            raise r.err("spec.nodeName", f'pod is bound to node "{pod.node_name}", which is not '
-                                         "defined in the scenario")
+    sc.warnings = unknown_node_warnings(sc, pod_raws)
     read_start_times([(r, pod, e.obj) for (r, pod), e in zip(pod_raws, (e for e in entries if e.kind == "Pod"),
                                                           strict=True)])
 
     admit_storage(sc.storage)
-    sc.warnings = check_resource_references(sc, pod_raws, resource_raws)
+    sc.warnings += check_resource_references(sc, pod_raws, resource_raws)
     _add_implicit_namespaces(sc)
     _compute_pdb_status(sc)
 
