@@ -133,4 +133,7 @@ class ReadLimitMiddleware:
         # Plain text, no template: a refusal must cost far less than the page it refuses.
         response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(retry_after)
+        # Not one warning line per refusal in the server's log: a flood would fill it (Django
+        # logs every 4xx unless the response says it has been logged).
+        response._has_been_logged = True  # type: ignore[attr-defined]
         return response

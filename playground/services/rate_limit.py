@@ -40,6 +40,13 @@ def allow(key: str, *, limit: int, window_seconds: int = 60) -> bool:
         return True
 
 
+# Clients refused until their window ends, in this process: (key, limit) -> time.monotonic() of
+# the end. A flooding client's next requests in that window are refused from memory, without a
+# Redis round trip (a flood is mostly refusals: they must cost next to nothing).
+_refused: dict[tuple[str, int], float] = {}
+_REFUSED_MAX = 10_000
+
+
 def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
     """Count one hit for `key` in a fixed window of `window_seconds`: 0 when it is allowed, else
     the whole seconds until the window ends (an HTTP Retry-After, at least 1). Redis out of
@@ -50,16 +57,28 @@ def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
     import redis
     from limits import RateLimitItemPerSecond
 
+    now = time.monotonic()
+    until = _refused.get((key, limit))
+    if until is not None:
+        if now < until:
+            return max(1, math.ceil(until - now))
+        _refused.pop((key, limit), None)
     item = RateLimitItemPerSecond(limit, window_seconds)
     try:
         limiter = _limiter()
         if limiter.hit(item, key):
             return 0
-        reset_at = limiter.get_window_stats(item, key).reset_time
+        left = max(0.0, limiter.get_window_stats(item, key).reset_time - time.time())
     except (redis.RedisError, OSError):
         logger.warning("rate limit %s: Redis unreachable; not counted", key)
         return 0
-    return max(1, math.ceil(reset_at - time.time()))
+    if len(_refused) >= _REFUSED_MAX:
+        for stale in [k for k, end in _refused.items() if end <= now]:
+            _refused.pop(stale, None)
+        if len(_refused) >= _REFUSED_MAX:
+            _refused.clear()
+    _refused[(key, limit)] = now + left
+    return max(1, math.ceil(left))
 
 
 def known_client_key(request: object) -> str:

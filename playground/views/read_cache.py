@@ -8,12 +8,17 @@ default). The only per-viewer bytes of such a page, the CSRF tokens of its forms
 htmx's header, are cut out when storing and the viewer's own token is put in when serving.
 
 Never cached: owners, viewers with flash messages or lesson answers, anything but a 200.
+
+One render per key and process: viewers who ask for a page that is being rendered wait for that
+rendering instead of each starting their own (a class opening a link at once, or the live page
+of a run that just moved, read by a hundred viewers).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,6 +31,8 @@ TIMEOUT = 300  # seconds: a bound on memory, not on freshness (the key carries t
 SENTINEL = "__viewer_csrf_token__"
 TOKEN = re.compile(r'(name="csrfmiddlewaretoken" value="|"X-CSRFToken": ")([A-Za-z0-9]+)(")')
 HEADER = "X-Read-Cache"  # hit or miss: what the load benchmark and the tests look at
+# Striped locks: a key's renders take turns (a bounded set; two keys may share a lock).
+_RENDER_LOCKS = [threading.Lock() for _ in range(64)]
 
 
 def cache_key(kind: str, parts: Iterable[Any]) -> str:
@@ -45,14 +52,25 @@ def serve(request: HttpRequest, key: str, render: Callable[[], HttpResponse]) ->
     """The cached page under `key` with this viewer's CSRF token, or `render()` (then stored)."""
     if request.method != "GET" or has_messages(request):
         return render()
+    hit = _cached(request, key)
+    if hit is not None:
+        return hit
+    with _RENDER_LOCKS[hash(key) % len(_RENDER_LOCKS)]:
+        hit = _cached(request, key)  # rendered while this one waited
+        if hit is not None:
+            return hit
+        response = render()
+        if response.status_code == 200 and not response.streaming and not response.cookies:
+            text = response.content.decode(response.charset or "utf-8")
+            cache.set(key, TOKEN.sub(lambda m: m.group(1) + SENTINEL + m.group(3), text), TIMEOUT)
+            response[HEADER] = "miss"
+    return response
+
+
+def _cached(request: HttpRequest, key: str) -> HttpResponse | None:
     body = cache.get(key)
-    if body is not None:
-        response = HttpResponse(body.replace(SENTINEL, get_token(request)))
-        response[HEADER] = "hit"
-        return response
-    response = render()
-    if response.status_code == 200 and not response.streaming and not response.cookies:
-        text = response.content.decode(response.charset or "utf-8")
-        cache.set(key, TOKEN.sub(lambda m: m.group(1) + SENTINEL + m.group(3), text), TIMEOUT)
-        response[HEADER] = "miss"
+    if body is None:
+        return None
+    response = HttpResponse(body.replace(SENTINEL, get_token(request)))
+    response[HEADER] = "hit"
     return response

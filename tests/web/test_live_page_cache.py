@@ -74,3 +74,49 @@ def svc_start_lesson() -> Any:
     from playground.services import runs as svc
 
     return svc.run_start(scenario=gallery_scenario("resource-fit"), actor=OWNER)
+
+
+def test_viewers_asking_at_once_wait_for_one_render() -> None:
+    """A page being rendered is not rendered again by the viewers who ask meanwhile: they wait
+    and are served its copy (before, each started its own: a class opening the live page of a
+    run that had just moved rendered it once per viewer)."""
+    import threading
+    import time
+
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from playground.views import read_cache
+
+    renders: list[int] = []
+    started, release = threading.Event(), threading.Event()
+
+    def render() -> HttpResponse:
+        renders.append(1)
+        if len(renders) == 1:
+            started.set()
+            release.wait(10)
+        return HttpResponse("<p>the page</p>")
+
+    answers: list[HttpResponse] = []
+
+    def ask() -> None:
+        answers.append(read_cache.serve(RequestFactory().get("/runs/x/"), "read-only:test:single-flight", render))
+
+    first = threading.Thread(target=ask)
+    first.start()
+    assert started.wait(10)
+    others = [threading.Thread(target=ask) for _ in range(5)]
+    for thread in others:
+        thread.start()
+    # Give the others the time to start their own render, were they allowed to (bounded wait;
+    # the assertion below does not depend on it).
+    for _ in range(20):
+        if len(renders) == len(others) + 1:
+            break
+        time.sleep(0.1)
+    release.set()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert len(renders) == 1
+    assert sorted(a[read_cache.HEADER] for a in answers) == ["hit"] * 5 + ["miss"]

@@ -97,3 +97,22 @@ def test_a_real_session_is_a_client_of_its_own() -> None:
 
     assert known_client_key(Request(store.session_key)) == f"s:{store.session_key}"
     assert known_client_key(Request("no-such-session-key-0123456789")) == "ip:10.38.5.7"
+
+
+def test_a_refused_client_is_refused_from_memory_until_its_window_ends(limited: None, settings: Any) -> None:
+    """A flood is mostly refusals: after the first, the rest of the window is answered without
+    asking Redis (here Redis is then out of reach: a new client is let through, as always
+    without Redis; the refused one is still refused, with the time left)."""
+    from playground.services import rate_limit
+
+    key = "test:memory:10.38.5.8"
+    assert rate_limit.hit(key, limit=1, window_seconds=60) == 0
+    first = rate_limit.hit(key, limit=1, window_seconds=60)
+    assert 1 <= first <= 60
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    rate_limit._limiters.clear()
+    try:
+        assert 1 <= rate_limit.hit(key, limit=1, window_seconds=60) <= first
+        assert rate_limit.hit("test:memory:10.38.5.9", limit=1, window_seconds=60) == 0
+    finally:
+        rate_limit._limiters.clear()
