@@ -65,5 +65,12 @@ def not_simulated_lines(warnings: Iterable[Any]) -> list[str]:
 def reference_lines(warnings: Iterable[Any]) -> list[str]:
     """One line per reference to an object the scenario lacks (not grouped: each names its own
     missing object), where it is and what the scheduler will do, in the loader's order."""
-    return [f"{_where(w)}: {w.field}: {w.reason}" if w.field else f"{_where(w)}: {w.reason}"
-            for w in warnings if getattr(w, "category", None) == REFERENCE]
+    lines = []
+    for w in warnings:
+        if getattr(w, "category", None) != REFERENCE:
+            continue
+        line = f"{_where(w)}: {w.field}: {w.reason}" if w.field else f"{_where(w)}: {w.reason}"
+        if w.more:
+            line += f" (also in {_plural(w.more, 'more ' + (w.kind or 'object'))})"
+        lines.append(line)
+    return lines

@@ -89,6 +89,7 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
                     _check_class(r, obj, classes, sub.device_class_name, f"{rq.name}/{sub.name}",
                                  f"{prefix}.devices.requests[{i}].firstAvailable[{j}].deviceClassName",
                                  warnings)
+    warnings += _missing_claim_warnings(sc, pod_raws)
     if not any(isinstance(obj, ResourceClaim) for _, obj in raws):
         return warnings  # no claim to resolve pods for (a cluster's 150,000 pods need no index then)
     pods = {(p.namespace, p.name): p for _, p in pod_raws}
@@ -104,6 +105,40 @@ def check_resource_references(sc: Scenario, pod_raws: list[tuple[FieldReader, Po
             if pod is not None:
                 o.uid = pod.uid
     return warnings
+
+
+def _missing_claim_warnings(sc: Scenario, pod_raws: list[tuple[FieldReader, Pod]]) -> list[LoadWarning]:
+    """Pods naming a ResourceClaim or ResourceClaimTemplate the scenario lacks: accepted (the
+    apiserver checks no references), with one warning per missing object (its first pod, and how
+    many more name it). Upstream's DynamicResources PreEnqueue keeps each such pod out of the
+    active queue: no claim to read, or none generated from a template that is not there."""
+    claims = {(c.namespace, c.name) for c in sc.resource_claims}
+    templates = {(t.namespace, t.name) for t in sc.resource_claim_templates}
+    found: dict[tuple[str, str, str], LoadWarning] = {}
+    for r, pod in pod_raws:
+        for i, pc in enumerate(pod.resource_claims or ()):
+            if pc.resource_claim_name is not None and (pod.namespace, pc.resource_claim_name) not in claims:
+                key = ("ResourceClaim", pod.namespace, pc.resource_claim_name)
+                field, waits = f"spec.resourceClaims[{i}].resourceClaimName", \
+                    f'resourceclaim.resource.k8s.io "{pc.resource_claim_name}" not found'
+            elif pc.resource_claim_template_name is not None and \
+                    (pod.namespace, pc.resource_claim_template_name) not in templates:
+                key = ("ResourceClaimTemplate", pod.namespace, pc.resource_claim_template_name)
+                field, waits = f"spec.resourceClaims[{i}].resourceClaimTemplateName", \
+                    "ResourceClaim not created yet"
+            else:
+                continue
+            if key in found:
+                found[key].more += 1
+                continue
+            loc = r.doc
+            found[key] = LoadWarning(
+                f'{key[0]} "{key[1]}/{key[2]}" is not in the scenario; the API server accepts the '
+                "reference, and the scheduler keeps the pod out of its active queue (DynamicResources' "
+                f"PreEnqueue: {waits}) until it exists",
+                file=loc.file, document=loc.index, kind=loc.kind, name=loc.name, field=field,
+                category="reference")
+    return list(found.values())
 
 
 def _check_class(r: FieldReader, obj: Any, classes: set[str], name: str, request: str, path: str,

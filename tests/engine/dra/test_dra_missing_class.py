@@ -122,3 +122,28 @@ def test_the_command_line_loads_it_and_prints_the_warning(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert "warning:" in done.stderr and "device class tpu does not exist" in done.stderr
     assert '"status": "Pending"' in done.stdout and "request accel: device class tpu does not exist" in done.stdout
+
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      resourceClaims: [{name: accel, resourceClaimTemplateName: nope}]
+      containers: [{name: c, image: x, resources: {claims: [{name: accel}]}}]
+"""
+
+
+def test_pods_naming_a_missing_claim_or_template_load_with_one_warning_per_missing_object() -> None:
+    sc = load_scenario_text(scenario_text(NODE, DEPLOYMENT, pod("p", "resourceClaimName: gone")), source="dra.yaml")
+    refs = [w for w in sc.warnings if w.category == "reference"]
+    assert [(w.field, w.more) for w in refs] == [
+        ("spec.resourceClaims[0].resourceClaimTemplateName", 2), ("spec.resourceClaims[0].resourceClaimName", 0)]
+    assert refs[0].reason.startswith('ResourceClaimTemplate "default/nope" is not in the scenario')
+    assert "PreEnqueue: ResourceClaim not created yet" in refs[0].reason
+    assert 'PreEnqueue: resourceclaim.resource.k8s.io "gone" not found' in refs[1].reason
