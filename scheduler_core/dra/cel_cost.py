@@ -38,6 +38,7 @@ CAPS_T = ("map", "string", ("map", "string", "quantity"))
 DEVICE_FIELDS = {"driver": "string", "attributes": ATTRS_T, "capacity": CAPS_T,
                  "allowMultipleAllocations": "bool"}
 _SCALARS = frozenset({"bool", "int", "uint", "double"})
+_NUMERIC = frozenset({"int", "uint", "double"})
 _CONVERSIONS = {"int": "int", "uint": "uint", "double": "double", "string": "string",
                 "bool": "bool", "bytes": "bytes", "dyn": "dyn", "type": "type"}
 _K8S_ONE = frozenset({"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
@@ -470,11 +471,27 @@ class _Estimator:
             return "string"
         raise CelCheckError(f"undeclared reference to '{fn}' (in container '')", n.line, n.column)
 
+    def _check_operands(self, n: Node, fn: str, at: list) -> None:
+        """The checker's overload resolution for the comparison operators, where it refuses
+        two known types that no overload takes (`device.driver > 1`)."""
+        a, b = at
+        if a == "dyn" or b == "dyn" or a == b or (a in _NUMERIC and b in _NUMERIC):
+            return
+        if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and fn in ("_==_", "_!=_"):
+            return
+        if a == "null" or b == "null":
+            if fn in ("_==_", "_!=_"):
+                return
+        raise CelCheckError(f"found no matching overload for '{fn}' applied to '({_name(a)}, {_name(b)})'",
+                            n.line, n.column)
+
     def _fn_cost(self, n: Node, fn: str, target: Node | None, args: list[Node], at: list, arg_sum: tuple) -> tuple:
         if fn in ("quantity", "isQuantity", "semver", "isSemver") and args:
             return _add(_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
         if fn in _K8S_ONE:
             return _add(ONE, arg_sum)
+        if fn in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"):
+            self._check_operands(n, fn, at)
         if fn in ("_==_", "_!=_"):
             a, b = at
             if fn == "_==_" and a == b and a in ("quantity", "semver"):
