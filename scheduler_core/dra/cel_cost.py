@@ -467,7 +467,7 @@ class _Estimator:
             return "quantity"
         if fn in _K8S_RESULT:
             return _K8S_RESULT[fn]
-        if fn in ("lowerAscii", "upperAscii", "trim", "substring", "replace"):
+        if fn in ("lowerAscii", "upperAscii", "trim", "find") and tt is not None:
             return "string"
         raise CelCheckError(f"undeclared reference to '{fn}' (in container '')", n.line, n.column)
 
@@ -543,6 +543,16 @@ class _Estimator:
             for o in options[1:]:
                 c = _union(c, o)
             return _add(c, arg_sum)
+        if target is not None and fn in ("lowerAscii", "upperAscii", "trim") and not args:
+            size = self.size_or_unknown(target)
+            self.sizes[id(n)] = size
+            return _add(_by_factor(size, STRING_FACTOR), arg_sum)
+        if target is not None and fn == "find" and len(args) == 1:
+            size = self.size_or_unknown(target)
+            s = _by_factor(_add(size, ONE), STRING_FACTOR)
+            r = _by_factor(self.size_or_unknown(args[0]), REGEX_FACTOR)
+            self.sizes[id(n)] = (0, size[1])
+            return _add(_mul(s, r), arg_sum)
         if target is not None and fn in ("startsWith", "endsWith") and len(args) == 1:
             return _add(_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
         if target is not None and fn == "matches" and len(args) == 1:

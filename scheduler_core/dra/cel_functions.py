@@ -138,6 +138,27 @@ def _matches(_: list, s: Any, pattern: Any) -> Any:
     return _regex(pattern).search(s) is not None
 
 
+def _string_method(name: str, op: Callable[[str], str]) -> Callable[..., Any]:
+    def f(_: list, s: Any) -> Any:
+        if type(s) is not str:
+            raise _overload(name, s)
+        return op(s)
+    return f
+
+
+def _ascii_case(upper: bool) -> Callable[[str], str]:
+    def op(s: str) -> str:  # only ASCII letters change, as the Kubernetes library's
+        return "".join((c.upper() if upper else c.lower()) if c.isascii() else c for c in s)
+    return op
+
+
+def _find(_: list, s: Any, pattern: Any) -> Any:
+    if type(s) is not str or type(pattern) is not str:
+        raise _overload("find", s, pattern)
+    m = _regex(pattern).search(s)
+    return m.group(0) if m is not None else ""
+
+
 def _to_int(_: list, v: Any) -> Any:
     if type(v) is int:
         return v
@@ -326,6 +347,12 @@ FUNCTIONS: dict[tuple[str, bool, int], Callable[..., Any]] = {
     ("endsWith", True, 2): _str_fn("endsWith", lambda s, t: s.endswith(t)),
     ("matches", True, 2): _matches,
     ("matches", False, 2): _matches,
+    ("lowerAscii", True, 1): _string_method("lowerAscii", _ascii_case(False)),
+    ("upperAscii", True, 1): _string_method("upperAscii", _ascii_case(True)),
+    ("trim", True, 1): _string_method("trim", lambda s: s.strip(" \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002"
+                                                          "\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                                                          "\u2028\u2029\u202f\u205f\u3000")),
+    ("find", True, 2): _find,
     ("int", False, 1): _to_int,
     ("uint", False, 1): _to_uint,
     ("double", False, 1): _to_double,
@@ -403,6 +430,8 @@ _COSTS: dict[tuple[str, bool], Callable[..., int]] = {
     ("semver", False): _string_cost, ("isSemver", False): _string_cost,
     ("startsWith", True): _prefix_cost, ("endsWith", True): _prefix_cost,
     ("contains", True): _contains_cost, ("matches", True): _matches_cost,
+    ("lowerAscii", True): _string_cost, ("upperAscii", True): _string_cost, ("trim", True): _string_cost,
+    ("find", True): _matches_cost,
 }
 
 

@@ -1,4 +1,4 @@
-"""CEL device selectors on cel-python with the Kubernetes DRA environment."""
+"""CEL device selectors with the Kubernetes DRA environment."""
 
 from __future__ import annotations
 
@@ -34,6 +34,12 @@ ACT = device_activation("gpu.example.com", DEVICE)
     ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("535.0.0"))', True),
     ('device.attributes["gpu.example.com"].driverVersion.major() == 535', True),
     ('semver("1.0.0-rc.1").isLessThan(semver("1.0.0"))', True),
+    ('device.attributes["gpu.example.com"].model.upperAscii() == "A100"', True),
+    ('" A1 ".trim().lowerAscii() == "a1"', True),
+    ('device.attributes["gpu.example.com"].model.find("[0-9]+") == "100"', True),
+    ('device.attributes["gpu.example.com"].model.matches("^a[0-9]+$")', True),
+    ('[1, 2, 3].filter(x, x > 1).map(x, x * 10) == [20, 30]', True),
+    ('{"a": 1}.exists(k, k == "a") && [1, 2].exists_one(x, x == 2)', True),
 ])
 def test_selectors(expr: str, expected: bool) -> None:
     compiled = compile_selector(expr)
