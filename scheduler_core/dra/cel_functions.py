@@ -22,6 +22,7 @@ from scheduler_core.dra.cel_program import CelRuntimeError, _compare, _num, _ove
 __all__ = ["FUNCTIONS", "call_cost"]
 
 _I64 = (-(2 ** 63), 2 ** 63 - 1)
+MAX_LIST = 2 ** 20
 
 
 def _ceil(n: float) -> int:
@@ -72,6 +73,10 @@ def _arith(op: str) -> Callable[..., Any]:
             if op == "_*_":
                 return x * y
             return x / y if y else (math.copysign(math.inf, x * y) if x else math.nan)
+        if op == "_+_" and tx is list and len(x) + len(y) > MAX_LIST:
+            # cel-go joins lists lazily at a cost of 1, so doubling a list in nested binds is
+            # cheap there; here it would be built: refused past a million elements instead
+            raise CelRuntimeError(f"list of {len(x) + len(y)} elements exceeds {MAX_LIST}")
         if op == "_+_" and tx in (str, bytes, list):
             return x + y
         raise _overload(op, x, y)

@@ -186,3 +186,14 @@ def test_simulate_names_the_cost_and_exits_2(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "too complex, exceeds cost limit" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_cheap_doubling_list_is_stopped_before_it_fills_memory() -> None:
+    # each `v + v` costs 1 (cel-go concatenates lists lazily): 40 doublings are within the budget
+    expr = "[1, 2]"
+    for i in range(40):
+        expr = f"cel.bind(v{i}, {expr}, v{i} + v{i})"
+    compiled = CompiledSelector(f"size({expr}) > 0")
+    assert compiled.error is None
+    matches, err = compiled.device_matches(ACT)
+    assert matches is False and "exceeds 1048576" in err
