@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.web.test_editor_browser import add_node, create_scenario
 from tests.web.test_runs_live import start_run
@@ -49,3 +49,35 @@ def test_jump_to_cycle_follows_the_run_and_no_action_number_shows(page: Page, ce
     page.locator("#jump-button").click()
     expect(page).to_have_url(re.compile(r"\?cycle=1$"))
     expect(page.locator("#jump-cycle")).to_have_value("1")
+
+
+# Every element the page cuts with an ellipsis, and whether its full text is on hover (its own
+# title, or the nearest titled ancestor's, starts with the text's first word: a plugin's name).
+CUT_NAMES = """() => {
+  const cut = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (!el.offsetParent || getComputedStyle(el).textOverflow !== "ellipsis") continue;
+    if (el.scrollWidth <= el.clientWidth + 1) continue;
+    const name = el.textContent.trim().split(/\\s+/)[0];
+    const titled = el.title ? el : el.closest("[title]");
+    cut.push({name: name, hover: Boolean(titled && titled.title.startsWith(name))});
+  }
+  return cut;
+}"""
+
+
+def test_every_name_cut_with_an_ellipsis_has_its_full_name_on_hover(
+    browser: Browser, live_url: str, celery_worker: Any, transactional_db: None
+) -> None:
+    context = browser.new_context(base_url=live_url, viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        start_run(page, "resource-fit")
+        page.locator("#btn-step").click()
+        expect(page.locator("#run-step")).to_have_text("1")
+        cut = page.evaluate(CUT_NAMES)
+        assert any(c["name"] == "NodeResourcesBalancedAllocation" for c in cut)  # the phone cuts it
+        assert [c["name"] for c in cut if not c["hover"]] == []
+    finally:
+        context.close()
