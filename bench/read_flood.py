@@ -164,10 +164,14 @@ async def flood_and_measure(
 async def hundred_readers(host: str, port: int, path: str, cookies: list[str], timeout: float) -> dict[str, int]:
     """Every viewer GETs the page once, all at once: the X-Read-Cache answers counted."""
     pool = Pool(host, port, 32)
-    answers = await asyncio.gather(*(pool.get(path, timeout, cookie=c) for c in cookies))
+    answers = await asyncio.gather(*(pool.get(path, timeout, cookie=c) for c in cookies), return_exceptions=True)
     counts: dict[str, int] = {}
-    for status, headers in answers:
-        key = f"{status} {headers.get('x-read-cache', 'rendered for itself')}"
+    for answer in answers:
+        if isinstance(answer, BaseException):
+            key = type(answer).__name__
+        else:
+            status, headers = answer
+            key = f"{status} {headers.get('x-read-cache', 'rendered for itself')}"
         counts[key] = counts.get(key, 0) + 1
     return counts
 

@@ -16,12 +16,14 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from playground.middleware import RefusedReadsGate  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.web_warmup import prepare_collector, warm_web_process  # noqa: E402
 
 # The ASGI server serves no static files: in development Django's handler does, in production whitenoise
 # serves the collected files.
 http_application = ASGIStaticFilesHandler(django_asgi_app) if settings.DEBUG else django_asgi_app
+http_application = RefusedReadsGate(http_application)  # a flooding reader, refused before Django
 
 warm_web_process()  # imports and templates ready before the first request, not during it
 

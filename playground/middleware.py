@@ -126,14 +126,62 @@ class ReadLimitMiddleware:
         retry_after = rate_limit.hit(f"read:{rate_limit.known_client_key(request)}", limit=limit, window_seconds=1)
         if not retry_after:
             return None
-        message = (
-            f"Too many requests: at most {limit} page and panel reads a second per visitor "
-            f"(PLAYGROUND_READS_PER_SECOND). Try again in {retry_after} s."
-        )
         # Plain text, no template: a refusal must cost far less than the page it refuses.
-        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(read_refusal(limit, retry_after), status=429, content_type="text/plain; charset=utf-8")
         response["Retry-After"] = str(retry_after)
         # Not one warning line per refusal in the server's log: a flood would fill it (Django
         # logs every 4xx unless the response says it has been logged).
         response._has_been_logged = True  # type: ignore[attr-defined]
         return response
+
+
+def read_refusal(limit: int, retry_after: int) -> str:
+    return (
+        f"Too many requests: at most {limit} page and panel reads a second per visitor "
+        f"(PLAYGROUND_READS_PER_SECOND). Try again in {retry_after} s."
+    )
+
+
+class RefusedReadsGate:
+    """ASGI: a GET from a client without a session cookie that this process has just refused
+    (ReadLimitMiddleware, its window not over yet) is refused again here, before Django: no
+    thread, no middleware, no Redis. A flood is mostly such requests. Anything else (a session
+    cookie, which only Django can check; static files; websockets) goes on to `app`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+            retry_after = self._refused(scope)
+            if retry_after:
+                body = read_refusal(self._limit(), retry_after).encode()
+                headers = [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", str(retry_after).encode()),
+                ]
+                await send({"type": "http.response.start", "status": 429, "headers": headers})
+                await send({"type": "http.response.body", "body": body if scope["method"] == "GET" else b""})
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _limit() -> int:
+        from django.conf import settings
+
+        return int(settings.PLAYGROUND_READS_PER_SECOND)
+
+    def _refused(self, scope: dict[str, Any]) -> int:
+        from django.conf import settings
+
+        from playground.services import rate_limit
+
+        limit = self._limit()
+        client = scope.get("client")
+        if limit <= 0 or not client or str(scope.get("path", "")).startswith(str(settings.STATIC_URL or "/static/")):
+            return 0
+        session_cookie = settings.SESSION_COOKIE_NAME.encode() + b"="
+        if any(name == b"cookie" and session_cookie in value for name, value in scope.get("headers", [])):
+            return 0
+        return rate_limit.refused_for(f"read:ip:{client[0]}", limit=limit)

@@ -47,6 +47,17 @@ _refused: dict[tuple[str, int], float] = {}
 _REFUSED_MAX = 10_000
 
 
+def refused_for(key: str, *, limit: int) -> int:
+    """The whole seconds `key` is still refused for, from this process's memory alone (0: not
+    known to be refused; ask `hit`). Cheap enough to ask before a request reaches Django."""
+    import math
+    import time
+
+    until = _refused.get((key, limit))
+    left = 0.0 if until is None else until - time.monotonic()
+    return max(1, math.ceil(left)) if left > 0 else 0
+
+
 def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
     """Count one hit for `key` in a fixed window of `window_seconds`: 0 when it is allowed, else
     the whole seconds until the window ends (an HTTP Retry-After, at least 1). Redis out of

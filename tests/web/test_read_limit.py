@@ -116,3 +116,42 @@ def test_a_refused_client_is_refused_from_memory_until_its_window_ends(limited: 
         assert rate_limit.hit("test:memory:10.38.5.9", limit=1, window_seconds=60) == 0
     finally:
         rate_limit._limiters.clear()
+
+
+def test_the_gate_refuses_a_refused_client_before_django(limited: None, settings: Any) -> None:
+    """config/asgi.py puts RefusedReadsGate in front of Django: a GET from an address this
+    process has just refused, without a session cookie, is answered 429 there; with a session
+    cookie (only Django can tell whether it is real), for a static file, or from another
+    address, the request goes on."""
+    import asyncio
+
+    from playground.middleware import RefusedReadsGate
+    from playground.services import rate_limit
+
+    settings.PLAYGROUND_READS_PER_SECOND = 1
+    key = "read:ip:10.38.5.10"
+    assert rate_limit.hit(key, limit=1, window_seconds=60) == 0
+    assert rate_limit.hit(key, limit=1, window_seconds=60) >= 1  # refused: remembered
+
+    passed: list[str] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        passed.append(scope["path"])
+
+    def call(address: str, path: str = "/runs/x/", cookie: bytes = b"") -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        headers = [(b"cookie", cookie)] if cookie else []
+        scope = {"type": "http", "method": "GET", "path": path, "client": (address, 5000), "headers": headers}
+        asyncio.run(RefusedReadsGate(app)(scope, None, send))
+        return sent
+
+    refused = call("10.38.5.10")
+    assert refused[0]["status"] == 429 and dict(refused[0]["headers"])[b"retry-after"].isdigit()
+    assert b"PLAYGROUND_READS_PER_SECOND" in refused[1]["body"] and passed == []
+    assert call("10.38.5.10", cookie=b"sessionid=abc") == [] and passed == ["/runs/x/"]
+    assert call("10.38.5.10", path="/static/css/playground.css") == []
+    assert call("10.38.5.11") == [] and len(passed) == 3
