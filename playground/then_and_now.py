@@ -165,9 +165,11 @@ ENTRIES = [
           version="v1.22", upstream="plugin/pkg/admission/priority/admission.go"),
     # ---- priority and preemption (v1.19) ----------------------------------------------------------
     Entry("preemption", "Who may preempt", "podEligibleToPreemptOthers",
-          "A pod with preemptionPolicy Never, or whose nominated node still has a terminating victim, does "
-          "not preempt.",
-          "", gallery="priority-preemption", look="reports (Never) stays Pending: \"not eligible\".",
+          "A pod with preemptionPolicy Never does not preempt; nor does one whose nominated node still has "
+          "a lower-priority pod terminating because of preemption (unless that node is now unresolvable).",
+          "In v1.19 any terminating lower-priority pod on the nominated node held it back; now only one whose "
+          "DisruptionTarget condition says PreemptionByScheduler does.",
+          gallery="priority-preemption", look="reports (Never) stays Pending: \"not eligible\".",
           version="v1.19", upstream=_DEFAULT_PREEMPT),
     Entry("preemption", "Finding candidates", "Dry-run on each node (selectVictimsOnNode)",
           "Remove all lower-priority pods, then reprieve them in importance order while the preemptor "
