@@ -9,6 +9,7 @@ from playground.views import (
     compare,
     diagnostics,
     docs,
+    gallery,
     home,
     operator_metrics,
     run_export,
@@ -37,6 +38,7 @@ urlpatterns = [
     path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
     path("scenarios/<str:token>/challenge/", challenges.challenge_builder, name="challenge_builder"),
     path("scenarios/<str:token>/challenge/results/", challenges.challenge_results_page, name="challenge_results"),
+    path("gallery/", gallery.gallery_index, name="gallery_index"),
     path("gallery/<slug:slug>/", scenarios.gallery_detail, name="gallery"),
     # Runs: start one from a scenario; the run page is also its share link (?cycle=N | ?step=S).
     path("scenarios/<str:token>/runs/", runs.run_start, name="run_start"),

@@ -1,7 +1,9 @@
 """The teaching gallery: built-in scenarios loaded from playground/gallery/*.yaml.
 
 Each file is an ordinary scenario (multi-document YAML) whose leading comment block is a small
-YAML mapping with `title`, `order` and `explanation`. `seed()` is idempotent: the launcher
+YAML mapping with `title`, `order`, `chapter` (playground.chapters), `teaches` (one line on what
+the lesson teaches, never what happens: it is on the lesson's card before the learner predicts)
+and `explanation` (what happens, shown once the lesson is done). `seed()` is idempotent: the launcher
 (`./dev run`) calls it after migrating, and `manage.py seed_gallery` runs it by hand. A file
 whose content changed replaces its scenario's objects; the scenario keeps its share token.
 """
@@ -39,6 +41,11 @@ class GalleryEntry:
     # `# feature-gates:` (e.g. "GenericWorkload=true,GangScheduling=true"): the gates a run of the
     # scenario starts with (prefilled in the start form) and the claims are checked with.
     feature_gates: str = ""
+    # The learning path: the chapter's slug (playground.chapters) and the card's one line.
+    chapter: str = ""
+    teaches: str = ""
+    # How many predictions the lesson asks (steps with `predict`).
+    questions: int = 0
 
     @property
     def digest(self) -> str:
@@ -68,9 +75,40 @@ def gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
                 path=path,
                 expect=dict(header.get("expect") or {}),
                 feature_gates=str(header.get("feature-gates") or ""),
+                chapter=str(header.get("chapter") or ""),
+                teaches=str(header.get("teaches") or "").strip(),
+                questions=_questions(text, path.name),
             )
         )
     return sorted(entries, key=lambda e: (e.order, e.slug))
+
+
+def _questions(text: str, source: str) -> int:
+    """The number of predictions the file's lesson asks (0 when it has none or cannot be read:
+    `seed` reports a broken file, the page must still render)."""
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.api.lesson import lessons_of_text
+
+    try:
+        lessons = lessons_of_text(text, source=source)
+    except ScenarioError:
+        return 0
+    return sum(1 for lesson in lessons for step in lesson.steps if step.predict is not None)
+
+
+_CACHE: dict[str, tuple[tuple, list[GalleryEntry]]] = {}
+
+
+def cached_gallery_entries(directory: Path = GALLERY_DIR) -> list[GalleryEntry]:
+    """`gallery_entries`, read again only when a file changed (name, size or modification time):
+    the home page and the gallery index list every lesson on each request."""
+    signature = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(directory.glob("*.yaml")))
+    hit = _CACHE.get(str(directory))
+    if hit is not None and hit[0] == signature:
+        return hit[1]
+    entries = gallery_entries(directory)
+    _CACHE[str(directory)] = (signature, entries)
+    return entries
 
 
 def seed_entry(entry: GalleryEntry) -> Scenario:

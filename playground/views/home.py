@@ -1,4 +1,5 @@
-"""The home page: where to start (the gallery, in teaching order)."""
+"""The home page: where to start. The learning path's chapters, the learner's progress (kept in
+their session) and the lesson to do next."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from playground.services.gallery import gallery_entries
+from playground.presenters.learning_path import learning_path
+from playground.selectors.lesson_progress import progress_of
+from playground.services.gallery import cached_gallery_entries
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    entries = sorted(gallery_entries(), key=lambda e: (e.order, e.slug))
-    return render(request, "playground/home/index.html", {"lessons": entries})
+    path = learning_path(cached_gallery_entries(), progress_of(request.session))
+    return render(request, "playground/home/index.html", {"path": path})

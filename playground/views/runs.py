@@ -28,7 +28,7 @@ from playground.presenters.runs import lesson as lesson_panel
 from playground.presenters.runs import run_screen
 from playground.selectors import runs as run_selectors
 from playground.selectors.scenarios import scenario_by_share_token
-from playground.services import classroom
+from playground.services import classroom, lesson_progress
 from playground.services import runs as run_service
 from playground.views import read_cache
 
@@ -149,6 +149,7 @@ def _run_page(
     run_service.run_opened(run=run, actor=actor)  # a worker builds the engine while this page renders
     answers = lesson_panel.answers_for(request.session, run.share_token)
     screen = run_screen(run=run, actor=actor, step=step, cycle=cycle, params=request.GET, answers=answers)
+    lesson_progress.run_page_seen(request.session, run, screen.lesson)  # a lesson's last stop: finished
     presenting = classroom.is_presenting(request.session, run.share_token) and can_control(run=run, actor=actor)
     if presenting and not following:
         classroom.publish(run.pk, screen.step if screen.pinned else None)
@@ -234,6 +235,7 @@ def _predict(request: HttpRequest, run: Any) -> HttpResponse:
     error = "" if index is not None and answer else "answer: choose one of the answers first."
     if not error:
         lesson_panel.record_answer(request.session, run.share_token, index, answer)
+        lesson_progress.run_prediction_answered(request.session, run, index)
     if not request.htmx:
         if error:
             messages.error(request, error)

@@ -50,6 +50,7 @@ from playground.selectors.scenarios import (
     scenario_object,
     scenarios_owned_by,
 )
+from playground.services import lesson_progress
 from playground.services import scenarios as scenario_service
 from playground.services.cluster_import import scenario_import_any
 from playground.services.scenarios import ScenarioInvalid
@@ -110,8 +111,11 @@ def _detail_url(scenario: Any) -> str:
 
 @require_GET
 def gallery_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """A stable address for a built-in scenario (its share token differs per database)."""
-    return redirect(_detail_url(gallery_scenario_by_slug(slug=slug)))
+    """A stable address for a built-in scenario (its share token differs per database); the
+    learning path's cards link here, so opening one is recorded in the learner's session."""
+    scenario = gallery_scenario_by_slug(slug=slug)
+    lesson_progress.lesson_opened(request.session, slug)
+    return redirect(_detail_url(scenario))
 
 
 @require_GET
