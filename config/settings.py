@@ -254,6 +254,16 @@ PLAYGROUND_READS_PER_SECOND = env_int("PLAYGROUND_READS_PER_SECOND", 20, minimum
 PLAYGROUND_WORKER_NICE = env_int("PLAYGROUND_WORKER_NICE", 5, minimum=0)
 # ...and a play's later slices run this much lower again, on a thread of their own.
 PLAYGROUND_PLAY_NICE = env_int("PLAYGROUND_PLAY_NICE", 10, minimum=0)
+# Time limits of one worker task, in seconds (playground/tasks/limits.py): at the soft limit the
+# action stops and fails with a line on its run page; a task still running at the hard limit has
+# its worker process restarted in place. Sized from the envelope's costliest legitimate task
+# (bench/RESULTS.md): a run's first action at 5,000 x 150,000 restores a checkpoint, steps and
+# stores one, ~33 s of CPU quiet, ~75 s on a busy machine; a start's preparation 62 s / 143 s.
+# 0: no such limit.
+PLAYGROUND_TASK_SOFT_TIME_LIMIT = env_int("PLAYGROUND_TASK_SOFT_TIME_LIMIT", 120, minimum=0)
+PLAYGROUND_TASK_TIME_LIMIT = env_int("PLAYGROUND_TASK_TIME_LIMIT", 180, minimum=0)
+PLAYGROUND_PREPARE_SOFT_TIME_LIMIT = env_int("PLAYGROUND_PREPARE_SOFT_TIME_LIMIT", 600, minimum=0)
+PLAYGROUND_PREPARE_TIME_LIMIT = env_int("PLAYGROUND_PREPARE_TIME_LIMIT", 720, minimum=0)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views refuse a larger body by its Content-Length before parsing it

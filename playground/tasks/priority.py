@@ -69,6 +69,9 @@ def _lower_autogroup(increment: int) -> None:
 def _lower_worker_priority(sender: object = None, **kwargs: object) -> None:
     from django.conf import settings
 
+    if os.environ.get("PLAYGROUND_WORKER_RESTARTED"):  # restarted in place (tasks/limits.py): lowered once already
+        logger.info("worker niceness %d (kept across a restart)", os.nice(0))
+        return
     niceness = lower_priority(settings.PLAYGROUND_WORKER_NICE)
     logger.info("worker niceness %d (PLAYGROUND_WORKER_NICE=%d)", niceness, settings.PLAYGROUND_WORKER_NICE)
 
@@ -96,9 +99,12 @@ def _with_own_connections(call: Callable[[], T]) -> T:
     each call when unusable or past their age, as Celery does for the main thread's."""
     from django.db import close_old_connections
 
+    from playground.tasks.limits import working_here
+
     close_old_connections()
     try:
-        return call()
+        with working_here():  # the task's soft time limit stops the work here (tasks/limits.py)
+            return call()
     finally:
         close_old_connections()
 

@@ -6,8 +6,10 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_after_setup, worker_ready
 
+from playground.tasks.limits import Limits, time_limited
 from playground.tasks.priority import in_background
 
 logger = logging.getLogger(__name__)
@@ -32,13 +34,30 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
     served = [q for q in dict.fromkeys([queue, home, *consumed_queues(self.app)]) if q]  # where a play looks for waiting work
 
+    limits = Limits.for_runs()
+
     def advance() -> int:
-        return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home)
+        return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home,
+                                       stopped=limits.soft_message())
+
+    def overran() -> None:  # the hard limit, from the watchdog thread: the process restarts next
+        from playground.services.runs import lease
+        from playground.services.runs.worker import EXECUTING, stop_overrun
+
+        stop_overrun(run_id, limits.hard_message(), index=EXECUTING.get(run_id))
+        lease.shared_client().delete(lease.key(run_id))  # no need to wait for it to expire
 
     try:
-        if action_index == -1:  # a play's next slice: nobody waits for it (tasks/priority.py)
-            return in_background(advance)
-        return advance()
+        with time_limited(limits, overran):
+            if action_index == -1:  # a play's next slice: nobody waits for it (tasks/priority.py)
+                return in_background(advance)
+            return advance()
+    except SoftTimeLimitExceeded:  # outside any action (advance_run fails the one it stops)
+        from playground.services.runs.worker import stop_overrun
+
+        logger.warning("run %s: task stopped at its soft time limit between actions", run_id)
+        stop_overrun(run_id, limits.soft_message())
+        return 0
     except run_service.LeaseLost:
         return 0  # another worker took the run over; it continues from the stored log
     except run_service.RunBusy:

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from playground.tasks.limits import Limits, time_limited
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, name="playground.prepare_scenario_yaml")
 def prepare_scenario_yaml_task(self: Task, scenario_id: int) -> None:
     """Seconds of work for a big scenario: meanwhile this process is marked busy, so the runs
-    whose engines it holds are sent to another worker rather than wait behind it."""
+    whose engines it holds are sent to another worker rather than wait behind it. Bounded by
+    PLAYGROUND_PREPARE_SOFT_TIME_LIMIT / PLAYGROUND_PREPARE_TIME_LIMIT (tasks/limits.py)."""
     from playground.services import scenarios
     from playground.services.runs import dispatch
 
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
-    with dispatch.busy(home):
-        scenarios.scenario_prepare_by_id(scenario_id=scenario_id)
+    limits = Limits.for_preparing()
+    try:
+        with time_limited(limits), dispatch.busy(home):
+            scenarios.scenario_prepare_by_id(scenario_id=scenario_id)
+    except SoftTimeLimitExceeded:  # nothing kept: a start computes it, or tries again
+        logger.warning("scenario %s: its start's preparation %s", scenario_id, limits.soft_message())

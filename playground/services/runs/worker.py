@@ -27,6 +27,7 @@ import os
 import time
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -58,9 +59,13 @@ def _redis() -> Any:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
+STOPPED = "stopped: it ran past the worker's time limit; nothing of it was kept"
+EXECUTING: dict[int, int] = {}  # run id -> the index of the action this process is executing now
+
+
 def advance_run(
     run_id: int, *, cache: EngineCache | None = None, warm: bool = False, queues: list[str] | None = None,
-    home: str | None = None,
+    home: str | None = None, stopped: str = STOPPED,
 ) -> int:
     """Execute every pending action of the run, in index order. Returns how many it executed.
     Raises RunBusy when another worker holds the run (the task retries). `cache` holds the
@@ -69,7 +74,10 @@ def advance_run(
     started: its first Step then costs a step, not a 5,000-node checkpoint restore).
     `queues`: the queues this worker process serves, where a play looks for waiting work (None:
     not in a worker's task, e.g. a test executing actions in-process: a play never yields).
-    `home`: this process's own queue; the run's next tasks are sent there (dispatch.home_of)."""
+    `home`: this process's own queue; the run's next tasks are sent there (dispatch.home_of).
+    `stopped`: the result of an action its task's soft time limit stopped (tasks/limits.py: a
+    SoftTimeLimitExceeded raised in the action): it fails with that line on its page, its
+    engine is dropped (nothing of the action was committed), and this returns."""
     cache = ENGINES if cache is None else cache
     lease = RunLease(run_id)
     if not lease.acquire():
@@ -97,7 +105,15 @@ def advance_run(
             # The scenario YAML (MBs at 5,000 nodes) is read only when an engine is rebuilt.
             run = Run.objects.defer("scenario_yaml").get(pk=run_id)
             action = pending[0]
-            engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger, pending[1:])
+            EXECUTING[run_id] = action.index
+            try:
+                engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger, pending[1:])
+            except SoftTimeLimitExceeded:
+                cache.drop(run_id)  # stopped mid-action: the engine is not the stored log's
+                stop_overrun(run_id, stopped, index=action.index)  # the lease still held: nobody retries it first
+                return done + 1
+            finally:
+                EXECUTING.pop(run_id, None)
             if engine is None:
                 cache.drop(run_id)  # the engine may have changed without a frame: rebuild next time
             if action.kind == RunAction.KIND_PLAY and action.state == RunAction.STATE_PENDING:
@@ -111,6 +127,32 @@ def advance_run(
         lease.release()
         if yielded:
             dispatch.schedule_continuation(run_id, home)
+
+
+def stop_overrun(run_id: int, result: str, *, index: int | None = None) -> None:
+    """The run's action `index` (None: the first not yet done) passed its task's time limit
+    (tasks/limits.py): it fails with `result`, which the run page's status line shows; a play's
+    run is idle again. The actions queued behind it get a task of their own (the stopped task
+    took them with it). Called under the run's lease, or by a time limit's watchdog thread just
+    before its process restarts."""
+    actions = RunAction.objects.filter(run_id=run_id, state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING])
+    with transaction.atomic():
+        action = (actions.filter(index=index) if index is not None else actions).order_by("index").first()
+        if action is None:
+            return
+        RunAction.objects.filter(pk=action.pk).update(state=RunAction.STATE_FAILED, result=result[:300],
+                                                      done_at=timezone.now())
+        fields: dict[str, Any] = {"reveal": None}
+        if action.kind == RunAction.KIND_PLAY:
+            fields.update(pause_requested=False, status=Run.STATUS_IDLE)
+        Run.objects.filter(pk=run_id).update(**fields)
+    logger.warning("run %s: action %s (%s) %s", run_id, action.index, action.kind, result)
+    if action.kind == RunAction.KIND_PLAY:
+        dispatch.clear_continuation(run_id)
+    dispatch.notify(run_id)
+    following = actions.order_by("index").values_list("index", flat=True).first()
+    if following is not None:
+        dispatch.schedule(run_id, following, force=True)
 
 
 class _Lazy:
