@@ -26,7 +26,6 @@ import argparse
 import gc
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -98,16 +97,19 @@ def numbers(n: int) -> str:
 
 
 def run_cli(path: Path) -> dict[str, Any]:
-    """simulate in a child: wall seconds, exit code, last stderr line, peak RSS of the child."""
+    """simulate in a child: wall and CPU seconds, exit code, last stderr line, peak RSS (the
+    child's own rusage, from wait4)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "scheduler_core", "simulate", str(path)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # the largest child so far: run the big one last
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    return {"wall_s": round(wall, 2), "exit": proc.returncode, "stderr": lines[-1][:300] if lines else "",
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+    with tempfile.TemporaryFile() as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "scheduler_core", "simulate", str(path)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=err_file)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err_file.seek(0)
+        lines = [ln for ln in err_file.read().decode(errors="replace").splitlines() if ln.strip()]
+    return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "exit": proc.returncode,
+            "stderr": lines[-1][:300] if lines else "", "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
 
 
 def n1000(tmp: Path) -> dict[str, Any]:
