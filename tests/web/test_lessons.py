@@ -119,7 +119,7 @@ def test_predict_then_step_reveals_and_scores_on_the_run_page(client: Any, inlin
     assert answer.status_code == 200 and "Your prediction for cycle 1: <strong>large</strong>" in answer.content.decode()
     act(run, RunAction.KIND_STEP)
     html = client.get(url).content.decode()
-    assert "You predicted <strong>large</strong>: right ✓" in html and "score 1/1 answered" in html
+    assert "You predicted <strong>large</strong>: right ✓" in html and "1 of 4 answered · 1 right" in html
     assert "#score-table { outline" in html
 
 

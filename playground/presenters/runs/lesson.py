@@ -191,6 +191,10 @@ def lesson(screen: Screen) -> dict[str, Any] | None:
             other = screen.elsewhere(step=step.step, cycle=step.cycle)  # a stop already passed
             right, why = answer_key(step, other)
             item.update(right=right, why=why, correct=_normalise(given) == _normalise(right))
+        # No spoilers: a stop's caption is shown once its frame is on screen and, for a stop that
+        # asks a prediction, once the answer is revealed (in "Step extension point" mode the stop
+        # is reached before the point that decides it). A stop ahead shows only where it is.
+        item["caption_shown"] = not item["ahead"] and (step.predict is None or "right" in item or not at)
         steps.append(item)
         if at and current is None:
             current = item
@@ -199,6 +203,9 @@ def lesson(screen: Screen) -> dict[str, Any] | None:
     if upcoming is not None and upcoming["step"].predict is not None:
         question = {**upcoming, "text": upcoming["step"].predict.text, "choices": choices(upcoming["step"], screen)}
     judged = [s for s in steps if "correct" in s and s["given"] is not None]
+    # Scores count answered predictions only: the learner's answers, how many of them are
+    # checked (their stop revealed) and how many of those were right.
+    answered = sum(1 for s in steps if s["step"].predict is not None and s["given"] is not None)
     watch = current["step"].watch if current else ()
     return {
         "lesson": doc,
@@ -207,7 +214,9 @@ def lesson(screen: Screen) -> dict[str, Any] | None:
         "upcoming": upcoming,
         "question": question,
         "score": sum(1 for s in judged if s["correct"]),
-        "answered": len(judged),
+        "checked": len(judged),
+        "answered": answered,
+        "to_check": answered - len(judged),
         "questions": sum(1 for s in doc.steps if s.predict),
         "watch": [WATCH_SELECTORS[w] for w in watch],
     }
