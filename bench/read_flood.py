@@ -232,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(flood_and_measure(host, port, path, owner_cookie, args))
         wall = time.monotonic() - started
         result["web_cpu_s_per_s"] = round((stack.cpu_seconds().get("web", 0.0) - web_cpu_before) / wall, 2)
+        result["load_average"] = Path("/proc/loadavg").read_text().split()[:3]  # the machine's, for context
         # The run moves (a new state: nobody has its page yet), then a hundred viewers at once.
         before = run.actions.filter(state=RunAction.STATE_DONE).count()
         runs.run_enqueue(run=run, actor=owner, kind=RunAction.KIND_STEP)
@@ -241,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(1.5)  # past the flooder's window
         result["hundred_readers"] = asyncio.run(hundred_readers(host, port, path, _sessions(100), args.timeout))
         result["settings"] = {
-            "PLAYGROUND_READS_PER_SECOND": args.reads_per_second or str(settings.PLAYGROUND_READS_PER_SECOND),
+            "PLAYGROUND_READS_PER_SECOND": args.reads_per_second
+            or str(getattr(settings, "PLAYGROUND_READS_PER_SECOND", "(no such setting)")),
             "rate": args.rate,
             "duration_s": args.duration,
             "other_rate": args.other_rate,
@@ -252,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         r = result[name]
         print(f"{name}: {r['requests']} asked, {r['statuses']}, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
               f"max {r['max_ms']} ms" + (f", Retry-After {r['retry_after_values']}" if r["retry_after_values"] else ""))
-    print(f"web processes' CPU during the flood: {result['web_cpu_s_per_s']} s per s")
+    print(f"web processes' CPU during the flood: {result['web_cpu_s_per_s']} s per s "
+          f"(the machine's load average then: {' '.join(result['load_average'])})")
     print(f"a hundred readers at once: {result['hundred_readers']}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
