@@ -21,9 +21,11 @@ def prepare_scenario_yaml_task(self: Task, scenario_id: int) -> None:
     from playground.services.runs import dispatch
 
     home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    from playground.services.runs.prepare import mark_stopped
+
     limits = Limits.for_preparing()
     try:
-        with time_limited(limits), dispatch.busy(home):
+        with time_limited(limits, lambda: mark_stopped(scenario_id, limits.hard_message())), dispatch.busy(home):
             scenarios.scenario_prepare_by_id(scenario_id=scenario_id)
     except SoftTimeLimitExceeded:  # nothing kept: a start computes it, or tries again
         logger.warning("scenario %s: its start's preparation %s", scenario_id, limits.soft_message())

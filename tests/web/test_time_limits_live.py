@@ -105,3 +105,37 @@ def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task
     finally:
         stop_process_group(worker)
         app.conf.broker_url = live_env["REDIS_URL"]
+
+
+def test_a_preparation_past_its_limit_fails_the_start_waiting_for_it(
+    transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
+    settings: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A big start's preparation stopped by PLAYGROUND_PREPARE_SOFT_TIME_LIMIT makes the start
+    that waits for it fail with that line: the web request does not compute it instead."""
+    from bench.timeline_start import timeline_yaml
+    from playground.services.runs import actions, prepare
+
+    computed_here: list[int] = []
+    real = prepare.compute_start
+    monkeypatch.setattr(actions, "compute_start", lambda *a, **k: computed_here.append(1) or real(*a, **k))
+    queue = f"runs-prepare-limit-{os.getpid()}"
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400",
+               PLAYGROUND_PREPARE_SOFT_TIME_LIMIT="1")
+    settings.REDIS_URL = own_redis.url
+    settings.PLAYGROUND_RUNS_QUEUE = queue
+    from config.celery import app
+
+    app.conf.broker_url = own_redis.url
+    worker, log_path = _start_worker(env, queue, "limits-prepare", live_logs_dir, own_redis.url)
+    try:
+        scenario = scenario_service.scenario_create(actor=OWNER, name="long timeline", yaml_text=timeline_yaml(200_000))
+        with pytest.raises(svc.RunError) as refused:
+            svc.run_start(scenario=scenario, actor=OWNER)
+        assert "could not be prepared" in str(refused.value) and "PLAYGROUND_PREPARE_SOFT_TIME_LIMIT" in str(
+            refused.value), str(refused.value)
+        assert computed_here == []
+        assert worker.poll() is None
+    finally:
+        stop_process_group(worker)
+        app.conf.broker_url = live_env["REDIS_URL"]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 from django.utils import timezone
 
@@ -136,7 +137,39 @@ def prepare_start(*, scenario: Scenario) -> None:
                 prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
             except ScenarioError:
                 return  # a start will say why
+            except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
+                from playground.tasks.limits import Limits
+
+                mark_stopped(scenario.pk, Limits.for_preparing().soft_message())
+                raise
         _store_for(scenario, key, content, prepared)
+
+
+STOPPED_TTL = 3600  # s a preparation stopped by its time limit is remembered
+
+
+def _stopped_key(scenario_id: int) -> str:
+    return f"playground:prepare-stopped:{scenario_id}"
+
+
+def mark_stopped(scenario_id: int, message: str) -> None:
+    """A worker's preparation of the scenario's start passed its time limit (tasks/limits.py):
+    the start waiting for it fails with `message` instead of computing it in the web request."""
+    from playground.services.runs.dispatch import _shared_redis
+
+    with contextlib.suppress(Exception):
+        _shared_redis().set(_stopped_key(scenario_id), message, ex=STOPPED_TTL)
+
+
+def _stopped(scenario_id: int, *, clear: bool = False) -> str | None:
+    from playground.services.runs.dispatch import _shared_redis
+
+    try:
+        client = _shared_redis()
+        value = client.getdel(_stopped_key(scenario_id)) if clear else client.get(_stopped_key(scenario_id))
+    except Exception:
+        return None
+    return value.decode() if isinstance(value, bytes) else value
 
 
 PREPARING_TTL = 20  # s the "being prepared" mark outlives its last heartbeat (a worker that died)
@@ -202,12 +235,15 @@ def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernete
     again in front, and computed once. None when no worker began it within PICKUP_SECONDS, or its
     heartbeat stopped without a result, or it did not finish within START_WAIT_SECONDS: the
     caller computes it. (A fixed two-minute wait gave up on a worker still computing the envelope
-    on a loaded machine, and the request computed the same start again.)"""
+    on a loaded machine, and the request computed the same start again.) RunError when the
+    worker's time limit stopped the preparation (`mark_stopped`)."""
     import time
 
     from playground.services.runs import dispatch
+    from playground.services.runs.errors import RunError
     from playground.tasks.scenarios import prepare_scenario_yaml_task
 
+    _stopped(scenario.pk, clear=True)  # an earlier attempt's: this one is asked for afresh
     try:
         queue = dispatch.runs_queue()
         prepare_scenario_yaml_task.apply_async((scenario.pk,), priority=0, **({"queue": queue} if queue else {}))
@@ -219,6 +255,9 @@ def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernete
         found = take_prepared(scenario=scenario, version=version, seed=seed, kubernetes_version=kubernetes_version)
         if found is not None:
             return found
+        stopped = _stopped(scenario.pk)
+        if stopped:  # the worker's time limit stopped it: the request does not compute it either
+            raise RunError(f"This scenario's start could not be prepared: {stopped}.")
         preparing = _being_prepared(scenario.pk)
         begun = begun or preparing
         if (not begun and time.monotonic() - asked > PICKUP_SECONDS) or (begun and not preparing):
