@@ -538,6 +538,18 @@ class NodeInfo:
         c.generation = self.generation
         return c
 
+    def __setstate__(self, state: Any) -> None:
+        """Unpickled (a checkpoint restored, often by another process than the one that took
+        it): the saved fields, with a generation from this process's counter. Generations are
+        compared only with others this process handed out (the run view's memo of described
+        nodes, per-row kept values); a saved one can be any number, which this process's
+        counter may give later to another change of the same node, which then looks unchanged
+        (a stored frame kept an evicted pod on its node, issue 39)."""
+        slots = state[1] if isinstance(state, tuple) else state
+        for name, value in slots.items():
+            setattr(self, name, value)
+        self.generation = next_generation()
+
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, pods={[p.pod.key for p in self.pods]})"
 
