@@ -7,8 +7,8 @@ semver; an unknown domain reads as an empty map), `capacity` (domain -> capacity
 and `allowMultipleAllocations`, plus the Kubernetes CEL library functions such selectors use
 (scheduler_core.dra.cel_functions).
 
-An expression is parsed (cel_ast, on cel-python's grammar), checked and costed as the API server
-does (cel_cost: longer than 10 KiB, or an estimate over resource.k8s.io's 1,000,000, is refused),
+An expression is parsed (cel_ast), checked and costed as the API server does (cel_cost: longer
+than 10 KiB, or an estimate over resource.k8s.io's 1,000,000, is refused),
 then compiled into closures that count cel-go's runtime cost (cel_program: an evaluation whose
 actual cost passes the same budget stops with cel-go's error). Compiled selectors are shared by
 expression text in a cache bounded by bytes.
