@@ -273,7 +273,7 @@ def _scale(request: HttpRequest, run: Any, actor: Any) -> HttpResponse:
         # htmx swaps 2xx only: the form with its errors is the answer, so it comes with 200.
         context["scale_errors"] = {error.field: error.message}
         return render(request, "playground/runs/partials/scale_form.html", context)
-    queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_CLUSTER, params=params)
+    run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_CLUSTER, params=params)
     text = f"Queued: scale {values['deployment']} to {params['replicas']}"
     if not request.htmx:
         messages.info(request, text)
