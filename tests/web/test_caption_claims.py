@@ -3,14 +3,15 @@ the run it points to. A caption that names a tie, a winner or a plugin's verdict
 that cycle's events; the claims below are read from the text and checked against the engine's
 events for the scenario (seed 0), so a caption can no longer name a tie at the wrong cycle.
 
-Understood claims (node and plugin names must be the scenario's own, or the phrase is not a claim):
+Understood claims (node, pod and plugin names must be the scenario's own, or the phrase is not a claim):
 - "A and B tie", "a tie between A and B", "A and B now leave the same share free": the cycle's
   `selected` event has exactly those nodes as its tie set;
 - "N wins": the cycle's `selected` node is N;
 - "P rejects N" / "P rejected N": plugin P's Filter verdict on node N is not Success;
 - "P is not evaluated on N": P has no verdict on N, or NotEvaluated (Filter stopped before it);
 - "P refuses it at PreFilter" / "P's PreFilter rejects": P's PreFilter result is a rejection;
-- "P's Filter then refuses every node": P's verdict on every evaluated node is a rejection.
+- "P's Filter then refuses every node": P's verdict on every evaluated node is a rejection;
+- "X is popped from backoffQ": the pod the cycle starts with is X, popped from backoffQ.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def claims_in(text: str, nodes: set[str], plugins: set[str]) -> list[Claim]:
         found += [Claim("prefilter_rejects", m.groups()) for m in re.finditer(pattern, text)]
     found += [Claim("filter_refuses_all", m.groups())
               for m in re.finditer(rf"\b{PLUGIN}'s? PreFilter [^.]*?its Filter (?:then )?refuses every node", text)]
+    found += [Claim("popped_from_backoff", (m.group(1),)) for m in re.finditer(rf"\b{NAME} is popped from backoffQ", text)]
     kept = []
     for claim in found:
         names = [a for a in claim.args if not a[0].isupper()]
@@ -81,7 +83,8 @@ def _events(slug: str, extender_url: str) -> tuple[list[dict[str, Any]], frozens
                      feature_gates=entry.feature_gates or None)
     sim.run(3600.0)
     events = sim.sink.events
-    nodes = frozenset(n["name"] for n in sim.view()["nodes"])
+    nodes = frozenset(n["name"] for n in sim.view()["nodes"]) | frozenset(
+        p["key"].split("/", 1)[1] for p in sim.view()["pods"])
     plugins = frozenset(p for e in events if e["type"] == "filter_verdicts" for _, row in iter_verdicts(e) for p in row)
     plugins |= frozenset(r["plugin"] for e in events if e["type"] == "prefilter" for r in prefilter_results([e]))
     return events, nodes, plugins
@@ -113,6 +116,13 @@ def check(claim: Claim, cycle: int, events: list[dict[str, Any]]) -> str | None:
         rows = [row for v in verdicts for row in v.values()]
         codes = [row.get(claim.args[0], {}).get("code") for row in rows]
         return None if codes and all(c in REJECTED for c in codes) else f"{claim.args[0]}'s Filter: {codes}"
+    if claim.kind == "popped_from_backoff":
+        started = next((e for e in of_cycle if e["type"] == "cycle_started"), None)
+        if started is None or started["pod"].split("/", 1)[1] != claim.args[0]:
+            return f"the cycle starts with {started and started['pod']}"
+        pops = [e for e in events if e["type"] == "queue_move" and e["pod"] == started["pod"]
+                and e["to"] == "none" and e["seq"] < started["seq"]]
+        return None if pops and pops[-1]["from"] == "backoffQ" else f"popped from {pops[-1]['from'] if pops else None}"
     raise AssertionError(claim.kind)
 
 
@@ -151,7 +161,7 @@ def test_the_checker_reads_claims_from_the_captions_and_catches_a_wrong_one(exte
     for slug, _, text in STOPS:
         _, nodes, plugins = _events(slug, extender_url)
         kinds |= {c.kind for c in claims_in(text, set(nodes), set(plugins))}
-    assert {"tie", "wins", "rejects", "not_evaluated", "filter_refuses_all"} <= kinds
+    assert {"tie", "wins", "rejects", "not_evaluated", "filter_refuses_all", "popped_from_backoff"} <= kinds
     events, nodes, plugins = _events("resource-fit", extender_url)
     old = "large and medium now leave the same share free, and medium wins this time."
     (tie, wins) = claims_in(old, set(nodes), set(plugins))
