@@ -34,7 +34,7 @@ def test_a_phone_sized_lesson_predict_step_reveal_and_timeline(
     page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
     try:
         page.goto("/")
-        expect(page.locator("#first-lesson")).to_be_visible()
+        expect(page.locator("#next-lesson")).to_be_visible()
         _no_overflow(page)
         assert page.request.get("/favicon.ico").ok
 
