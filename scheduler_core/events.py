@@ -27,6 +27,12 @@ EVENT_TYPES: dict[str, str] = {
     "run_started": "seed, nodes, pods, profiles, notes (only when the modelled version leaves part of "
                    "the scenario out, e.g. device claims in v1.30)",
     "cluster_action": "action, params: a user/timeline action applied (addPod, cordon, ...)",
+    "timeline_action_failed": "action, kind (Pod|Node), object (the node's name or the pod's namespace/name), "
+                              "reason (NotFound|AlreadyExists: the API server's StatusReason; AlreadyBound: a "
+                              "failBind of a pod already bound), message (the server's text, e.g. 'nodes "
+                              "\"worker-2\" not found'): a due Timeline action whose object a live action, a "
+                              "preemption or an eviction removed (or a live action created) since the load; "
+                              "skipped, and the run goes on (scheduler_core/timeline_refusal.py)",
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event; when queueing "
                   "hints decided the move: strategy (QueueAfterBackoff|QueueImmediately|QueueSkip, what "
                   "upstream's queue logs as the move's hint) and hints [{event, plugin, hint (Queue|"

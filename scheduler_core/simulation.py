@@ -37,6 +37,7 @@ from scheduler_core.pod_view import PodViewMemo, pods_view
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
 from scheduler_core.storage_view import storage_view
+from scheduler_core.timeline_refusal import timeline_refusal
 from scheduler_core.util.collector import collector_paused
 
 __all__ = ["ActionError", "Simulation"]
@@ -229,6 +230,10 @@ class Simulation:
                 self._timeline_scale(a)
             elif a.action == desched_schedule.ACTION:
                 desched_schedule.run_timeline(self)
+            elif (refusal := timeline_refusal(a.action, a.params, self.scheduler.cluster)) is not None:
+                # Its object went (or came) since the load: the API server refuses the call and
+                # the run goes on (scheduler_core/timeline_refusal.py).
+                self.sink.emit("timeline_action_failed", **refusal.fields())
             else:
                 self.apply_action(a.action, a.params)
         s = self.scheduler

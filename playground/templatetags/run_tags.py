@@ -139,6 +139,9 @@ def _summary(event: dict[str, Any]) -> str:
         return f"clock {event.get('from')}s → {event.get('to')}s"
     if t == "cluster_action":
         return f"{event.get('action')} {_plain(event.get('params'))}".strip()
+    if t == "timeline_action_failed":
+        return (f"Timeline {event.get('action')} of {str(event.get('kind') or '').lower()} {event.get('object')} "
+                f"skipped: the API server answered {event.get('reason')}: {event.get('message')}")
     skip = {"seq", "time", "type"}
     return ", ".join(f"{k}={_plain(v)}" for k, v in event.items() if k not in skip and not _empty(v))
 
