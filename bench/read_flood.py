@@ -12,7 +12,8 @@ a run of it (the gallery's topology-spread), steps it once, and then for --durat
   at --rate requests per second, open loop (request i is due at start + i/rate whatever the
   earlier ones did; its latency counts from then), over up to 64 keep-alive connections;
 - the other client, the run's owner (its own session cookie), GETs the same page --other-rate
-  times a second, its page rendered for it (owners' pages are never shared).
+  times a second, its page rendered for it (owners' pages are never shared); --other reader:
+  a read-only viewer with a session of its own instead.
 
 Before that, the other client alone for a few seconds (its baseline); after it, the run steps
 again and a hundred distinct read-only viewers (a session each) open its new live page at once:
@@ -196,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=200.0, help=f"the flood's requests per second (at most {MAX_RATE:g})")
     parser.add_argument("--duration", type=float, default=30.0, help=f"seconds of flood (at most {MAX_DURATION:g})")
     parser.add_argument("--other-rate", type=float, default=4.0, help="the other client's requests per second")
+    parser.add_argument("--other", choices=("owner", "reader"), default="owner",
+                        help="the other client: the run's owner (its page rendered for it) or a read-only viewer")
     parser.add_argument("--reads-per-second", help="PLAYGROUND_READS_PER_SECOND for the server (default: the setting's)")
     parser.add_argument("--connections", type=int, default=64, help="the flooder's connections at most")
     parser.add_argument("--timeout", type=float, default=10.0, help="a request not answered by then is an error")
@@ -226,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         parts = urlsplit(stack.url)
         host, port = parts.hostname or "127.0.0.1", parts.port or 80
         path = f"/runs/{run.share_token}/"
-        owner_cookie = _sessions(1, owner.session_token)[0]
+        owner_cookie = _sessions(1, owner.session_token if args.other == "owner" else "bench-other-reader")[0]
         web_cpu_before = stack.cpu_seconds().get("web", 0.0)
         started = time.monotonic()
         result = asyncio.run(flood_and_measure(host, port, path, owner_cookie, args))
@@ -247,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             "rate": args.rate,
             "duration_s": args.duration,
             "other_rate": args.other_rate,
+            "other": args.other,
         }
     finally:
         stack.stop()
