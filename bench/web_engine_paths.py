@@ -1,0 +1,113 @@
+"""Engine CPU spent inside web requests, per path, at the web's limits.
+
+    python bench/web_engine_paths.py [--actions 200000] [--skip-compare]
+
+Each path's service is called in this process, as the view calls it, on a temporary SQLite
+database (no Redis, no worker: what a request computes itself), and its CPU seconds are
+printed. The goal (issue 38, item 4) is <= ~0.5 s of engine CPU per request; the rest belongs to
+a worker. Inputs: `bench/timeline_start.py`'s few objects with a long Timeline, and the
+largest scenario "compare versions" accepts (services/versions/compare.py: 300 nodes, 500 pods).
+Paths:
+- upload/create: the loader validates the whole scenario in the request;
+- start, the largest scenario still computed in the request (999 objects: under PREPARE_MIN_OBJECTS,
+  timeline included; the upload's part is in this figure too);
+- start of the long timeline: computed by a worker since start_weight (here: the cost that moved);
+- cluster-action preflight (addPod) on the long timeline's run;
+- compare versions (two headless runs in the request) at its size cap, and with the long timeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def cpu(name: str, work: Callable[[], Any]) -> Any:
+    started = time.process_time()
+    try:
+        result = work()
+    except Exception as error:  # a refusal is a result too (e.g. compare's size cap)
+        result = error
+    spent = time.process_time() - started
+    note = f" ({type(result).__name__}: {str(result)[:100]})" if isinstance(result, Exception) else ""
+    print(f"{name}: {spent:.2f} s CPU{' (over 0.5 s)' if spent > 0.5 else ''}{note}", flush=True)
+    return result
+
+
+def compare_cap_yaml(nodes: int = 300, pods: int = 500) -> str:
+    docs = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i + 1}, labels: {{topology.kubernetes.io/zone: z{i % 3}}}}}\n"
+            "status: {capacity: {cpu: '8', memory: 32Gi, pods: '110'}}\n" for i in range(nodes)]
+    docs += [f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i + 1}, labels: {{app: a{i % 10}}}}}\n"
+             "spec: {containers: [{name: c, image: pause, resources: {requests: {cpu: 500m, memory: 1Gi}}}]}\n"
+             for i in range(pods)]
+    return "---\n".join(docs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--actions", type=int, default=200_000)
+    parser.add_argument("--skip-compare", action="store_true")
+    args = parser.parse_args()
+
+    directory = tempfile.mkdtemp(prefix="web-engine-paths-")
+    os.environ["DATABASE_URL"] = f"sqlite:///{directory}/db.sqlite3"
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens: tasks are not sent
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import logging
+
+    import django
+
+    django.setup()
+    logging.getLogger("playground.services.scenarios").setLevel(logging.ERROR)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from bench.timeline_start import timeline_yaml
+    from playground.models import RunAction, Scenario
+    from playground.ownership import Actor
+    from playground.selectors.scenarios import scenario_yaml
+    from playground.services import scenarios
+    from playground.services.runs import actions, preflight, prepare
+    from playground.services.versions.compare import compare_versions
+    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+
+    actor = Actor(session_token="w" * 32)
+    # A web process has served starts before: the engine's modules are imported, its caches warm.
+    actions.run_start(scenario=scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5)),
+                      actor=actor)
+    edge = compare_cap_yaml(500, 499)  # 999 objects: the largest start a request still computes
+    cpu("start computed in the request, 500 x 499 (999 objects, the largest under the threshold)",
+        lambda: actions.run_start(scenario=scenarios.scenario_create(actor=actor, name="edge", yaml_text=edge),
+                                  actor=actor))
+    long_text = timeline_yaml(args.actions)
+    cap_text = compare_cap_yaml()
+    long = cpu(f"upload/create, {args.actions:,}-action timeline", lambda: scenarios.scenario_create(
+        actor=actor, name="timeline", yaml_text=long_text))
+    cap = cpu("upload/create, 300 nodes x 500 pods", lambda: scenarios.scenario_create(
+        actor=actor, name="cap", yaml_text=cap_text))
+    print(f"  start weights: timeline {prepare.start_weight(long.pk):,}, 300 x 500 {prepare.start_weight(cap.pk):,}")
+    cpu("start computed in the request, 300 x 500 (under the threshold)", lambda: actions.run_start(
+        scenario=Scenario.objects.get(pk=cap.pk), actor=actor))
+    cpu("start of the long timeline (a worker's since start_weight)", lambda: prepare.compute_start(
+        scenario_yaml(scenario=Scenario.objects.get(pk=long.pk)), 0, DEFAULT_KUBERNETES_VERSION))
+    scenarios.scenario_prepare_by_id(scenario_id=long.pk)
+    run = actions.run_start(scenario=Scenario.objects.get(pk=long.pk), actor=actor)
+    cpu("cluster-action preflight (addPod) on the long timeline's run", lambda: preflight.check_cluster_action(
+        run, {"action": "addPod", "pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "extra"},
+                                          "spec": {"containers": [{"name": "c", "image": "pause"}]}}}))
+    assert RunAction.objects.filter(run=run).count() == 0
+    if not args.skip_compare:
+        cpu("compare versions, 300 x 500 (its cap)", lambda: compare_versions(cap_text, 0))
+        cpu(f"compare versions, {args.actions:,}-action timeline", lambda: compare_versions(long_text, 0))
+
+
+if __name__ == "__main__":
+    main()
