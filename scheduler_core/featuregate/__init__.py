@@ -9,24 +9,28 @@ Gates removed before v1.35 are not in the table, so at v1.30 they are unrecogniz
 Validation follows component-base/featuregate's Set and SetFromMap, with their wording: a
 malformed pair, an unknown gate (the first one stops the check), a gate locked to its default
 set to the other value, and, once those pass, every enabled gate whose dependencies are not
-all enabled. Several errors are joined as an aggregate ("[a, b]").
+all enabled. Several errors are joined as an aggregate ("[a, b]"). Then a value upstream accepts but this
+engine does not simulate is refused, saying so (`simulated.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from scheduler_core.featuregate.simulated import not_simulated
 from scheduler_core.featuregate.table import DEPENDENCIES, SPECS
 
-# Gates the engine implements a scheduler path for (all others are accepted, listed in the run
-# header, and change nothing the scheduler does, as for the upstream scheduler, which never
-# reads most of them).
+# Gates the engine implements a scheduler path for, both values. The other gates upstream's
+# scheduler reads are refused where not simulated or change nothing either way here
+# (`simulated.py`); the rest are accepted, listed in the run header, and change nothing the
+# scheduler does, as for the upstream scheduler, which never reads them.
 SCHEDULER_GATES: tuple[str, ...] = (
     "GenericWorkload", "GangScheduling", "NodeDeclaredFeatures", "TaintTolerationComparisonOperators",
     "SchedulerQueueingHints", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
     "DynamicResourceAllocation", "OpportunisticBatching", "StorageCapacityScoring", "VolumeLimitScaling",
     "PodLevelResources", "NodeInclusionPolicyInPodTopologySpread",
     "DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
+    "DRAExtendedResource", "DRAPrioritizedList", "DRAAdminAccess",
 )
 
 _BOOLS = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,
@@ -113,6 +117,10 @@ def validate(gates: Mapping[str, bool], version: str) -> dict[str, bool]:
         missing = [d for d in DEPENDENCIES[feature] if not on(d)]
         if missing:
             errs.append(f"{feature} is enabled, but depends on features that are disabled: [{' '.join(missing)}]")
+    if errs:
+        raise FeatureGateError(_aggregate(errs))
+    # Values upstream accepts but this engine does not simulate: refused, not silently ignored.
+    errs = not_simulated(gates, {k: default_of(k, version) for k in gates})
     if errs:
         raise FeatureGateError(_aggregate(errs))
     return {k: gates[k] for k in sorted(gates) if gates[k] != default_of(k, version)}

@@ -144,7 +144,7 @@ class Framework:
             total_priority += weight * fi.MAX_NODE_SCORE
         for pl in self.points["score"]:
             if self.score_weights.get(pl.name, 0) == 0:
-                raise FrameworkError(f"score plugin {pl.name!r} is not configured with weight")
+                raise FrameworkError(f"score plugin \"{pl.name}\" is not configured with weight")
 
         self.pre_enqueue_plugins: list[fi.PreEnqueuePlugin] = self.points["preEnqueue"]  # type: ignore
         self.queue_sort: fi.QueueSortPlugin = self.points["queueSort"][0]  # type: ignore
@@ -319,7 +319,7 @@ class Framework:
                     if s.code == Code.UNSCHEDULABLE:
                         return_status = s
                         continue
-                    return None, Status.error(f"running PreFilter plugin {pl.name!r}: {s.message()}",
+                    return None, Status.error(f"running PreFilter plugin \"{pl.name}\": {s.message()}",
                                               plugin=pl.name), set()
                 if r is not None and not r.all_nodes():
                     plugins_with_nodes.add(pl.name)
@@ -359,7 +359,7 @@ class Framework:
             fn = ext.add_pod if op == "AddPod" else ext.remove_pod
             s = fn(state, pod_to_schedule, pod_info, node_info)
             if s is not None and s.code != Code.SUCCESS:
-                return Status.error(f"running {op} on PreFilter plugin {pl.name!r}: {s.message()}")
+                return Status.error(f"running {op} on PreFilter plugin \"{pl.name}\": {s.message()}")
         return None
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -370,7 +370,7 @@ class Framework:
             s = pl.filter(state, pod, node_info)
             if s is not None and s.code != Code.SUCCESS:
                 if not s.is_rejected():
-                    s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
+                    s = Status.error(f"running \"{pl.name}\" filter plugin: {s.message()}")
                 s.plugin = pl.name
                 return s
         return None
@@ -448,7 +448,7 @@ class Framework:
             i = k if alive_idx is None else alive_idx[k]
             if s is not None and s.code != Code.SUCCESS:
                 if s.code not in _REJECTED_CODES:  # not s.is_rejected(), without the call
-                    s = Status.error(f"running {plugin!r} filter plugin: {s.message()}")
+                    s = Status.error(f"running \"{plugin}\" filter plugin: {s.message()}")
                 s.plugin = plugin
                 result[i] = s
             else:
@@ -473,7 +473,7 @@ class Framework:
             s = pl.filter(state, pod, node_info)
             if s is not None and s.code != Code.SUCCESS:
                 if not s.is_rejected():
-                    s = Status.error(f"running {pl.name!r} filter plugin: {s.message()}")
+                    s = Status.error(f"running \"{pl.name}\" filter plugin: {s.message()}")
                 s.plugin = pl.name
                 result = s
                 verdicts[pl.name] = {"code": s.code.label, "reasons": list(s.reasons)}
@@ -552,7 +552,7 @@ class Framework:
                     skip.add(pl.name)
                     continue
                 if s is not None and s.code != Code.SUCCESS:
-                    return Status.error(f"running PreScore plugin {pl.name!r}: {s.message()}")
+                    return Status.error(f"running PreScore plugin \"{pl.name}\": {s.message()}")
             return None
         finally:
             state.skip_score_plugins = skip
@@ -571,7 +571,7 @@ class Framework:
         for pl in plugins:
             lst, st = pl.score_nodes(state, pod, nodes)
             if st is not None and st.code != Code.SUCCESS:
-                return [], None, [], Status.error(f"running Score plugins: plugin {pl.name!r} failed with: "
+                return [], None, [], Status.error(f"running Score plugins: plugin \"{pl.name}\" failed with: "
                                               f"{st.message()}")
             per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
         raw = [list(lst) for _, _, lst in per_plugin] if self.events_enabled else None
@@ -642,7 +642,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = pl.name
                     return s
-                return Status.error(f"running Reserve plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+                return Status.error(f"running Reserve plugin \"{pl.name}\": {s.message()}", plugin=pl.name)
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -663,7 +663,7 @@ class Framework:
             if s.code == Code.WAIT:
                 waits[pl.name] = min(timeout, 15 * 60.0)  # upstream caps at maxTimeout (15 min)
                 continue
-            return Status.error(f"running Permit plugin {pl.name!r}: {s.message()}", plugin=pl.name), {}
+            return Status.error(f"running Permit plugin \"{pl.name}\": {s.message()}", plugin=pl.name), {}
         if waits:
             return Status(Code.WAIT, "one or more plugins asked to wait and no plugin rejected pod"), waits
         return None, {}
@@ -677,7 +677,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = pl.name
                     return s
-                return Status.error(f"running PreBind plugin {pl.name!r}: {s.message()}", plugin=pl.name)
+                return Status.error(f"running PreBind plugin \"{pl.name}\": {s.message()}", plugin=pl.name)
         return None
 
     def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -690,7 +690,7 @@ class Framework:
                 skip.add(pl.name)
                 continue
             if s is not None and s.code != Code.SUCCESS:
-                return Status.error(f"running PreBindPreFlight {pl.name!r}: {s.message()}", plugin=pl.name)
+                return Status.error(f"running PreBindPreFlight \"{pl.name}\": {s.message()}", plugin=pl.name)
             any_ran = True
         state.skip_pre_bind_plugins = skip
         return None if any_ran else SKIP
@@ -704,7 +704,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = pl.name
                     return s
-                return Status.error(f'running Bind plugin "{pl.name}": {s.message()}', plugin=pl.name)
+                return Status.error(f'running Bind plugin \"{pl.name}\": {s.message()}', plugin=pl.name)
             return s
         return Status(Code.SKIP)
 

@@ -223,7 +223,7 @@ def test_upstream_quirk_kept_claim_plus_device_plugin_node_fails_prebind() -> No
     sim.step()
     pods = {p["name"]: p for p in sim.result(True)["pods"]}
     assert pods["m"]["status"] == "Pending"
-    assert pods["m"]["message"] == ("running PreBind plugin 'DynamicResources': nil or empty request mappings, "
+    assert pods["m"]["message"] == ("running PreBind plugin \"DynamicResources\": nil or empty request mappings, "
                                     "no update of pod default/m ExtendedResourceClaimStatus")
     assert extended_claims(sim) == {}  # created, then deleted by Unreserve
 

@@ -64,6 +64,7 @@ from scheduler_core.dra.structured.allocator import (
 )
 from scheduler_core.dra.structured.pools import SliceIndex
 from scheduler_core.dra.taint_rules import apply_taint_rules
+from scheduler_core.featuregate import spec_at
 from scheduler_core.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
@@ -198,17 +199,25 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         # DRAResourceClaimDeviceStatus are not both on: a bindingTimeout is refused.
         errs = []
         ft = a.get("filterTimeout")
-        if isinstance(ft, str) and ft.startswith("-"):
+        gates = gates_of(handle)
+
+        def beta(g: str) -> bool:
+            """A beta gate (on by default), which a run may turn off; on where the modelled
+            version has no such gate (the code there never checked it)."""
+            return gates.enabled(g) if spec_at(g, gates.version) is not None else True
+
+        # Upstream checks filterTimeout only while DRASchedulerFilterTimeout is on.
+        if isinstance(ft, str) and ft.startswith("-") and beta("DRASchedulerFilterTimeout"):
             errs.append(f'filterTimeout: Invalid value: "{ft}": must be zero or positive')
         if a.get("bindingTimeout") is not None:
             errs.append("bindingTimeout: Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus "
                         "feature gate is disabled")
         if errs:
             raise PluginArgsError(f"{NAME}: " + (errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"))
-        gates = gates_of(handle)
         # The alpha gates of the allocator (AllocatorFeatures): each only when the run sets it.
         on = (lambda g: gates.enabled(g)) if gates.overrides else (lambda g: False)
-        self.features = Features(admin_access=True, prioritized_list=True,
+        self.features = Features(admin_access=beta("DRAAdminAccess"),
+                                 prioritized_list=beta("DRAPrioritizedList"),
                                  device_taints=on("DRADeviceTaints"),
                                  partitionable_devices=on("DRAPartitionableDevices"),
                                  consumable_capacity=on("DRAConsumableCapacity"))
@@ -364,7 +373,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     st = self._validate_device_class(classes, request.exactly.device_class_name, request.name)
                 elif request.first_available:
                     st = None
-                    for sub in request.first_available:
+                    if not self.features.prioritized_list:
+                        st = _status_unschedulable(
+                            f"resource claim {claim.namespace}/{claim.name}, request {request.name}: "
+                            "has subrequests, but the DRAPrioritizedList feature is disabled")
+                    for sub in request.first_available if st is None else ():
                         st = self._validate_device_class(classes, sub.device_class_name,
                                                          f"{request.name}/{sub.name}")
                         if st is not None:
