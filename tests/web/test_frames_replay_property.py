@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import yaml
 
 from playground import frame_views, keyframe_rule
 from playground.models import Run, RunAction
@@ -129,25 +128,12 @@ def _pod_manifest(name: str, cpu: str) -> dict[str, Any]:
                                      "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]}}
 
 
-def _timeline_names(text: str) -> set[str]:
-    """The nodes and pods (by name and "default/name") the scenario's Timeline acts on later.
-    The sequences do not delete them: a timeline action on an object a user deleted stops the
-    run with an error (the engine refuses it), which is not what this test is about."""
-    names: set[str] = set()
-    for doc in yaml.safe_load_all(text):
-        if isinstance(doc, dict) and doc.get("kind") == "Timeline":
-            for action in doc.get("actions") or []:
-                for key in ("node", "pod"):
-                    if isinstance(action.get(key), str):
-                        names.update({action[key], f"default/{action[key]}"})
-    return names
-
-
-def _cluster_action(rng: random.Random, view: dict[str, Any], n: int, keep: set[str]) -> dict[str, Any] | None:
-    """A random cluster action on what the head's view shows (None: nothing fits); `keep`:
-    objects not to delete (`_timeline_names`)."""
+def _cluster_action(rng: random.Random, view: dict[str, Any], n: int) -> dict[str, Any] | None:
+    """A random cluster action on what the head's view shows (None: nothing fits). It may delete
+    a node or a pod the scenario's Timeline acts on later: the due action is then refused as the
+    API server refuses it (a `timeline_action_failed` event) and the run goes on."""
     nodes = [node["name"] for node in view.get("nodes", [])]
-    live = [p["key"] for p in view.get("pods", []) if p["status"] != "Deleted" and p["key"] not in keep]
+    live = [p["key"] for p in view.get("pods", []) if p["status"] != "Deleted"]
     pending = [p["key"] for p in view.get("pods", []) if p["status"] == "Pending"]
     choices: list[dict[str, Any]] = [
         {"action": "addPod", "pod": _pod_manifest(f"extra-{n}", rng.choice(["100m", "500m", "1", "2"]))},
@@ -170,7 +156,7 @@ def _cluster_action(rng: random.Random, view: dict[str, Any], n: int, keep: set[
             {"action": "removeTaint", "node": node, "key": "flaky"},
             {"action": "setNodeLabels", "node": node, "labels": {"tier": rng.choice(["a", "b"])}},
         ]
-        if len(nodes) > 1 and node not in keep and rng.random() < 0.3:
+        if len(nodes) > 1 and rng.random() < 0.3:
             choices.append({"action": "deleteNode", "node": node})
     for deployment in view.get("deployments") or []:
         choices.append({"action": "scaleDeployment", "name": deployment["name"],
@@ -204,7 +190,6 @@ def _drive(state: dict[str, Any], seed: int) -> tuple[list[Run], str]:
         run = svc.run_start(scenario=state["scenarios"][slug], actor=OWNER)
     runs = [run]
     has_policy = "DeschedulerPolicy" in run.scenario_yaml
-    keep = _timeline_names(run.scenario_yaml)
     kinds = ["step"] * 5 + ["point", "play", "clock", "clock-for", "restart"] + ["cluster"] * 4 + ["fork"]
     if has_policy:
         kinds += ["descheduler"] * 3
@@ -225,7 +210,7 @@ def _drive(state: dict[str, Any], seed: int) -> tuple[list[Run], str]:
             _enqueue(state, run, RunAction.KIND_CLUSTER, {"action": "runDescheduler"})
         elif kind == "cluster":
             view = view_selector.view_at(run=run, step=run.head_step)
-            action = _cluster_action(rng, view, n, keep)
+            action = _cluster_action(rng, view, n)
             if action is not None:
                 _enqueue(state, run, RunAction.KIND_CLUSTER, action)
         elif kind == "restart":
@@ -286,7 +271,7 @@ def _check(run: Run, seed: int, slug: str) -> int:
 
 def test_every_stored_frame_equals_a_fresh_replay_of_the_log(world: dict[str, Any]) -> None:
     world["scenarios"] = {slug: gallery_scenario(slug) for slug in SCENARIOS}
-    frames = forks = evictions = rebuilds = hits = 0
+    frames = forks = evictions = rebuilds = hits = refused = 0
     kinds: set[str] = set()
     for seed in range(SEQUENCES):
         rng = random.Random(seed * 7919 + 1)
@@ -302,11 +287,13 @@ def test_every_stored_frame_equals_a_fresh_replay_of_the_log(world: dict[str, An
             frames += _check(run, seed, slug)
             kinds.update(run.actions.values_list("kind", flat=True))
             evictions += run.events.filter(type="descheduler_evicted").count()
+            refused += run.events.filter(type="timeline_action_failed").count()
         forks += len(runs) - 1
         for proc in state.workers:
             rebuilds += proc.cache.rebuilds
             hits += proc.cache.hits
-    # The sequences did what they are for: every kind of action, forks, evictions, and engines
-    # both kept between actions and rebuilt from checkpoints.
+    # The sequences did what they are for: every kind of action, forks, evictions, Timeline
+    # actions refused because a user deleted their object first, and engines both kept between
+    # actions and rebuilt from checkpoints.
     assert kinds == {k for k, _ in RunAction.KIND_CHOICES}
-    assert forks and evictions and rebuilds and hits and frames > SEQUENCES * 5
+    assert forks and evictions and refused and rebuilds and hits and frames > SEQUENCES * 5
