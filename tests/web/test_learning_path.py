@@ -22,10 +22,10 @@ SLUGS = {e.slug for e in ENTRIES}
 def chapters_of(html: str) -> dict[str, list[str]]:
     """{chapter slug: [lesson slugs of its cards]} as the page shows them."""
     found: dict[str, list[str]] = {}
-    for part in html.split('<section class="chapter" id="chapter-')[1:]:
+    for part in re.split(r'<section class="chapter[^"]*" id="chapter-', html)[1:]:
         slug = part.split('"', 1)[0]
         body = part.split("</section>", 1)[0]
-        found[slug] = re.findall(r'<li class="lesson-card[^"]*" data-lesson="([^"]+)"', body)
+        found[slug] = re.findall(r'<li class="lesson-(?:card|line)[^"]*" data-lesson="([^"]+)"', body)
     return found
 
 
@@ -87,7 +87,7 @@ def test_an_unknown_chapter_is_said_beside_its_field_and_filters_nothing(client:
 
 
 def _card(html: str, slug: str) -> str:
-    match = re.search(rf'<li class="lesson-card ([^"]*)" data-lesson="{slug}">(.*?)</li>', html, re.S)
+    match = re.search(rf'<li class="lesson-(?:card|line) ([^"]*)" data-lesson="{slug}">(.*?)</li>', html, re.S)
     assert match, slug
     return match.group(1) + " " + match.group(2)
 

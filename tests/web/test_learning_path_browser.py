@@ -57,7 +57,7 @@ def test_search_filter_open_predict_reveal_and_continue(page: Page, celery_worke
     page.goto("/")
     expect(page.locator("#next-up-title")).to_have_text("Continue")
     expect(page.locator("#next-lesson")).to_have_attribute("data-lesson", "resource-fit")
-    card = page.locator('.lesson-card[data-lesson="resource-fit"]')
+    card = page.locator('#learning-path [data-lesson="resource-fit"]')
     expect(card).to_have_class(re.compile("status-started"))
     expect(card).to_contain_text("1 answered")
     # Keyboard: from the top of the page, Tab reaches the suggested lesson, then the cards.
@@ -66,5 +66,5 @@ def test_search_filter_open_predict_reveal_and_continue(page: Page, celery_worke
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.id || document.activeElement.closest('[data-lesson]')?.dataset.lesson || ''"))
     assert "next-lesson" in reached and "lesson-q" not in reached, reached
-    first_card = page.locator(".lesson-card").first.get_attribute("data-lesson")
+    first_card = page.locator("#learning-path [data-lesson]").first.get_attribute("data-lesson")
     assert first_card in reached[reached.index("next-lesson") + 1:], reached
