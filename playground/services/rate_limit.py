@@ -45,6 +45,10 @@ def allow(key: str, *, limit: int, window_seconds: int = 60) -> bool:
 # Redis round trip (a flood is mostly refusals: they must cost next to nothing).
 _refused: dict[tuple[str, int], float] = {}
 _REFUSED_MAX = 10_000
+# Redis out of reach: not asked again (and not logged again) before this time.monotonic(); a
+# read limit is asked on every page, and each try would cost a refused connection and a log line.
+_redis_down_until = 0.0
+REDIS_RETRY_SECONDS = 1.0
 
 
 def refused_for(key: str, *, limit: int) -> int:
@@ -74,6 +78,9 @@ def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
         if now < until:
             return max(1, math.ceil(until - now))
         _refused.pop((key, limit), None)
+    global _redis_down_until
+    if now < _redis_down_until:
+        return 0
     item = RateLimitItemPerSecond(limit, window_seconds)
     try:
         limiter = _limiter()
@@ -81,7 +88,8 @@ def hit(key: str, *, limit: int, window_seconds: int = 1) -> int:
             return 0
         left = max(0.0, limiter.get_window_stats(item, key).reset_time - time.time())
     except (redis.RedisError, OSError):
-        logger.warning("rate limit %s: Redis unreachable; not counted", key)
+        _redis_down_until = now + REDIS_RETRY_SECONDS
+        logger.warning("rate limit %s: Redis unreachable; not counted for %g s", key, REDIS_RETRY_SECONDS)
         return 0
     if len(_refused) >= _REFUSED_MAX:
         for stale in [k for k, end in _refused.items() if end <= now]:

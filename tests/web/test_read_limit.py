@@ -116,6 +116,24 @@ def test_a_refused_client_is_refused_from_memory_until_its_window_ends(limited: 
         assert rate_limit.hit("test:memory:10.38.5.9", limit=1, window_seconds=60) == 0
     finally:
         rate_limit._limiters.clear()
+        rate_limit._redis_down_until = 0.0
+
+
+def test_redis_out_of_reach_is_not_asked_again_at_once(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Without Redis every read is let through (the app cannot run then anyway), and only the
+    first read in REDIS_RETRY_SECONDS tries to reach it (and says so in the log)."""
+    from playground.services import rate_limit
+
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    rate_limit._limiters.clear()
+    try:
+        with caplog.at_level("WARNING", logger="playground.services.rate_limit"):
+            answers = [rate_limit.hit(f"test:down:{i}", limit=1) for i in range(5)]
+        assert answers == [0] * 5
+        assert len([r for r in caplog.records if "Redis unreachable" in r.getMessage()]) == 1
+    finally:
+        rate_limit._limiters.clear()
+        rate_limit._redis_down_until = 0.0
 
 
 def test_the_gate_refuses_a_refused_client_before_django(limited: None, settings: Any) -> None:
