@@ -212,6 +212,7 @@ class Cause:
     kind: str
     name: str
     why: str
+    gates: tuple[str, ...] = ()  # for a plugin: the differing gates that enable it
 
 
 @dataclass
@@ -229,6 +230,11 @@ class PodDifference:
     @property
     def time(self) -> float:
         return min(d.time for d in (self.a, self.b) if d is not None)
+
+    @property
+    def when(self) -> str:
+        """The virtual time the pod's decisions parted, as the pages write it."""
+        return format_time(self.time)
 
     @property
     def cycle(self) -> int | None:
@@ -343,7 +349,7 @@ def _plugin_causes(diff: PodDifference, a: RunRecord, b: RunRecord, gates: tuple
         side, other = (0, 1) if in_a else (1, 0)
         enabling = _enabling_gates(plugin, gates[side], gates[other])
         by = f" (feature gate {', '.join(enabling)}: on in {labels[side]}, off in {labels[other]})" if enabling else ""
-        out.append(Cause("plugin", plugin, f"{plugin} runs only in {labels[side]}{by}"))
+        out.append(Cause("plugin", plugin, f"{plugin} runs only in {labels[side]}{by}", tuple(enabling)))
     return out
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from playground.presenters.runs.paging import int_param, paginate, param
+from playground.selectors.run_notes import dra_not_simulated
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
@@ -51,6 +52,8 @@ def devices(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[str
     free = sum(n["devices"].get("free", 0) for n in with_devices)
     return {
         "present": bool(with_devices),
+        # Under a release with DRA off no claim is ever allocated: every device reads free.
+        "not_simulated": dra_not_simulated(screen.version_notes),
         "nodes": len(with_devices),
         "total": total,
         "free": free,

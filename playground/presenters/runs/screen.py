@@ -181,6 +181,13 @@ class Screen:
         return devices_panel.devices(self, self.params)
 
     @cached_property
+    def version_notes(self) -> list[str]:
+        """What the run's release does not simulate of its scenario (run_started's notes)."""
+        from playground.selectors.run_notes import run_version_notes
+
+        return run_version_notes(run=self.run)
+
+    @cached_property
     def pod_table(self) -> dict[str, Any]:
         return pods_panel.pod_table(self, self.params)
 

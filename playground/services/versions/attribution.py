@@ -79,9 +79,12 @@ class Cause:
 
     gate: str
     why: str
+    title: str = ""  # a label of its own (a plugin on one side only, an earlier difference)
 
     @property
     def label(self) -> str:
+        if self.title:
+            return self.title
         if self.gate == RUN_FEATURE_GATES:
             return "feature gates"
         return GATE_LABELS.get(self.gate, ("", ""))[0] or "knock-on effect"

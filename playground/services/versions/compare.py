@@ -18,6 +18,11 @@ from django.core.cache import cache
 
 from playground.services.versions.attribution import GATE_LABELS, RUN_FEATURE_GATES, Cause, message_causes
 from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
+from scheduler_core import compare as engine_compare
+from scheduler_core.features import _FIELD_OF_GATE
+
+# Bumped whenever Comparison changes shape: a cached comparison of an older shape is not reused.
+CACHE_SHAPE = 2
 
 MAX_PODS = 500
 MAX_NODES = 300
@@ -36,7 +41,7 @@ class CompareError(Exception):
 
 @dataclass
 class Difference:
-    """One aspect of one pod that differs: "placement", "message" or "retries"."""
+    """One aspect of one pod that differs: "placement", "binding time", "message" or "retries"."""
 
     aspect: str
     new: str
@@ -50,6 +55,7 @@ class PodComparison:
     old: PodOutcome
     differences: list[Difference] = field(default_factory=list)
     causes: list[Cause] = field(default_factory=list)
+    decision: engine_compare.PodDifference | None = None  # its first differing decision
 
 
 @dataclass
@@ -60,6 +66,12 @@ class Comparison:
     pods: list[PodComparison]  # every pod, in the scenario's order
     gates: list[dict[str, Any]]  # every gate: name, label, what it does, value per version
     feature_gates: str = ""  # "gates on vs off": the gates on in the first column (same version)
+    decisions: list[engine_compare.PodDifference] = field(default_factory=list)  # earliest first
+
+    @property
+    def first(self) -> engine_compare.PodDifference | None:
+        """The first decision that differs (cycle, pod, plugin, node, virtual time), or None."""
+        return self.decisions[0] if self.decisions else None
 
     @property
     def differing(self) -> list[PodComparison]:
@@ -89,7 +101,7 @@ def compare_versions(yaml_text: str, seed: int) -> Comparison:
     from scheduler_core.api.errors import ScenarioError
 
     digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
-    key = f"playground:compare:{digest}:{seed}"
+    key = f"playground:compare:{CACHE_SHAPE}:{digest}:{seed}"
     cached = cache.get(key)
     if isinstance(cached, Comparison):
         return cached
@@ -117,7 +129,7 @@ def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = 
     if not gates:
         raise CompareError("Feature gates: give at least one gate that differs from the defaults.")
     digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
-    key = f"playground:compare-gates:{digest}:{seed}:{version}:{gates}"
+    key = f"playground:compare-gates:{CACHE_SHAPE}:{digest}:{seed}:{version}:{gates}"
     cached = cache.get(key)
     if isinstance(cached, Comparison):
         return cached
@@ -126,27 +138,37 @@ def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = 
         on, off = run_headless(yaml_text, seed, version, gates), run_headless(yaml_text, seed, version)
     except ScenarioError as error:
         raise CompareError(f"This scenario cannot run: {error}") from None
-    comparison = build_comparison(on, off)
-    comparison.versions = (f"{version} + {gates}", f"{version}, default gates")
+    labels = (f"{version} + {gates}", f"{version}, default gates")
+    comparison = build_comparison(on, off, labels)
     comparison.feature_gates = gates
     for row in comparison.differing:
-        # Both columns model the same release: the gates are the cause (a row may also have
-        # knock-on causes from pods placed differently before it).
-        row.causes.insert(0, Cause(RUN_FEATURE_GATES, f"{gates} on in the first column only"))
+        # Both columns model the same release: the gates are the cause when the decisions
+        # named nothing narrower (a plugin one side runs, a behaviour the gates switch).
+        if not row.causes:
+            row.causes.append(Cause(RUN_FEATURE_GATES, f"{gates} on in the first column only"))
     cache.set(key, comparison, CACHE_SECONDS)
     return comparison
 
 
-def build_comparison(new: RunOutcome, old: RunOutcome) -> Comparison:
+def build_comparison(new: RunOutcome, old: RunOutcome, labels: tuple[str, str] | None = None) -> Comparison:
     from scheduler_core.features import gates_for
 
-    gates = (gates_for(new.version), gates_for(old.version))
+    labels = labels or (new.version, old.version)
+    gates = (new.gates or gates_for(new.version), old.gates or gates_for(old.version))
+    decisions = (
+        engine_compare.compare_runs(new.record, old.record, gates, labels)
+        if new.record is not None and old.record is not None else []
+    )
+    by_pod = {d.pod: d for d in decisions}
     pods = [_compare_pod(key, pod, old.pods.get(key), gates, new, old) for key, pod in new.pods.items()]
     pods = [p for p in pods if p is not None]
+    for row in pods:
+        _attribute_decision(row, by_pod.get(row.key))
     _attribute_knock_on(pods)
     return Comparison(
         seed=new.seed,
-        versions=(new.version, old.version),
+        versions=labels,
+        decisions=decisions,
         runs=(new, old),
         pods=pods,
         gates=[
@@ -183,6 +205,10 @@ def _compare_pod(
             add(Cause("opportunistic_batching", "one version placed it through the previous pod's score hint"))
         if a.preempted_others or b.preempted_others or "Preemption" in {a.deleted_by, b.deleted_by}:
             add(Cause("scheduler_async_preemption", "it preempted, or was preempted, in at least one version"))
+    if a.status == b.status == "Bound" and a.node == b.node and a.bound_at != b.bound_at:
+        # The same node at another virtual time is a difference: a gang held at Permit, a
+        # retry after backoff.
+        row.differences.append(Difference("binding time", _at(a.bound_at), _at(b.bound_at)))
     if (a.message or "") != (b.message or ""):
         row.differences.append(Difference("message", a.message or "—", b.message or "—"))
         for cause in message_causes(a.message, b.message, gates):
@@ -196,6 +222,42 @@ def _compare_pod(
         if a.popped_from_backoff or b.popped_from_backoff:
             add(Cause("scheduler_pop_from_backoff_q", "an idle scheduler pops a backing-off pod only in v1.35"))
     return row
+
+
+def _at(seconds: float | None) -> str:
+    return engine_compare.format_time(seconds)
+
+
+_GATE_FIELD = {**_FIELD_OF_GATE}
+
+
+def _attribute_decision(row: PodComparison, decision: engine_compare.PodDifference | None) -> None:
+    """Put the causes of the pod's first differing decision (read from both runs' events) before
+    the causes its final outcome suggests; a decision difference the final outcome hides (a
+    binding moved in time, a detour through another node) makes the row differ too."""
+    row.decision = decision
+    if decision is None:
+        return
+    if not row.differences:
+        row.differences.append(Difference(
+            "decision", decision.a.describe() if decision.a else "no such cycle",
+            decision.b.describe() if decision.b else "no such cycle"))
+    first: list[Cause] = []
+    for c in decision.causes:
+        if c.kind == "gate":
+            first.append(Cause(_GATE_FIELD.get(c.name, c.name), c.why))
+        elif c.kind == "plugin":
+            gate = _GATE_FIELD.get(c.gates[0], c.gates[0]) if c.gates else ""
+            first.append(Cause(gate, c.why, title=f"{c.name} plugin"))
+        elif c.kind == "earlier":
+            first.append(Cause("", c.why, title="knock-on effect"))
+        elif c.kind == "action":
+            first.append(Cause("", c.why, title=f"{c.name} action"))
+        elif c.kind == "gates":
+            first.append(Cause(RUN_FEATURE_GATES, c.why))
+    # A knock-on guess is dropped when the decision names a cause of its own.
+    rest = [c for c in row.causes if c not in first and not (c.gate == "" and first)]
+    row.causes = first + rest
 
 
 def _attribute_knock_on(pods: list[PodComparison]) -> None:

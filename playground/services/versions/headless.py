@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler_core.compare import RunRecord, record_run
+from scheduler_core.features import FeatureGates
+
 MAX_UNITS = 50_000  # engine steps one headless run may take before it is cut short
 
 
@@ -29,6 +32,7 @@ class PodOutcome:
     preempted_others: bool = False  # it was a preemptor (nominated, victims deleted for it)
     popped_from_backoff: int = 0  # cycles that took it straight from backoffQ (PopFromBackoffQ)
     first_cycle: int | None = None  # the cycle that first scheduled it (ordering of differences)
+    bound_at: float | None = None  # the virtual time of its (last) binding
 
     @property
     def retries(self) -> int:
@@ -44,6 +48,8 @@ class RunOutcome:
     cycles: int
     pods: dict[str, PodOutcome]
     preemptions: int  # victims deleted in the whole run
+    record: RunRecord | None = None  # each pod's decisions (scheduler_core.compare)
+    gates: FeatureGates | None = None  # the gates the run had (version defaults and overrides)
 
 
 def run_headless(yaml_text: str, seed: int, version: str, feature_gates: str = "") -> RunOutcome:
@@ -84,6 +90,8 @@ def run_headless(yaml_text: str, seed: int, version: str, feature_gates: str = "
         cycles=final["cycles"],
         pods=pods,
         preemptions=preemptions,
+        record=record_run(sim.sink.events),
+        gates=sim.feature_gates,
     )
 
 
@@ -109,6 +117,10 @@ def _apply_event(pods: dict[str, PodOutcome], event: dict[str, Any]) -> int:
         pod.hinted = bool(event.get("hinted"))
     elif kind == "queue_move" and event.get("from") == "backoffQ" and event.get("to") == "none":
         pod.popped_from_backoff += event.get("reason") != "Delete"
-    elif kind == "nominated":
+    elif kind == "postfilter" and event.get("nominated_node"):
+        # A preemptor: its PostFilter nominated a node. (Not the `nominated` event: v1.35 also
+        # records the chosen node as nominated for pods that wait on device allocation.)
         pod.preempted_others = True
+    elif kind == "bound":
+        pod.bound_at = float(event.get("time") or 0.0)
     return 0
