@@ -264,8 +264,10 @@ class _Compiler:
             return _const([f.const for f in items])  # type: ignore[attr-defined]
 
         def make(a: list) -> Any:
-            out = [f(a) for f in items]
-            a[0] += 10
+            try:
+                out = [f(a) for f in items]
+            finally:  # the list's cost is counted even when an element fails
+                a[0] += 10
             return out
         return make
 
@@ -276,12 +278,14 @@ class _Compiler:
 
         def make(a: list) -> Any:
             out = {}
-            for kf, vf in entries:
-                key = kf(a)
-                if key in out:
-                    raise CelRuntimeError(f"Failed with repeated key: {key}")
-                out[key] = vf(a)
-            a[0] += 30
+            try:
+                for kf, vf in entries:
+                    key = kf(a)
+                    if key in out:
+                        raise CelRuntimeError(f"Failed with repeated key: {key}")
+                    out[key] = vf(a)
+            finally:  # the map's cost is counted even when an entry fails
+                a[0] += 30
             return out
         return make
 
@@ -524,27 +528,28 @@ class _Compiler:
             f0 = fns[0]
 
             def call1(a: list) -> Any:
-                x = f0(a)
+                try:
+                    x = f0(a)
+                except CelRuntimeError:
+                    a[0] += 1  # the call is counted with its error argument
+                    raise
                 a[0] += coster(x) if coster is not None else 1
                 return impl(a, x)
             return call1
-        if len(fns) == 2:
-            f0, f1 = fns
-
-            def call2(a: list) -> Any:
-                x = f0(a)
-                try:
-                    y = f1(a)
-                except CelRuntimeError:
-                    a[0] += 1
-                    raise
-                a[0] += coster(x, y) if coster is not None else 1
-                return impl(a, x, y)
-            return call2
 
         def calln(a: list) -> Any:
-            vals = [f(a) for f in fns]
+            # every argument is evaluated, and the call counted, before an error argument is
+            # the result (cel-go's calls evaluate all their arguments first)
+            vals = []
+            for f in fns:
+                try:
+                    vals.append(f(a))
+                except CelRuntimeError as exc:
+                    vals.append(exc)
             a[0] += coster(*vals) if coster is not None else 1
+            for v in vals:
+                if isinstance(v, CelRuntimeError):
+                    raise v
             return impl(a, *vals)
         return calln
 
@@ -566,6 +571,10 @@ def _fast_binary(op: Callable[[Any, Any], Any], f0: Fn, f1: Fn, impl: Callable[.
 
     def general(a: list, x: Any, y: Any) -> Any:
         a[0] += coster(x, y) if coster is not None else 1
+        if isinstance(x, CelRuntimeError):
+            raise x
+        if isinstance(y, CelRuntimeError):
+            raise y
         return impl(a, x, y)
 
     if _is_const(f1):
@@ -573,7 +582,10 @@ def _fast_binary(op: Callable[[Any, Any], Any], f0: Fn, f1: Fn, impl: Callable[.
         ty = type(yc)
         if ty is int or ty is float:
             def const_rhs(a: list) -> Any:
-                x = f0(a)
+                try:
+                    x = f0(a)
+                except CelRuntimeError as exc:
+                    x = exc
                 if type(x) is ty:
                     a[0] += 1
                     r = op(x, yc)
@@ -584,12 +596,14 @@ def _fast_binary(op: Callable[[Any, Any], Any], f0: Fn, f1: Fn, impl: Callable[.
             return const_rhs
 
     def binary(a: list) -> Any:
-        x = f0(a)
+        try:
+            x = f0(a)
+        except CelRuntimeError as exc:
+            x = exc
         try:
             y = f1(a)
-        except CelRuntimeError:
-            a[0] += 1
-            raise
+        except CelRuntimeError as exc:
+            y = exc
         tx = type(x)
         if tx is type(y) and (tx is int or tx is float):
             a[0] += 1

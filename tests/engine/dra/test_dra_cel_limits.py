@@ -197,3 +197,13 @@ def test_a_cheap_doubling_list_is_stopped_before_it_fills_memory() -> None:
     assert compiled.error is None
     matches, err = compiled.device_matches(ACT)
     assert matches is False and "exceeds 1048576" in err
+
+
+@pytest.mark.parametrize("expr,cost", [
+    # the failing list is still counted (10), so is the call given the error (1), then `|| true`
+    ("size([1 / 0, 2]) == 2 || true", 1 + 10 + 1 + 1),
+    # both arguments are evaluated before the error is the result: x == (1 / 0) costs x's 1
+    ("[1].all(x, x == 1 / 0) || true", 2 + 1 + (1 + 1 + 1) + 1),
+])
+def test_errors_are_counted_where_cel_go_counts_them(expr: str, cost: int) -> None:
+    assert CompiledSelector(expr).evaluate(ACT) == (True, cost, None)
