@@ -8,8 +8,8 @@ lesson runs alike in both. Which keys count:
 * `feature-gates`: the gates a run starts with. The command line applies them, under its own
   `--feature-gates` (a gate given on both takes the flag's value); the web prefills the start
   form with them.
-* `title`, `order`, `explanation`, `expect`: what the gallery shows and its tests check; they
-  change nothing in a run.
+* `title`, `order`, `chapter`, `teaches`, `explanation`, `expect`: what the gallery shows and
+  its tests check; they change nothing in a run.
 * a key naming another run setting (`IGNORED_SETTINGS`: version, seed ...): neither reads it,
   and the command line says so on stderr, with the flag to use instead.
 
