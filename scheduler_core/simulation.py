@@ -151,8 +151,8 @@ class Simulation:
         if action == "addPod":
             if params["pod"].key in cs.pods:
                 raise ActionError(f'pod "{params["pod"].key}" already exists')
-            if params["pod"].node_name and params["pod"].node_name not in cs.nodes:
-                raise ActionError(f'node "{params["pod"].node_name}" does not exist')
+            # A pod bound to a node that does not exist is accepted, as the API server accepts
+            # it: the cache keeps it for that node (docs/loader-references.md).
         elif action == "deletePod":
             if _pod_key(params["pod"]) not in cs.pods:
                 raise ActionError(f'pod "{_pod_key(params["pod"])}" does not exist')

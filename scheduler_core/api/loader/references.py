@@ -5,7 +5,8 @@ Priority plugin refuses an unknown priorityClassName, and the loader does too: a
 A pod's spec.nodeName may name any node: creating a pod already bound to a node that does not
 exist succeeds. The scheduler then ignores the pod for scheduling (it is assigned), and its
 cache files the pod under a node it has no Node object for, which no snapshot includes: the pod
-counts on no node. The loader accepts such a pod with a warning saying so. (Upstream's pod
+counts on no node until a node of that name is added, which adopts it
+(`backend/cache/cache.py`). The loader accepts such a pod with a warning saying so. (Upstream's pod
 garbage collector, in kube-controller-manager, deletes such an orphan some 40 s later; the
 playground runs no pod garbage collector for it, which the warning says too.)
 
@@ -33,8 +34,8 @@ def unknown_node_warnings(sc: Scenario, pod_raws: list[tuple[FieldReader, Pod]])
         warnings.append(LoadWarning(
             f'node "{pod.node_name}" is not in the scenario; the API server accepts the binding, '
             "and the scheduler never schedules the pod (it is assigned) and counts it on no node "
-            "(its cache has no such Node); upstream's pod garbage collector would delete it about "
-            "40 s later, which the playground does not run",
+            "until a node of that name is added; upstream's pod garbage collector would delete it "
+            "about 40 s later, which the playground does not run",
             file=loc.file, document=loc.index, kind=loc.kind, name=loc.name, field="spec.nodeName",
             category="reference"))
     return warnings

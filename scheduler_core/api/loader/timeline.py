@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Collection
 from typing import Any
 
-from scheduler_core.api.errors import ScenarioError
+from scheduler_core.api.errors import LoadWarning, ScenarioError
 from scheduler_core.api.loader.admission import PriorityAdmission
 from scheduler_core.api.loader.metadata import stable_uid
 from scheduler_core.api.loader.nodes import parse_node, parse_taint
@@ -244,8 +244,13 @@ def _check_timeline(r: FieldReader, parsed: list[tuple[float, int, TimelineActio
             if pod.key in pods:
                 raise r.err(f"{p}.pod", f'pod "{pod.key}" already exists at t={act.time:g}')
             if pod.node_name and pod.node_name not in nodes:
-                raise r.err(f"{p}.pod.spec.nodeName", f'node "{pod.node_name}" does not exist '
-                                                      f"at t={act.time:g}")
+                # The API server accepts a pod bound to any node name (docs/loader-references.md).
+                sc.warnings.append(LoadWarning(
+                    f'node "{pod.node_name}" does not exist at t={act.time:g}; the API server accepts '
+                    "the binding, and the scheduler never schedules the pod (it is assigned) and "
+                    "counts it on no node until a node of that name is added",
+                    file=r.doc.file, document=r.doc.index, kind=r.doc.kind, name=r.doc.name,
+                    field=f"{p}.pod.spec.nodeName", category="reference"))
             pods.add(pod.key)
         elif a == "deletePod":
             key = act.params["pod"]

@@ -228,6 +228,10 @@ class Cache:
             return
         if st is not None:
             raise CacheError(f"pod {key} was already in added state")
+        if pod.node_name not in self.nodes:
+            # Bound to a node the cache has no Node for: upstream files the pod under a NodeInfo
+            # without a node, which no snapshot includes, and the node adopts it when it comes.
+            self.nodes[pod.node_name] = NodeInfo()
         self._add_pod_to_node(pod)
         self.pod_states[key] = _PodState(pod)
         if self.left:
@@ -247,6 +251,10 @@ class Cache:
         if st is None:
             raise CacheError(f"pod {key} is not found in scheduler cache, so cannot be removed from it")
         self._remove_pod_from_node(st.pod)
+        ni = self.nodes.get(st.pod.node_name)
+        if ni is not None and ni.node is None and not ni.pods:
+            del self.nodes[st.pod.node_name]  # the last pod of a node the cache never had
+            self._dirty.discard(st.pod.node_name)
         self.assumed_pods.discard(key)
         self._touch(key)
 
@@ -313,7 +321,7 @@ class Cache:
         follow_terms = terms.follows(snap.generation)
         for name in self._dirty:
             ni = self.nodes.get(name)
-            if ni is not None:
+            if ni is not None and ni.node is not None:  # pods of an unknown node: in no snapshot
                 if ni.image_states:
                     new = ni.snapshot()
                 else:

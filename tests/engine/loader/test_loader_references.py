@@ -69,3 +69,57 @@ def test_what_upstream_admission_refuses_is_still_refused(docs, document, field,
         load(*docs)
     assert (info.value.document, info.value.field) == (document, field), str(info.value)
     assert reason in str(info.value)
+
+
+GHOST_NODE = ("{apiVersion: v1, kind: Node, metadata: {name: ghost, labels: {kubernetes.io/hostname: ghost}}, "
+              "status: {capacity: {cpu: '2', memory: 8Gi, pods: '110'}}}")
+
+
+def timeline(*actions: str) -> str:
+    return ("apiVersion: playground.kube-scheduler.dev/v1\nkind: Timeline\nactions:\n"
+            + "".join(f"- {a}\n" for a in actions))
+
+
+def test_the_node_adopts_the_orphan_when_it_is_added() -> None:
+    """As upstream's cache: the orphan's 1.5 CPU count on "ghost" once it exists, so a pod of
+    1 CPU does not fit there (n1 is too small for it)."""
+    small = NODE.replace("cpu: '2'", "cpu: 500m")
+    sim = Simulation(load(small, pod("orphan", "nodeName: ghost\n"), pod("web", cpu="1"),
+                          timeline(f"{{at: 5, action: addNode, node: {GHOST_NODE}}}")))
+    assert sim.run()
+    pods = {p["name"]: p for p in sim.result(True)["pods"]}
+    assert pods["web"]["status"] == "Pending", pods["web"]
+    ghost = next(n for n in sim.view()["nodes"] if n["name"] == "ghost")
+    assert ghost["pods"] == ["default/orphan"] and ghost["requested"]["cpu"] == 1500
+
+
+def test_deleting_the_orphan_before_its_node_comes_leaves_the_node_empty() -> None:
+    sim = Simulation(load(NODE, pod("orphan", "nodeName: ghost\n"),
+                          timeline("{at: 1, action: deletePod, pod: orphan}",
+                                   f"{{at: 5, action: addNode, node: {GHOST_NODE}}}")))
+    assert sim.run()
+    ghost = next(n for n in sim.view()["nodes"] if n["name"] == "ghost")
+    assert ghost["pods"] == [] and ghost["requested"]["cpu"] == 0
+
+
+def test_a_timeline_pod_bound_to_a_missing_node_loads_with_a_warning() -> None:
+    sc = load(NODE, timeline("{at: 3, action: addPod, pod: {apiVersion: v1, kind: Pod, metadata: {name: late}, "
+                             "spec: {nodeName: ghost, containers: [{name: c, image: x}]}}}"))
+    [w] = [w for w in sc.warnings if w.category == "reference"]
+    assert (w.kind, w.field) == ("Timeline", "actions[0].pod.spec.nodeName")
+    assert w.reason.startswith('node "ghost" does not exist at t=3; the API server accepts the binding')
+    sim = Simulation(sc)
+    assert sim.run()
+    assert {p["name"]: p["node"] for p in sim.result(True)["pods"]} == {"late": "ghost"}
+
+
+def test_a_live_action_adds_a_pod_bound_to_a_missing_node() -> None:
+    from scheduler_core.api.loader.timeline import parse_action
+
+    sc = load(NODE)
+    sim = Simulation(sc)
+    act = parse_action({"action": "addPod", "pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+                                                    "spec": {"nodeName": "ghost", "containers": [{"name": "c"}]}}}, sc)
+    sim.apply_action(act.action, act.params)
+    assert sim.scheduler.cluster.pods["default/x"].node_name == "ghost"
+    assert sim.scheduler.cache.pod_state("default/x") == "added"
