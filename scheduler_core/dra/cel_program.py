@@ -73,6 +73,14 @@ def _tname(v: Any) -> str:
             dict: "map", DefaultEmptyMap: "map", type(None): "null_type"}.get(type(v), type(v).__name__)
 
 
+def _go_type(v: Any) -> str:
+    """cel-go's Go type name of a value, as its messages print it."""
+    name = _tname(v)
+    return {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "string": "types.String",
+            "bool": "types.Bool", "bytes": "types.Bytes", "null_type": "types.Null",
+            "kubernetes.Quantity": "cel.Quantity", "kubernetes.Semver": "cel.Semver"}.get(name, name)
+
+
 def _overload(fn: str, *vals: Any) -> CelRuntimeError:
     return CelRuntimeError(f"no such overload: {fn}({', '.join(_tname(v) for v in vals)})")
 
@@ -374,7 +382,7 @@ class _Compiler:
             r = rng(a)
             if isinstance(r, (list, dict)):
                 return r
-            raise CelRuntimeError(f"expression of type '{_tname(r)}' cannot be range of a comprehension")
+            raise CelRuntimeError(f"got '{_go_type(r)}', expected iterable type")
 
         if macro == "all":
             p = body[0]

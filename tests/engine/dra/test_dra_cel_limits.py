@@ -207,3 +207,11 @@ def test_a_cheap_doubling_list_is_stopped_before_it_fills_memory() -> None:
 ])
 def test_errors_are_counted_where_cel_go_counts_them(expr: str, cost: int) -> None:
     assert CompiledSelector(expr).evaluate(ACT) == (True, cost, None)
+
+
+def test_a_loop_over_a_scalar_attribute_fails_as_upstream_says() -> None:
+    act = device_activation("dra.example.com", Device("d", attributes={"name": DeviceAttribute("int", 1)},
+                                                      capacity={}))
+    compiled = CompiledSelector('device.attributes["dra.example.com"].name.exists(x, x > 0)')
+    assert compiled.error is None
+    assert compiled.device_matches(act) == (False, "got 'types.Int', expected iterable type")
