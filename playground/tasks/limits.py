@@ -20,6 +20,8 @@ way in every pool:
   C-level timer ends the process 30 s after the hard limit (the launcher restarts it).
 
 0 turns a limit off. The limits are read from settings at each task (the worker's environment).
+Outside a Celery worker (a task body called eagerly) only the soft limit acts: nothing there
+ends the process.
 """
 
 from __future__ import annotations
@@ -37,12 +39,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
 
 logger = logging.getLogger(__name__)
 
 BACKSTOP_SECONDS = 30.0  # after the hard limit, faulthandler ends a process the watchdog could not
 _in_pool_child = False  # a prefork pool's child process (its parent replaces it when it exits)
+_in_worker = False  # a Celery worker's process: only there may a hard limit end the process
+
+
+@worker_init.connect
+def _mark_worker(**kwargs: object) -> None:
+    """In the worker's main process before its pool starts (a prefork child inherits it). A task
+    body run anywhere else (eagerly, in a test) keeps its soft limit and never ends its process."""
+    global _in_worker
+    _in_worker = True
 
 
 @worker_process_init.connect
@@ -125,6 +136,10 @@ def _watch(watch: _Watch) -> None:
     with watch.lock:
         if watch.done:
             return
+    if not _in_worker:
+        logger.error("task over its hard time limit (%g s, %s), outside a worker: left running",
+                     limits.hard, limits.hard_setting)
+        return
     logger.error("task over its hard time limit (%g s, %s): restarting this worker process",
                  limits.hard, limits.hard_setting)
     try:
@@ -173,7 +188,7 @@ def time_limited(limits: Limits, on_hard: Callable[[], None] = lambda: None) -> 
     global _current
     watch = _Watch(limits, on_hard)
     previous, _current = _current, watch
-    backstop = limits.hard > 0 and _backstop(limits.hard + BACKSTOP_SECONDS)
+    backstop = _in_worker and limits.hard > 0 and _backstop(limits.hard + BACKSTOP_SECONDS)
     try:
         if limits.soft > 0 or limits.hard > 0:
             threading.Thread(target=_watch, args=(watch,), name="time-limit", daemon=True).start()
