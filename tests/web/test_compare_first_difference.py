@@ -65,6 +65,9 @@ def test_dra_gpus_versions_comparison_names_dra_not_async_preemption(client: Any
     table = page.split('id="compare-table"', 1)[1].split("</table>", 1)[0]
     assert 'data-gate="scheduler_async_preemption"' not in table
     assert 'data-gate="dynamic_resource_allocation"' in table
+    # A gate the first decision names is not named again from the final outcome.
+    infer_1 = table.split('data-pod="default/infer-1"', 1)[1].split("</tr>", 1)[0]
+    assert infer_1.count('data-gate="node_score_heap_tie_break"') == 1
 
 
 def test_identical_sides_say_no_decision_differs(client: Any) -> None:

@@ -255,8 +255,10 @@ def _attribute_decision(row: PodComparison, decision: engine_compare.PodDifferen
             first.append(Cause("", c.why, title=f"{c.name} action"))
         elif c.kind == "gates":
             first.append(Cause(RUN_FEATURE_GATES, c.why))
-    # A knock-on guess is dropped when the decision names a cause of its own.
-    rest = [c for c in row.causes if c not in first and not (c.gate == "" and first)]
+    # A gate the decision already names is not named twice, and a knock-on guess is dropped
+    # when the decision names a cause of its own.
+    named = {c.gate for c in first if c.gate}
+    rest = [c for c in row.causes if c not in first and c.gate not in named and not (c.gate == "" and first)]
     row.causes = first + rest
 
 
