@@ -57,13 +57,15 @@ def _page(client: Any, run: Run) -> str:
     return client.get(f"/runs/{run.share_token}/").content.decode()
 
 
-@pytest.mark.parametrize(("soft", "hard", "setting", "kind"), [
-    ("5", "60", "PLAYGROUND_TASK_SOFT_TIME_LIMIT", "soft"),
-    ("0", "10", "PLAYGROUND_TASK_TIME_LIMIT", "hard"),  # no soft limit: only the hard one can stop it
+@pytest.mark.parametrize(("soft", "hard", "setting", "kind", "pool"), [
+    ("5", "60", "PLAYGROUND_TASK_SOFT_TIME_LIMIT", "soft", "solo"),
+    ("0", "10", "PLAYGROUND_TASK_TIME_LIMIT", "hard", "solo"),  # no soft limit: only the hard one can stop it
+    # The extender runs' worker uses the prefork pool: there the pool's child exits and is replaced.
+    ("0", "10", "PLAYGROUND_TASK_TIME_LIMIT", "hard", "prefork"),
 ])
 def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task(
     transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path,
-    settings: Any, client: Any, soft: str, hard: str, setting: str, kind: str,
+    settings: Any, client: Any, soft: str, hard: str, setting: str, kind: str, pool: str,
 ) -> None:
     queue = f"runs-limits-{os.getpid()}"
     env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400",
@@ -79,7 +81,7 @@ def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task
     other = svc.run_start(
         scenario=scenario_service.scenario_create(actor=OWNER, name="small", yaml_text=_many_pods_yaml(nodes=3, pods=5)),
         actor=OWNER)
-    worker, log_path = _start_worker(env, queue, f"limits-{kind}", live_logs_dir, own_redis.url)
+    worker, log_path = _start_worker(env, queue, f"limits-{kind}-{pool}", live_logs_dir, own_redis.url, pool=pool)
     try:
         pid = worker.pid
         long = svc.run_enqueue(run=slow, actor=OWNER, kind=RunAction.KIND_ADVANCE_CLOCK, params={"seconds": 3600})
@@ -96,7 +98,7 @@ def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task
         step = svc.run_enqueue(run=other, actor=OWNER, kind=RunAction.KIND_STEP)
         _wait(lambda: RunAction.objects.get(pk=step.pk).state == RunAction.STATE_DONE, 120,
               f"the next task\n{log_path.read_text(errors='replace')[-3000:]}")
-        assert worker.poll() is None and worker.pid == pid  # the same worker process served it
+        assert worker.poll() is None and worker.pid == pid  # the same worker (its main process) served it
         # The stopped run works on: its next Step (a cycle, not the long action) is done.
         again = svc.run_enqueue(run=slow, actor=OWNER, kind=RunAction.KIND_STEP)
         _wait(lambda: RunAction.objects.get(pk=again.pk).state == RunAction.STATE_DONE, 120, "the slow run's Step")
