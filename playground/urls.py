@@ -48,6 +48,7 @@ urlpatterns = [
     path("runs/<str:token>/pods.csv", run_export.run_export_csv, {"what": "pods"}, name="run_export_pods"),
     path("runs/<str:token>/events.csv", run_export.run_export_csv, {"what": "events"}, name="run_export_events"),
     path("runs/<str:token>/metrics/", run_metrics.run_metrics, name="run_metrics"),
+    path("runs/<str:token>/compare/", compare.run_compare, name="run_compare"),
     path("runs/<str:token>/metrics.txt", run_metrics.run_metrics_text, name="run_metrics_text"),
     path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
     path("runs/<str:token>/devices/", run_panels.run_devices, name="run_devices"),

@@ -5,6 +5,9 @@ GET ...?seed=N&gates=A=true,B=true       "gates on vs off": the default version 
                                          against its defaults (an empty value: the scenario's gates)
 The comparison runs in the request (see playground.services.versions.compare for why, and for
 its size cap); anyone with the scenario's link may look, as with the scenario page.
+
+GET /runs/<token>/compare/               a fork against the run it was forked from, read from both
+                                         runs' stored events (services.versions.fork_compare)
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from playground.selectors.runs import run_by_share_token
 from playground.selectors.scenarios import scenario_by_share_token, scenario_yaml
 from playground.services.versions import CompareError, compare_gates, compare_versions
+from playground.services.versions.fork_compare import compare_fork
 from scheduler_core.featuregate import MAX_GATES_TEXT
 
 MAX_SEED = 2**31 - 1
@@ -57,3 +62,17 @@ def scenario_compare(request: HttpRequest, token: str) -> HttpResponse:
     )
     # htmx swaps 2xx only: an error is shown in place of the result, so answer it with 200.
     return render(request, template, context, status=200 if request.htmx else status)
+
+
+@require_GET
+def run_compare(request: HttpRequest, token: str) -> HttpResponse:
+    """A fork against its original: the first decision where they part, and what made them part."""
+    run = run_by_share_token(token=token)
+    context: dict[str, object] = {"run": run}
+    status = 200
+    try:
+        context["comparison"] = compare_fork(fork=run)
+    except CompareError as error:
+        context["error"] = error.message
+        status = 400
+    return render(request, "playground/runs/compare.html", context, status=status)
