@@ -9,9 +9,13 @@ Input limits are flags (`--max-nodes`, `--max-pods`, `--max-bytes`, `--max-claim
 defaults admit 65,000 nodes, 150,000 pods, 256 MiB of input and 150,000 claims made from templates. Fields the playground accepts but does not simulate are listed on
 stderr as `warning: ...` lines; they never change the exit status.
 
-`simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md);
+`simulate` prints the contract's JSON document (../shared/docs/simulate-contract.md), with
+`--why-pending` also its pending pods grouped by failure (docs/why-pending.md);
 `trace` prints every engine event as one JSON object per line. Same file and seed give
 byte-identical output. A bad scenario prints one clear error on stderr and exits 2.
+`capacity FILE --pod POD.yaml [--max N] [--json]` counts how many more copies of the pod the
+cluster takes and quotes the FailedScheduling message of the first that does not fit
+(docs/capacity.md).
 `--metrics FILE` (either command) also writes the run's scheduler metrics, recomputed from its
 event stream, as Prometheus text to FILE at the end (docs/metrics.md); stdout is unchanged.
 
@@ -35,6 +39,8 @@ from typing import Any
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
 from scheduler_core.api.scenario_header import file_header, merge_gates
+from scheduler_core.featuregate.newer import gate_names, gate_notes
+from scheduler_core.capacity import PodTemplate, count_capacity, read_pod_template
 from scheduler_core.events_jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.featuregate import FeatureGateError
@@ -43,6 +49,7 @@ from scheduler_core.framework.interface import PluginArgsError
 from scheduler_core.framework.runtime.framework import FrameworkError
 from scheduler_core.plugin_modules import PluginModuleError, load_plugin_modules
 from scheduler_core.simulation import Simulation
+from scheduler_core.why_pending import PendingCollector
 
 TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
 
@@ -66,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scheduler_core", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     for name, help_ in (("simulate", "run to settled and print the outcome as JSON"),
-                        ("trace", "run to settled and print every engine event as JSON lines")):
+                        ("trace", "run to settled and print every engine event as JSON lines"),
+                        ("capacity", "how many more copies of a pod fit, and what stops the next one "
+                                     "(docs/capacity.md)")):
         p = sub.add_parser(name, help=help_)
         p.add_argument("file")
         p.add_argument("--seed", type=int, default=0)
@@ -99,7 +108,19 @@ def main(argv: list[str] | None = None) -> int:
                             "every port); default: any port on loopback (127.0.0.1, localhost, [::1])")
         p.add_argument("--metrics", default=None, metavar="FILE",
                        help="write the run's scheduler metrics (Prometheus text format) to FILE at the end")
+        if name == "capacity":
+            p.add_argument("--pod", required=True, metavar="POD.yaml",
+                           help="the Pod (or Deployment / ReplicaSet, for its template) to copy")
+            p.add_argument("--max", type=int, default=None, metavar="N", help="stop after N copies fit")
+            p.add_argument("--json", action="store_true", help="print the answer as JSON")
+        if name == "simulate":
+            p.add_argument("--why-pending", action="store_true",
+                           help="add `whyPending`: the pending pods grouped by their scheduling failure "
+                                "(docs/why-pending.md)")
     args = ap.parse_args(argv)
+    if getattr(args, "max", None) is not None and args.max < 1:
+        print(f"error: --max: must be at least 1, got {args.max}", file=sys.stderr)
+        return 2
     try:
         policy = (ExtenderPolicy.from_prefixes(args.extender_allow) if args.extender_allow
                   else ExtenderPolicy.loopback())
@@ -129,11 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {args.file}: header `# {key}:` is not read by a run; pass {flag} instead",
               file=sys.stderr)
     gates = merge_gates(header.feature_gates, args.feature_gates)
+    for line in gate_notes(gate_names(gates)):  # gates v1.36/v1.37 added, removed or renamed
+        print(f"note: {line}", file=sys.stderr)
     if header.feature_gates:
         print(f"note: {args.file}: feature gates from its `# feature-gates:` header: "
               f"{header.feature_gates}" + (f" (then --feature-gates {args.feature_gates})"
                                            if args.feature_gates else ""), file=sys.stderr)
     try:
+        template = read_pod_template(args.pod) if args.command == "capacity" else None
         limits = Limits(max_nodes=args.max_nodes, max_pods=args.max_pods,
                         max_bytes=args.max_bytes, max_claims=args.max_claims, hints=CLI_HINTS)
         scenario = load_scenario_file(args.file, limits=limits)
@@ -167,19 +191,40 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"error: {args.file}: {e.strerror or e}", file=sys.stderr)
         return 2
+    if template is not None:
+        return _capacity(args, sim, template)
     try:
-        settled = sim.run(args.max_time)
+        collector = PendingCollector(sim) if getattr(args, "why_pending", False) else None
+        settled = sim.run(args.max_time) if collector is None else collector.run(args.max_time)
         if trace_out is not None:
             trace_out.flush()
     except BrokenPipeError:  # the trace's reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     if args.command == "simulate":
-        json.dump(sim.result(settled), sys.stdout, indent=2, sort_keys=False)
+        doc = sim.result(settled)
+        if collector is not None:
+            doc["whyPending"] = collector.report()
+        json.dump(doc, sys.stdout, indent=2, sort_keys=False)
         sys.stdout.write("\n")
     if metrics_out is not None and metrics is not None:
         with metrics_out:
             metrics_out.write(exposition(metrics, wall))
+    return 0
+
+
+def _capacity(args: argparse.Namespace, sim: Simulation, template: PodTemplate) -> int:
+    """`capacity`: copies of the template until the first the scheduler does not bind."""
+    try:
+        answer = count_capacity(sim, template, args.max, args.max_time)
+    except ScenarioError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(answer.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(answer.to_text())
     return 0
 
 

@@ -71,7 +71,10 @@ def feature_gates_of(value: str | None, version: str) -> str:
     try:
         return format_gates(parse_feature_gates(text, version).items())
     except FeatureGateError as error:
-        raise RunError(f"Feature gates: {error}.") from None
+        from scheduler_core.featuregate.newer import gate_names, gate_notes
+
+        notes = "".join(f" Note: {line}." for line in gate_notes(gate_names(text)))  # v1.36/v1.37 names
+        raise RunError(f"Feature gates: {error}.{notes}") from None
 
 
 def run_start(

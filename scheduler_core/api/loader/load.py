@@ -17,10 +17,12 @@ from scheduler_core.api.loader.bounds import limit_check
 from scheduler_core.api.loader.build import build_scenario
 from scheduler_core.api.loader.documents import check_workload_documents, flatten_documents
 from scheduler_core.api.loader.limits import DEFAULT_LIMITS, Limits
+from scheduler_core.api.loader.newer_kinds import reduce_newer
 from scheduler_core.api.loader.strict import NotSimulated, raise_duplicate_key
 from scheduler_core.api.loader.yaml_input import decode_yaml
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.controllers.workloads.summary import DROPPED
 from scheduler_core.descheduler.loader import check_against_scenario, split_policies
 from scheduler_core.util.collector import collector_paused
 
@@ -94,6 +96,8 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     docs, lessons = split_lessons(docs, source)  # Lesson documents: captions for the web app
     docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
     docs, policy = split_policies(docs, source)  # a DeschedulerPolicy: what the descheduler runs
+    # Kinds and fields of v1.36/v1.37 clusters: read as v1.35.4 reads them, or left out, noted.
+    docs, newer_notes, newer_dropped = reduce_newer(docs, source)
     notes = NotSimulated()
     checked = check_workload_documents(docs, source, notes)
     try:
@@ -108,7 +112,9 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     # never wrote, and what the first pass could not take for an object (kinds, Lists).
     entries = flatten_documents(docs, source, NotSimulated(), checked)
     scenario = build_scenario(entries, source, limits, notes, deployments=summary.scale_targets)
-    scenario.warnings = notes.warnings() + scenario.warnings  # the latter: references (build.py)
+    scenario.warnings = newer_notes + notes.warnings() + scenario.warnings  # the last: references (build.py)
+    for kind, name, reason in newer_dropped:
+        summary.add(DROPPED, kind, name, reason)
     scenario.load_summary = summary
     scenario.lessons = lessons
     scenario.challenges = challenges

@@ -1,0 +1,163 @@
+"""Objects and fields from Kubernetes v1.36 and v1.37 clusters, read by the v1.35.4 loader.
+
+A dump of a newer cluster holds kinds at apiVersions v1.35.4 never served (a
+scheduling.k8s.io/v1beta1 Workload, PodGroups, a resource.k8s.io/v1 DeviceTaintRule) and fields
+it never had (a pod's spec.schedulingGroup). Refusing them as "unsupported kind" would refuse a
+real cluster, so before the strict checks this pass:
+
+* reads an object under the v1.35.4 apiVersion with the same fields and meaning, when there is
+  one (`NewerKind.simulated_as`), and says so;
+* otherwise leaves the object out of the run, and says which release introduced it and what
+  v1.35.4 does instead;
+* removes newer fields from the objects v1.35.4 reads, saying the same.
+
+Each note is a located `LoadWarning` of category "newer-version", once per (kind, apiVersion or
+field) with a count of the other objects, like the "not simulated" ones. Fields v1.35.4 reads too
+but whose gate later went GA (`CONTEXT_FIELDS`) are noted only when the scenario holds something
+newer, so a v1.35 manifest loads exactly as before. The facts are in
+`scheduler_core.api.newer_versions`. The caller's documents are never changed: changed objects
+are copies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api.errors import LoadWarning
+from scheduler_core.api.newer_versions import CONTEXT_FIELDS, NEWER_FIELDS, NewerField, newer_kind
+
+__all__ = ["NEWER_CATEGORY", "reduce_newer"]
+
+NEWER_CATEGORY = "newer-version"  # LoadWarning.category of these notes
+
+
+class _Notes:
+    """One note per key, at its first occurrence, counting the other objects that share it."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.by_key: dict[tuple[str, str], LoadWarning] = {}
+        self.dropped: list[tuple[str, str, str]] = []  # (kind, "ns/name", reason)
+
+    def add(self, key: tuple[str, str], doc: int, obj: dict[str, Any], field: str | None,
+            reason: str) -> None:
+        first = self.by_key.get(key)
+        if first is not None:
+            first.more += 1
+            return
+        self.by_key[key] = LoadWarning(reason, file=self.source, document=doc,
+                                       kind=str(obj.get("kind")), name=_name(obj), field=field,
+                                       category=NEWER_CATEGORY)
+
+
+def _name(obj: dict[str, Any]) -> str | None:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+        return None
+    ns = meta.get("namespace")
+    return f"{ns}/{meta['name']}" if isinstance(ns, str) and ns else meta["name"]
+
+
+def _present(obj: Any, parts: list[str]) -> bool:
+    """Whether the dotted path (a "[]" part: every list item) holds a non-empty value."""
+    if not parts:
+        return obj not in (None, {}, [], "")
+    head, rest = parts[0], parts[1:]
+    if head.endswith("[]"):
+        items = obj.get(head[:-2]) if isinstance(obj, dict) else None
+        return isinstance(items, list) and any(_present(it, rest) for it in items)
+    return isinstance(obj, dict) and head in obj and _present(obj[head], rest)
+
+
+def _without(obj: Any, parts: list[str]) -> Any:
+    """A copy of `obj` with the path removed, copying only what lies along it."""
+    if not isinstance(obj, dict):
+        return obj
+    head, rest = parts[0], parts[1:]
+    out = dict(obj)
+    if head.endswith("[]"):
+        items = obj.get(head[:-2])
+        if isinstance(items, list):
+            out[head[:-2]] = [_without(it, rest) for it in items]
+        return out
+    if not rest:
+        out.pop(head, None)
+    elif head in out:
+        out[head] = _without(out[head], rest)
+    return out
+
+
+def _note(entry: NewerField) -> str:
+    return f"introduced in Kubernetes {entry.release} ({entry.source}); {entry.instead}"
+
+
+def _context_note(entry: NewerField) -> str:
+    return f"changed by Kubernetes {entry.release} ({entry.source}); {entry.instead}"
+
+
+def _reduce(obj: Any, doc: int, prefix: str, notes: _Notes,
+            context: list[tuple[NewerField, int, str, dict[str, Any]]]) -> tuple[Any, bool]:
+    """(the object as v1.35.4 reads it, or None to leave it out; whether it was newer).
+    `prefix` locates a List item ("items[3].") in its document."""
+    if not isinstance(obj, dict):
+        return obj, False
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api_version, str):
+        return obj, False
+    entry = newer_kind(kind, api_version)
+    if entry is not None:
+        reason = (f"{kind} {api_version} introduced in Kubernetes {entry.release} "
+                  f"({entry.source}); {entry.instead}")
+        notes.add((kind, api_version), doc, obj, f"{prefix}apiVersion" if entry.simulated_as else
+                  (prefix.rstrip(".") or None), reason)
+        if entry.simulated_as is not None:
+            return {**obj, "apiVersion": entry.simulated_as}, True
+        notes.dropped.append((kind, _name(obj) or "?", f"introduced in Kubernetes {entry.release}; "
+                                                       "not simulated"))
+        return None, True
+    newer = False
+    for field in NEWER_FIELDS:
+        parts = field.path.split(".")
+        if field.kind == kind and _present(obj, parts):
+            notes.add((kind, field.path), doc, obj, prefix + field.path, _note(field))
+            obj = _without(obj, parts)
+            newer = True
+    for field in CONTEXT_FIELDS:
+        if field.kind == kind and _present(obj, field.path.split(".")):
+            context.append((field, doc, prefix, obj))
+    return obj, newer
+
+
+def reduce_newer(docs: list[Any], source: str) -> tuple[list[Any], list[LoadWarning],
+                                                        list[tuple[str, str, str]]]:
+    """The documents as v1.35.4 reads them (same length, so document numbers stay right), the
+    notes on what was newer, and the objects left out as (kind, name, reason)."""
+    notes = _Notes(source)
+    context: list[tuple[NewerField, int, str, dict[str, Any]]] = []
+    out = list(docs)
+    newer = False
+    for i, d in enumerate(docs):
+        if not isinstance(d, dict):
+            continue
+        items = d.get("items")
+        if (d.get("kind") == "List" or (d.get("kind") is None and "items" in d)) and isinstance(items, list):
+            kept, changed = [], False
+            for j, it in enumerate(items):
+                reduced, was_newer = _reduce(it, i + 1, f"items[{j}].", notes, context)
+                newer = newer or was_newer
+                changed = changed or reduced is not it
+                if reduced is not None:
+                    kept.append(reduced)
+            if changed:
+                out[i] = {**d, "items": kept}
+            continue
+        reduced, was_newer = _reduce(d, i + 1, "", notes, context)
+        newer = newer or was_newer
+        if reduced is None:
+            out[i] = {"apiVersion": "v1", "kind": "List", "items": []}
+        else:
+            out[i] = reduced
+    if newer:  # a newer cluster's dump: say what its GA features mean here
+        for field, doc, prefix, obj in context:
+            notes.add((field.kind, field.path), doc, obj, prefix + field.path, _context_note(field))
+    return out, list(notes.by_key.values()), notes.dropped
