@@ -154,3 +154,15 @@ def test_gallery_fuzzed_with_numeric_extremes() -> None:
         assert extreme not in OVERSIZED, f"{name}: an oversized integer was accepted"
         accepted += 1
     assert refused > 100 and accepted > 10  # the fuzz reaches both outcomes
+
+
+def test_run_scale_action_refuses_replicas_past_int32() -> None:
+    """The run's scaleDeployment action (the web's cluster form) names the int32 range before
+    any count of pods."""
+    from scheduler_core.scale_action import scale_deployment
+    from scheduler_core.simulation import Simulation
+
+    sim = Simulation(load_scenario_text(DEPLOYMENT.format(value=1)))
+    with pytest.raises(ScenarioError) as info:
+        scale_deployment(sim, {"action": "scaleDeployment", "name": "web", "replicas": 2**31}, 0)
+    assert (info.value.field, info.value.reason) == ("replicas", "Invalid value: 2147483648: out of range for int32")
