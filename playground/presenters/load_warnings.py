@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["not_simulated_lines", "reference_lines", "NOT_SIMULATED_TAG", "REFERENCE_TAG"]
+__all__ = ["not_simulated_lines", "reference_lines", "newer_lines", "NOT_SIMULATED_TAG", "REFERENCE_TAG",
+           "NEWER_TAG"]
 
 # The message tag that marks a flashed warning line (plain posts redirect before rendering).
 NOT_SIMULATED_TAG = "not-simulated"
@@ -25,6 +26,11 @@ NOT_SIMULATED_TAG = "not-simulated"
 # the API server accepts it (the line says what the scheduler will do about it).
 REFERENCE_TAG = "missing-reference"
 REFERENCE = "reference"  # LoadWarning.category of such a warning (api/loader/resource_build.py)
+# A kind or field a Kubernetes v1.36/v1.37 cluster serves, read by the v1.35.4 loader: each line
+# names the release that introduced it and what the simulated version does instead
+# (api/loader/newer_kinds.py). Flashed with this tag, listed apart.
+NEWER_TAG = "newer-version"
+NEWER = "newer-version"  # LoadWarning.category of such a note
 
 _LIST_ITEM = re.compile(r"^items\[\d+\]\.")
 _INDEX = re.compile(r"\[\d+\]")
@@ -48,8 +54,8 @@ def not_simulated_lines(warnings: Iterable[Any]) -> list[str]:
     kind carry it and where the first one is, in the loader's order."""
     groups: dict[str, tuple[Any, dict[str, int]]] = {}
     for warning in warnings:
-        if getattr(warning, "category", None) == REFERENCE:
-            continue  # listed apart: reference_lines
+        if getattr(warning, "category", None) in (REFERENCE, NEWER):
+            continue  # listed apart: reference_lines, newer_lines
         field = _INDEX.sub("[]", _LIST_ITEM.sub("", warning.field or ""))
         first, kinds = groups.setdefault(field, (warning, {}))
         kind = warning.kind or "object"
@@ -68,6 +74,20 @@ def reference_lines(warnings: Iterable[Any]) -> list[str]:
     lines = []
     for w in warnings:
         if getattr(w, "category", None) != REFERENCE:
+            continue
+        line = f"{_where(w)}: {w.field}: {w.reason}" if w.field else f"{_where(w)}: {w.reason}"
+        if w.more:
+            line += f" (also in {_plural(w.more, 'more ' + (w.kind or 'object'))})"
+        lines.append(line)
+    return lines
+
+
+def newer_lines(warnings: Iterable[Any]) -> list[str]:
+    """One line per newer kind or field (from a v1.36/v1.37 cluster), where it first is, which
+    release introduced it and what the simulated v1.35.4 does instead, in the loader's order."""
+    lines = []
+    for w in warnings:
+        if getattr(w, "category", None) != NEWER:
             continue
         line = f"{_where(w)}: {w.field}: {w.reason}" if w.field else f"{_where(w)}: {w.reason}"
         if w.more:

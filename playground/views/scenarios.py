@@ -30,7 +30,14 @@ from playground.forms import (
 )
 from playground.limits import request_too_large, too_large
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
-from playground.presenters.load_warnings import NOT_SIMULATED_TAG, REFERENCE_TAG, not_simulated_lines, reference_lines
+from playground.presenters.load_warnings import (
+    NEWER_TAG,
+    NOT_SIMULATED_TAG,
+    REFERENCE_TAG,
+    newer_lines,
+    not_simulated_lines,
+    reference_lines,
+)
 from playground.presenters.scenarios.editor import (
     ALL_PARTS,
     SECTION_SLUGS,
@@ -195,6 +202,9 @@ def _respond(
     references = reference_lines(warnings)
     if references:
         page["references"] = references
+    newer = newer_lines(warnings)
+    if newer:
+        page["newer"] = newer
     # htmx swaps 2xx only: answer errors with 200 so the form with its messages is shown.
     return HttpResponse(parts_html(request, page, parts))
 
@@ -208,6 +218,8 @@ def _flash_references(request: HttpRequest, warnings: Any) -> None:
     """The loader's reference warnings (an object named that the scenario lacks), one each."""
     for line in reference_lines(warnings):
         messages.warning(request, line, extra_tags=REFERENCE_TAG)
+    for line in newer_lines(warnings):  # kinds and fields of v1.36/v1.37 clusters
+        messages.warning(request, line, extra_tags=NEWER_TAG)
 
 
 @require_http_methods(["GET", "POST"])
@@ -475,9 +487,11 @@ def scenario_yaml_view(request: HttpRequest, token: str) -> HttpResponse:
             return redirect(f"{reverse('playground:scenario_yaml', args=[scenario.share_token])}?page={number}")
     context["yaml"] = yaml_page(scenario, objects, number)
     flashed = list(messages.get_messages(request))
-    context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags and REFERENCE_TAG not in m.tags]
+    context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags and REFERENCE_TAG not in m.tags
+                          and NEWER_TAG not in m.tags]
     context["not_simulated"] = [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags]
     context["references"] = [m.message for m in flashed if REFERENCE_TAG in m.tags]
+    context["newer"] = [m.message for m in flashed if NEWER_TAG in m.tags]
     return render(request, "playground/scenarios/yaml_page.html", context, status=status)
 
 

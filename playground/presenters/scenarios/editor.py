@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from playground.forms import FORM_BY_KIND, BulkNodesForm, PodBatchForm, ScenarioDetailsForm, SchedulerConfigForm
 from playground.ownership import can_edit
-from playground.presenters.load_warnings import NOT_SIMULATED_TAG, REFERENCE_TAG
+from playground.presenters.load_warnings import NEWER_TAG, NOT_SIMULATED_TAG, REFERENCE_TAG
 from playground.presenters.scenarios.listing import SECTIONS, listing
 from playground.presenters.scenarios.yaml_view import yaml_panel
 from playground.selectors.runs import runs_of_scenario
@@ -78,9 +78,11 @@ def editor_context(
     if "messages" in parts:
         # Flashed messages (after a plain post's redirect): the "not simulated" lines form one list.
         flashed = list(messages.get_messages(request))
-        context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags and REFERENCE_TAG not in m.tags]
+        context["flashed"] = [m for m in flashed if NOT_SIMULATED_TAG not in m.tags and REFERENCE_TAG not in m.tags
+                              and NEWER_TAG not in m.tags]
         context["not_simulated"] = [m.message for m in flashed if NOT_SIMULATED_TAG in m.tags]
         context["references"] = [m.message for m in flashed if REFERENCE_TAG in m.tags]
+        context["newer"] = [m.message for m in flashed if NEWER_TAG in m.tags]
     # An action re-renders a list with the search it was sent with (the edited row stays in view).
     search = {"q": request.POST.get("q", "")} if request.method == "POST" else None
     sections = []
