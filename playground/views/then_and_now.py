@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from playground import then_and_now
+from scheduler_core.api import newer_versions
 
 
 def target_url(entry: then_and_now.Entry) -> str:
@@ -31,4 +32,9 @@ def then_and_now_page(request: HttpRequest) -> HttpResponse:
         "articles": articles,
         "predicates": then_and_now.PREDICATES,
         "priorities": then_and_now.PRIORITIES,
+        # "What changed since v1.35": scheduler changes of v1.36 and v1.37 (facts: newer_versions).
+        "since_v135": newer_versions.CHANGES,
+        "newer_kinds": newer_versions.NEWER_KINDS,
+        "newer_gates": newer_versions.NEWER_GATES,
+        "simulated_version": newer_versions.SIMULATED_VERSION,
     })

@@ -188,6 +188,13 @@ class Screen:
         return run_version_notes(run=self.run)
 
     @cached_property
+    def newer_changes(self) -> list[Any]:
+        """The v1.36/v1.37 scheduler changes this run's scenario or gates touch (not simulated)."""
+        from playground.selectors.run_newer_changes import run_newer_changes
+
+        return run_newer_changes(run=self.run)
+
+    @cached_property
     def pod_table(self) -> dict[str, Any]:
         return pods_panel.pod_table(self, self.params)
 
