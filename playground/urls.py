@@ -31,6 +31,7 @@ urlpatterns = [
     path("docs/<slug:slug>/", docs.docs_page, name="docs_page"),
     # Scenarios. A scenario page's address is its share link.
     path("scenarios/", scenarios.scenario_list, name="scenarios"),
+    path("scenarios/checking/<str:token>/", scenarios.scenario_upload, name="scenario_upload"),
     path("scenarios/<str:token>/", scenarios.scenario_detail, name="scenario"),
     path("scenarios/<str:token>/export.yaml", scenarios.scenario_export, name="scenario_export"),
     path("scenarios/<str:token>/yaml/", scenarios.scenario_yaml_view, name="scenario_yaml"),
@@ -53,6 +54,7 @@ urlpatterns = [
     path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
     path("runs/<str:token>/devices/", run_panels.run_devices, name="run_devices"),
     path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),
+    path("runs/<str:token>/map/", run_panels.run_map, name="run_map"),
     path("runs/<str:token>/pods/", run_panels.run_pods, name="run_pods"),
     path("runs/<str:token>/storage/", run_panels.run_storage, name="run_storage"),
     path("runs/<str:token>/events/", run_panels.run_events, name="run_events"),

@@ -6,7 +6,7 @@ Migrations name `playground.models.new_share_token`, so it stays importable from
 from playground.models.challenges import ChallengeLearner
 from playground.models.diagnostics import DiagnosticPing
 from playground.models.runs import Run, RunAction, RunCheckpoint, RunEvent, RunFrame
-from playground.models.scenarios import PreparedStart, Scenario, ScenarioObject, new_share_token
+from playground.models.scenarios import PreparedStart, Scenario, ScenarioObject, ScenarioUpload, new_share_token
 
 __all__ = [
     "ChallengeLearner",
@@ -19,5 +19,6 @@ __all__ = [
     "RunFrame",
     "Scenario",
     "ScenarioObject",
+    "ScenarioUpload",
     "new_share_token",
 ]

@@ -106,3 +106,39 @@ class PreparedStart(models.Model):
 
     def __str__(self) -> str:
         return f"prepared start of scenario {self.scenario_id} ({self.key})"
+
+
+class ScenarioUpload(models.Model):
+    """A big upload waiting for a worker's check: the raw YAML of a new scenario (an upload, a
+    paste), of an import into a scenario, or of a YAML-view page's edit, kept until a worker has
+    run the engine's loader over it (seconds of CPU at the web's limits: never in a request;
+    services.scenario_uploads). Then it is `done` (the scenario holds the objects; `scenario`
+    names it) or `failed` (the loader's located error; nothing else was changed). Only its
+    uploader sees it (the owner columns, as a scenario's); its address is `token`.
+    """
+
+    CHECKING, DONE, FAILED = "checking", "done", "failed"
+    CREATE, IMPORT, DOCUMENTS = "create", "import", "documents"
+
+    token = models.CharField(max_length=64, unique=True, default=new_share_token, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+")
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    operation = models.CharField(max_length=20, default=CREATE)
+    # The scenario imported into or edited (IMPORT, DOCUMENTS); a new one's, once created (CREATE).
+    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.CASCADE, related_name="uploads")
+    name = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    seed = models.PositiveIntegerField(default=0)
+    source = models.CharField(max_length=300, blank=True)
+    params = models.JSONField(default=dict, blank=True)  # DOCUMENTS: first, count, stamp
+    status = models.CharField(max_length=20, default=CHECKING)
+    error = models.TextField(blank=True)  # FAILED: the loader's message (document, field, why)
+    error_where = models.JSONField(default=dict, blank=True)  # its document, kind, name, field
+    notices = models.JSONField(default=dict, blank=True)  # DONE: lines to show once on the scenario page
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    text = models.TextField(blank=True)  # the YAML as uploaded (decompressed); emptied once checked; last: big
+
+    def __str__(self) -> str:
+        return f"upload {self.pk} ({self.operation}, {self.status})"

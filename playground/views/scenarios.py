@@ -29,6 +29,7 @@ from playground.forms import (
     YamlImportForm,
 )
 from playground.limits import request_too_large, too_large
+from playground.models import ScenarioUpload
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
 from playground.presenters.load_warnings import (
     NEWER_TAG,
@@ -49,6 +50,7 @@ from playground.presenters.scenarios.editor import (
 from playground.presenters.scenarios.listing import SECTIONS, listing
 from playground.presenters.scenarios.yaml_view import page_of_object, page_of_position, yaml_page
 from playground.selectors.runs import runs_of_scenario
+from playground.selectors.scenario_uploads import upload_of
 from playground.selectors.scenarios import (
     gallery_scenario_by_slug,
     gallery_scenarios,
@@ -57,7 +59,7 @@ from playground.selectors.scenarios import (
     scenario_object,
     scenarios_owned_by,
 )
-from playground.services import lesson_progress
+from playground.services import lesson_progress, scenario_uploads
 from playground.services import scenarios as scenario_service
 from playground.services.cluster_import import scenario_import_any
 from playground.services.scenarios import ScenarioInvalid
@@ -89,6 +91,12 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
         if form.is_bound and form.is_valid():
             actor = actor_for_request(request, create=True)
             data = form.cleaned_data
+            if data["yaml"] and scenario_uploads.needs_worker(data["yaml"]):  # seconds of loading: a worker's
+                upload = scenario_uploads.upload_later(
+                    actor=actor, operation=ScenarioUpload.CREATE, text=data["yaml"], name=data["name"],
+                    description=data["description"], seed=data["seed"], source=data.get("source", "") or data["name"],
+                )
+                return redirect(_upload_url(upload))
             try:
                 scenario = scenario_service.scenario_create(
                     actor=actor,
@@ -114,6 +122,43 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
 
 def _detail_url(scenario: Any) -> str:
     return reverse("playground:scenario", args=[scenario.share_token])
+
+
+def _upload_url(upload: ScenarioUpload) -> str:
+    return reverse("playground:scenario_upload", args=[upload.token])
+
+
+_WHERE_LABELS = (("document", "Document"), ("kind", "Kind"), ("name", "Object"), ("field", "Field"))
+
+
+@require_GET
+def scenario_upload(request: HttpRequest, token: str) -> HttpResponse:
+    """A big upload's page (services.scenario_uploads): "checking" while a worker loads it (htmx
+    polls it every second; without JavaScript the page refreshes itself), then the scenario (a
+    redirect, with the load's notes shown there once) or the loader's located error."""
+    upload = upload_of(token=token, actor=actor_for_request(request))
+    if upload.status == ScenarioUpload.DONE and upload.scenario is not None:
+        notices = upload.notices or {}
+        if notices:
+            if notices.get("notice"):
+                messages.success(request, notices["notice"])
+            for line in notices.get("summary") or ():
+                messages.info(request, line)
+            _flash_not_simulated(request, notices.get("not_simulated") or [])
+            for line in notices.get("references") or ():
+                messages.warning(request, line, extra_tags=REFERENCE_TAG)
+            for line in notices.get("newer") or ():
+                messages.warning(request, line, extra_tags=NEWER_TAG)
+            ScenarioUpload.objects.filter(pk=upload.pk).update(notices={})  # shown once
+        target = _detail_url(upload.scenario)
+        if upload.operation == ScenarioUpload.DOCUMENTS:
+            target = f"{reverse('playground:scenario_yaml', args=[upload.scenario.share_token])}?page={upload.params.get('page', 1)}"
+        return HttpResponseClientRedirect(target) if _is_htmx(request) else redirect(target)
+    where = [(label, (upload.error_where or {}).get(key)) for key, label in _WHERE_LABELS]
+    context = {"upload": upload, "upload_url": _upload_url(upload), "where": [(k, v) for k, v in where if v]}
+    if _is_htmx(request):
+        return render(request, "playground/scenarios/partials/upload_status.html", context)
+    return render(request, "playground/scenarios/upload.html", context)
 
 
 @require_GET
@@ -394,6 +439,11 @@ def _import_yaml(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
     form = YamlImportForm(request.POST, request.FILES, prefix="import")
     if form.is_valid():
         data = form.cleaned_data
+        if scenario_uploads.needs_worker(data["yaml"]):  # seconds of loading: a worker's
+            upload = scenario_uploads.upload_later(actor=actor, operation=ScenarioUpload.IMPORT, text=data["yaml"],
+                                                   source=data["source"], scenario=scenario)
+            url = _upload_url(upload)
+            return HttpResponseClientRedirect(url) if _is_htmx(request) else redirect(url)
         try:
             result = scenario_import_any(scenario=scenario, actor=actor, text=data["yaml"], source=data["source"])
         except ScenarioInvalid as error:
@@ -473,6 +523,13 @@ def scenario_yaml_view(request: HttpRequest, token: str) -> HttpResponse:
         try:
             if request.POST.get("stamp") != _stamp(scenario):
                 raise ScenarioInvalid("The scenario changed since this page was shown: reload it and edit again.")
+            if scenario_uploads.needs_worker(text, scenario=scenario):  # the whole scenario is loaded again
+                upload = scenario_uploads.upload_later(
+                    actor=actor, operation=ScenarioUpload.DOCUMENTS, text=text, scenario=scenario,
+                    source=f"documents {first + 1}-{first + count}",
+                    params={"first": first, "count": count, "stamp": _stamp(scenario), "page": number},
+                )
+                return redirect(_upload_url(upload))
             saved = scenario_service.scenario_documents_replace(
                 scenario=scenario, actor=actor, first=first, count=count, text=text,
                 source=f"documents {first + 1}-{first + count}",

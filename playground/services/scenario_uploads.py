@@ -1,0 +1,164 @@
+"""Big uploads are checked by a worker, never in the web request.
+
+Creating a scenario from YAML (a file, gzip or not, or a paste), importing YAML or a cluster dump
+into a scenario, and saving a page of the YAML view all run the engine's loader over the whole
+scenario: ~0.3 s of CPU per MB of YAML and ~50 us per pod a workload creates, so 3 s for a
+200,000-action Timeline and ~20 s for a 5,000-node x 150,000-pod dump. A request only estimates
+that cost from the text (`load_weight`: its size, the replicas its workloads ask for, its
+DaemonSets times its nodes; a regular-expression scan, milliseconds, no parsing). Under
+`PLAYGROUND_UPLOAD_WORKER_WEIGHT` (about 0.4 s of loader CPU) the request loads it as before
+(services.scenarios). At or over it, the request stores the raw text as a `ScenarioUpload`, has
+a worker check it (`upload_check`, tasks.scenarios: the same services, under the preparation's
+time limits) and answers with the upload's page, which says "checking" until the worker is done,
+then leads to the scenario or shows the loader's located error; a refused upload changes nothing.
+
+The upload belongs to whoever sent it (its owner columns, as a scenario's), and the worker acts
+as that owner: the services check ownership as in a request. The hourly scenario quota is
+charged by the request (playground/middleware.py) as for any creation.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from playground.models import Scenario, ScenarioUpload
+from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
+from playground.services.scenarios import ScenarioInvalid
+
+logger = logging.getLogger(__name__)
+
+# Measured (bench/web_engine_paths.py, bench/RESULTS.md): the loader reads 3-4 MB of YAML per
+# CPU second and expands a workload's pods at ~50 us each. One unit of weight is ~50 us of
+# loader CPU: an expanded pod, or this many bytes of YAML.
+BYTES_PER_UNIT = 160
+DEFAULT_WORKER_WEIGHT = 8_000  # ~0.4 s of loader CPU
+
+_REPLICAS = re.compile(rb"""["']?(?:replicas|parallelism|completions)["']?[ \t]*:[ \t]*["']?(\d{1,12})""")
+_KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?(Node|DaemonSet)\b""")
+
+
+def worker_weight() -> int:
+    """The weight from which a worker checks an upload (0: always a worker)."""
+    return int(getattr(settings, "PLAYGROUND_UPLOAD_WORKER_WEIGHT", DEFAULT_WORKER_WEIGHT))
+
+
+def load_weight(text: str) -> int:
+    """What loading `text` would cost, in units of ~50 us of loader CPU, estimated from the text
+    alone: its bytes, the pods its workloads ask for (replicas, a Job's parallelism and
+    completions) and one pod per DaemonSet per Node. An over-estimate only sends the upload to
+    a worker; the scan reads the bytes once (milliseconds per MB), decoding nothing."""
+    data = text.encode("utf-8", "surrogatepass")
+    weight = len(data) // BYTES_PER_UNIT
+    if weight >= worker_weight():
+        return weight  # a worker's already: no need to look further
+    weight += sum(int(found) for found in _REPLICAS.findall(data))
+    kinds = _KIND.findall(data)
+    weight += kinds.count(b"Node") * kinds.count(b"DaemonSet")
+    return weight
+
+
+def needs_worker(text: str, *, scenario: Scenario | None = None) -> bool:
+    """Whether loading `text` (with the rest of `scenario`, for a YAML-view edit, whose whole
+    scenario is loaded again) is a worker's job rather than the request's."""
+    weight = load_weight(text)
+    if scenario is not None:
+        from playground.services.runs.prepare import start_weight
+
+        weight += start_weight(scenario.pk) * 2  # an object stored: ~2 units (its YAML built and loaded)
+    return weight >= worker_weight()
+
+
+def upload_later(
+    *, actor: Actor, operation: str, text: str, source: str, scenario: Scenario | None = None, name: str = "",
+    description: str = "", seed: int = 0, params: dict[str, Any] | None = None,
+) -> ScenarioUpload:
+    """Keep `text` for a worker's check and queue it (after this transaction commits); the
+    caller answers with the upload's page. Ownership is checked now, and again by the worker."""
+    if operation == ScenarioUpload.CREATE:
+        ensure_has_identity(actor, "Creating a scenario")
+    else:
+        assert scenario is not None
+        ensure_can_edit(scenario=scenario, actor=actor)
+    upload = ScenarioUpload.objects.create(
+        operation=operation, scenario=scenario, name=name[:200], description=description, seed=seed,
+        source=source[:300], params=params or {}, text=text, **owner_fields(actor),
+    )
+    transaction.on_commit(lambda: _queue(upload.pk))
+    return upload
+
+
+def _queue(upload_id: int) -> None:
+    from playground.services.runs.dispatch import runs_queue
+    from playground.tasks.scenarios import check_scenario_upload_task
+
+    queue = runs_queue()
+    try:
+        check_scenario_upload_task.apply_async((upload_id,), **({"queue": queue} if queue else {}))
+    except Exception:  # no broker: say so on the upload's page rather than "checking" forever
+        logger.warning("upload %s: could not queue its check", upload_id, exc_info=True)
+        upload_fail(upload_id, "The scenario could not be checked now (no worker could be reached): try again.")
+
+
+def _actor_of(upload: ScenarioUpload) -> Actor:
+    user = get_user_model().objects.filter(pk=upload.owner_id).first() if upload.owner_id else None
+    return Actor(session_token=upload.owner_token, user=user)
+
+
+def upload_fail(upload_id: int, message: str, *, where: dict[str, Any] | None = None) -> None:
+    """The check ended without changing anything: the upload shows `message`; its text is let go."""
+    ScenarioUpload.objects.filter(pk=upload_id, status=ScenarioUpload.CHECKING).update(
+        status=ScenarioUpload.FAILED, error=message, error_where=where or {}, text="", finished_at=timezone.now())
+
+
+def upload_check(*, upload_id: int) -> None:
+    """A worker's part: run the upload's service (the loader and the rows, as a request ran them
+    before), then record the outcome on the upload."""
+    from playground.presenters.load_warnings import newer_lines, not_simulated_lines, reference_lines
+    from playground.services import scenarios
+    from playground.services.cluster_import import scenario_import_any
+
+    upload = ScenarioUpload.objects.filter(pk=upload_id, status=ScenarioUpload.CHECKING).first()
+    if upload is None:
+        return  # checked already, or deleted
+    actor = _actor_of(upload)
+    notices: dict[str, Any] = {}
+    try:
+        if upload.operation == ScenarioUpload.CREATE:
+            scenario = scenarios.scenario_create(actor=actor, name=upload.name, description=upload.description,
+                                                 seed=upload.seed, yaml_text=upload.text, source=upload.source)
+            warnings = scenario.not_simulated
+        elif upload.operation == ScenarioUpload.IMPORT:
+            result = scenario_import_any(scenario=upload.scenario, actor=actor, text=upload.text, source=upload.source)
+            scenario, warnings = result.scenario, result.not_simulated
+            notices["notice"] = (result.notice() if result.is_cluster_dump
+                                 else f"Imported {upload.source}: all objects replaced.")
+            notices["summary"] = result.lines if result.is_cluster_dump else []
+        else:
+            scenario = Scenario.objects.get(pk=upload.scenario_id)
+            first, count = int(upload.params.get("first", 0)), int(upload.params.get("count", 0))
+            if upload.params.get("stamp") != scenario.updated_at.isoformat():
+                raise ScenarioInvalid("The scenario changed since this page was shown: reload it and edit again.")
+            saved = scenarios.scenario_documents_replace(scenario=scenario, actor=actor, first=first, count=count,
+                                                         text=upload.text, source=upload.source)
+            warnings = scenario.not_simulated
+            notices["notice"] = f"Documents {first + 1}–{first + count} saved ({saved} now)."
+    except ScenarioInvalid as error:
+        upload_fail(upload_id, error.message, where={"document": error.document, "kind": error.kind,
+                                                     "name": error.name, "field": error.field})
+        return
+    except PermissionDenied as error:
+        upload_fail(upload_id, str(error) or "Only the scenario's owner can change it.")
+        return
+    notices["not_simulated"] = not_simulated_lines(warnings)
+    notices["references"] = reference_lines(warnings)
+    notices["newer"] = newer_lines(warnings)
+    ScenarioUpload.objects.filter(pk=upload_id).update(
+        status=ScenarioUpload.DONE, scenario=scenario, notices=notices, text="", finished_at=timezone.now())
