@@ -32,6 +32,7 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "storage": ("docs/storage.md", "Storage", "volumes, claims, storage classes and the volume plugins in a run"),
     "dra": ("docs/dra.md", "Dynamic Resource Allocation", "devices: DeviceClasses, ResourceSlices, claims and DynamicResources"),
     "feature-gates": ("docs/feature-gates.md", "Feature gates", "setting a run's gates, which are simulated, gang scheduling"),
+    "newer-clusters": ("docs/newer-clusters.md", "Clusters newer than v1.35", "v1.36/v1.37 dumps: what loads, what is noted, what changed"),
 }
 
 
