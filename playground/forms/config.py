@@ -34,6 +34,15 @@ class SchedulerConfigForm(forms.Form):
             value = load_one(text)
         except yaml.YAMLError as error:
             raise forms.ValidationError(f"Not valid YAML: {error}") from None
+        except ValueError:  # an integer too long to convert: the engine's decoder says where
+            from scheduler_core.api.errors import ScenarioError
+            from scheduler_core.api.loader.yaml_input import decode_yaml
+
+            try:
+                decode_yaml(text, "configuration")
+            except ScenarioError as error:
+                raise forms.ValidationError(str(error)) from None
+            raise forms.ValidationError("Not valid YAML: a number is too large") from None
         if not isinstance(value, dict):
             raise forms.ValidationError("Expected one YAML mapping (a KubeSchedulerConfiguration).")
         value.setdefault("apiVersion", API_VERSIONS["KubeSchedulerConfiguration"])

@@ -6,6 +6,8 @@ nothing; the test client re-raises any exception a view lets through, so a 500 f
 
 from __future__ import annotations
 
+import re
+from html import unescape
 from typing import Any
 
 import pytest
@@ -19,16 +21,14 @@ from tests.web.test_malformed_web import GOOD, HX, NODE, PDB, POD, PRIORITY, err
 pytestmark = pytest.mark.django_db
 
 BIG = "9" * 5000
-DEPLOYMENT = f"""apiVersion: apps/v1
-kind: Deployment
+# A Pod, not a workload: a workload's replicas also weigh the upload, and a heavy one is checked
+# by a worker (the upload's page then shows the same error).
+POD_BIG = f"""apiVersion: v1
+kind: Pod
 metadata: {{name: web, namespace: default}}
 spec:
-  replicas: {BIG}
-  selector: {{matchLabels: {{app: web}}}}
-  template:
-    metadata: {{labels: {{app: web}}}}
-    spec:
-      containers: [{{name: c, image: nginx}}]
+  priority: {BIG}
+  containers: [{{name: c, image: nginx}}]
 """
 # A `kubectl get -o yaml` List: what the cluster import reads.
 DUMP = f"""apiVersion: v1
@@ -46,7 +46,7 @@ items:
   status:
     allocatable: {{cpu: "4", memory: 8Gi, pods: {BIG}}}
 """
-FIELD = "spec.replicas: Invalid value: an integer of 5,000 digits is too large"
+FIELD = "spec.priority: Invalid value: an integer of 5,000 digits is too large"
 
 
 @pytest.fixture
@@ -61,15 +61,15 @@ def owner(client: Client) -> tuple[Client, Scenario]:
 def test_new_scenario_with_a_5000_digit_integer_is_400_naming_the_field(client: Client) -> None:
     before = snapshot()
     response = client.post("/scenarios/", {"name": "Big", "description": "", "seed": "0",
-                                           "file": SimpleUploadedFile("big.yaml", DEPLOYMENT.encode())})
+                                           "file": SimpleUploadedFile("big.yaml", POD_BIG.encode())})
     assert response.status_code == 400
     errors = errors_of(response.content.decode())
-    assert "document 1 (Deployment default/web)" in errors and FIELD in errors, errors[:500]
+    assert "document 1 (Pod default/web)" in errors and FIELD in errors, errors[:500]
     assert snapshot() == before
 
 
 @pytest.mark.parametrize(("text", "named"), [
-    (DEPLOYMENT, FIELD),
+    (POD_BIG, FIELD),
     (DUMP, "(Node worker-1): status.allocatable.pods: Invalid value: an integer of 5,000 digits"),
 ], ids=["manifests", "cluster-dump"])
 @pytest.mark.parametrize("how", ["file", "paste"])
@@ -135,4 +135,37 @@ def test_run_cluster_actions_refuse_huge_numbers(run: tuple[Client, Run], fields
     response = client.post(f"/runs/{the_run.share_token}/", {"action": "cluster", **fields}, **HX)
     assert response.status_code == 400
     assert "error" in response.content.decode()
+    assert snapshot() == before
+
+
+def test_yaml_page_edit_answers_400_naming_the_field(owner: tuple[Client, Scenario]) -> None:
+    """The YAML view's in-place edit of a page of documents (save_documents)."""
+    client, scenario = owner
+    yaml_url = f"/scenarios/{scenario.share_token}/yaml/"
+    stamp = re.search(r'name="stamp" value="([^"]+)"', client.get(yaml_url).content.decode()).group(1)
+    before, yaml_before = snapshot(), scenario_yaml(scenario=scenario)
+    node = f"apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus:\n  capacity: {{cpu: '4', pods: {BIG}}}\n"
+    response = client.post(yaml_url, {"action": "save_documents", "first": "0", "count": "1", "stamp": stamp,
+                                      "text": node})
+    assert response.status_code == 400
+    html = unescape(response.content.decode())
+    assert "(Node n1): status.capacity.pods: Invalid value: an integer of 5,000 digits is too large" in html, \
+        html[:2000]
+    assert snapshot() == before and scenario_yaml(scenario=scenario) == yaml_before
+
+
+@pytest.mark.parametrize("config", [
+    f"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: {BIG}\n",
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+    "- schedulerName: default-scheduler\n  plugins: {score: {enabled: [{name: NodeResourcesFit, weight: "
+    + BIG + "}]}}\n",
+], ids=["parallelism", "weight"])
+def test_config_form_refuses_a_5000_digit_integer(owner: tuple[Client, Scenario], config: str) -> None:
+    client, scenario = owner
+    before = snapshot()
+    response = client.post(f"/scenarios/{scenario.share_token}/", {"action": "save_config", "config-config": config},
+                           **HX)
+    assert response.status_code == 200
+    errors = errors_of(response.content.decode())
+    assert "an integer of 5,000 digits is too large" in errors, errors[:500]
     assert snapshot() == before
