@@ -48,6 +48,15 @@ def challenge_manifest(*, name: str, title: str, task: str, goals_yaml: str, hin
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ScenarioInvalid(f"goals: not YAML{where}: {getattr(error, 'problem', error)}", field="goals") from None
+    except ValueError:  # an integer too long to convert: the engine's decoder says where and why
+        from scheduler_core.api.loader.yaml_input import decode_yaml
+
+        try:
+            decode_yaml(goals_yaml, "goals")
+        except ScenarioError as error:
+            raise ScenarioInvalid(f"goals: {error.reason}" + (f" ({error.field})" if error.field else ""),
+                                  field="goals") from None
+        raise ScenarioInvalid("goals: a number is too large", field="goals") from None
     manifest: dict[str, Any] = {
         "apiVersion": "playground.kube-scheduler.dev/v1",
         "kind": KIND,
