@@ -2,6 +2,7 @@
 websocket): they keep the viewer's query and page across live updates.
 
 GET /runs/<token>/cluster/?q=&filter=&plugin=&page=      the cluster panel's body (heatmap + cards)
+GET /runs/<token>/map/?map_zone=&map_page=                the cluster map's body (a zone's nodes at 500+ nodes)
 GET /runs/<token>/node/?node=<name>                       one node's detail
 GET /runs/<token>/pods/?q=&status=&page=                  the pods table
 GET /runs/<token>/storage/?storage_q=&storage_show=&page= the storage panel's table (claims or volumes)
@@ -52,6 +53,12 @@ def _context(run: Any, screen: Screen, **extra: Any) -> dict[str, Any]:
 def run_cluster(request: HttpRequest, token: str) -> HttpResponse:
     run, screen = _screen(request, token)
     return render(request, PARTIALS + "cluster_body.html", _context(run, screen, cluster=screen.cluster))
+
+
+@require_GET
+def run_map(request: HttpRequest, token: str) -> HttpResponse:
+    run, screen = _screen(request, token)
+    return render(request, PARTIALS + "cluster_map_body.html", _context(run, screen, m=screen.cluster_map))
 
 
 @require_GET

@@ -43,3 +43,45 @@ window.addEventListener("htmx:beforeOnLoad", function (event) {
   if (/^\s*(<!doctype|<html)/i.test(body)) return;
   event.stopPropagation();
 }, true);
+
+// The cluster map: a pushed update that redraws the map is swapped inside a View Transition, so
+// each pod chip (view-transition-name per pod) moves from where it was to where it is now: a
+// bind carries it from its queue to its node, a deleted pod fades out. Messages that arrive
+// while a transition is starting wait for it, so updates are swapped in the order they came.
+// Without the API, or when the viewer asks for reduced motion, htmx swaps as before.
+(function () {
+  var queued = null;
+  var reduce = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    var message = event.detail && event.detail.message;
+    if (typeof message !== "string" || !window.htmx || !document.startViewTransition) return;
+    if (queued === null && (message.indexOf('id="run-map"') < 0 || (reduce && reduce.matches) || document.hidden)) return;
+    event.preventDefault();
+    var socketElt = event.target;
+    if (queued !== null) { queued.push(message); return; }
+    queued = [message];
+    document.startViewTransition(function () {
+      var messages = queued;
+      queued = null;
+      messages.forEach(function (m) {
+        htmx.swap(socketElt, m, { swapStyle: "none", swapDelay: 0, settleDelay: 0 });
+      });
+    });
+  });
+})();
+
+// A node's name on the map opens its details: its card in the Cluster panel when the card is on
+// the page; in a bigger cluster (cards a page at a time) the node's detail under the panel.
+document.addEventListener("click", function (event) {
+  var link = event.target && event.target.closest && event.target.closest("a[data-open-node]");
+  if (!link) return;
+  var name = link.getAttribute("data-open-node");
+  var card = document.querySelector('#run-cluster [data-node="' + CSS.escape(name) + '"]');
+  var detail = document.getElementById("node-detail");
+  var map = document.getElementById("run-map");
+  if (card || !detail || !map || !window.htmx) return;  // the anchor scrolls to the card
+  event.preventDefault();
+  htmx.ajax("GET", map.getAttribute("data-node-url"), { target: "#node-detail", values: { node: name } }).then(function () {
+    detail.scrollIntoView({ block: "start" });
+  });
+});

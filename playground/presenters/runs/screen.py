@@ -12,6 +12,7 @@ from playground.models import Run, RunFrame
 from playground.ownership import Actor, can_control
 from playground.presenters.runs import challenge as challenge_panel
 from playground.presenters.runs import cluster as cluster_panel
+from playground.presenters.runs import cluster_map as cluster_map_panel
 from playground.presenters.runs import cycle as cycle_panel
 from playground.presenters.runs import cycle_groups
 from playground.presenters.runs import devices as devices_panel
@@ -174,6 +175,11 @@ class Screen:
     def cluster(self) -> dict[str, Any]:
         """The cluster panel for this viewer's query (`params`)."""
         return cluster_panel.cluster(self, self.params)
+
+    @cached_property
+    def cluster_map(self) -> dict[str, Any]:
+        """The cluster map for this viewer's drill-down (`map_zone`, `map_page` in `params`)."""
+        return cluster_map_panel.cluster_map(self, self.params)
 
     @cached_property
     def devices(self) -> dict[str, Any]:

@@ -1,0 +1,159 @@
+"""The cluster map (presenters/runs/cluster_map.py, partials/cluster_map.html): nodes grouped by
+zone, bound pods as chips inside their node, nominations as ghost chips, what a cycle did to each
+node, and a bounded picture of a big cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.template.loader import render_to_string
+from django.test import Client
+from django.urls import reverse
+
+from playground.models import Run, RunFrame
+from playground.ownership import SESSION_KEY
+from playground.presenters.runs import cluster_map, run_screen
+from playground.presenters.runs.screen import Screen
+from playground.selectors.frame_views import view_at
+from tests.web.test_runs_services import OWNER, act, inline_worker, start  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def _page(client: Client, run: Any, query: str = "") -> str:
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    return client.get(reverse("playground:run", args=[run.share_token]) + query).content.decode()
+
+
+def _map(html: str) -> str:
+    start_at = html.index('id="run-map"')
+    return html[start_at: html.index("</section>", start_at)]
+
+
+def _node_html(map_html: str, node: str) -> str:
+    """The element of node `node` in the map (its box, up to the next box or the end)."""
+    at = map_html.index(f'data-node="{node}"')
+    nxt = map_html.find('<div class="mnode', at)
+    return map_html[at: nxt if nxt >= 0 else len(map_html)]
+
+
+def test_bound_pods_are_chips_inside_their_node(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = start("resource-fit")
+    for _ in range(12):
+        act(run, "step")
+    html = _map(_page(client, run))
+    view = view_at(run=run, step=run.head_step)
+    assert html.count("data-node=") == len(view["nodes"])
+    bound = [(n["name"], p) for n in view["nodes"] for p in n["pods"]]
+    assert bound
+    for node, pod in bound:
+        assert f'data-pod="{pod}"' in _node_html(html, node)
+
+
+def _steps_until(run: Any, found: Any, limit: int = 40) -> dict[str, Any]:
+    """Step `run` until `found(view)` holds; the view then."""
+    for _ in range(limit):
+        view = view_at(run=run, step=run.head_step)
+        if found(view):
+            return view
+        act(run, "step")
+    raise AssertionError("never happened")
+
+
+def test_nodes_are_grouped_by_zone(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = start("topology-spread")
+    view = view_at(run=run, step=run.head_step)
+    html = _map(_page(client, run))
+    zones = {n["name"]: n["labels"]["topology.kubernetes.io/zone"] for n in view["nodes"]}
+    assert len(set(zones.values())) > 1
+    for zone in set(zones.values()):
+        at = html.index(f'data-zone="{zone}"')
+        end = html.find("data-zone=", at + 1)
+        group = html[at: end if end >= 0 else len(html)]
+        assert sorted(n for n, z in zones.items() if z == zone) == sorted(
+            n for n in zones if f'data-node="{n}"' in group
+        )
+
+
+def test_a_nomination_is_a_ghost_chip_on_its_node(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = start("priority-preemption")
+    view = _steps_until(run, lambda v: any(n["nominated"] for n in v["nodes"]))
+    node = next(n for n in view["nodes"] if n["nominated"])
+    html = _map(_page(client, run))
+    box = _node_html(html, node["name"])
+    for pod in node["nominated"]:
+        assert f'data-ghost="{pod}"' in box
+        assert f'data-pod="{pod}"' not in box  # its own chip is in a queue, not on the node
+
+
+def test_a_cycle_dims_the_rejected_nodes_and_outlines_the_chosen(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = start("zone-bound-volume")
+    act(run, "step")
+    act(run, "step")
+    screen_html = _map(_page(client, run))
+    selected = run_screen(run=run, actor=OWNER).first("selected")
+    assert selected is not None
+    chosen = _node_html(screen_html, selected["node"])
+    assert chosen.startswith('data-node="') and "chosen" in chosen
+    rejected = [m for m in screen_html.split('<div class="mnode')[1:] if m.split('"')[0].count("rejected")]
+    assert rejected, "the lesson's cycle rejects a node for its volume's zone"
+    assert all("filtered out by VolumeBinding" in m for m in rejected)
+    assert all('tabindex="0"' in m and "aria-label=" in m for m in screen_html.split('<div class="mnode')[1:])
+
+
+def _synthetic_view(nodes: int, pods_per_node: int, zones: int) -> dict[str, Any]:
+    """A view as Simulation.view() gives it, at a size no unit test can run: `nodes` nodes in
+    `zones` zones, each with `pods_per_node` bound pods, and a queue."""
+    node_list, pods = [], []
+    for i in range(nodes):
+        keys = [f"default/p-{i:05d}-{j:03d}" for j in range(pods_per_node)]
+        node_list.append({
+            "name": f"node-{i:05d}", "labels": {"topology.kubernetes.io/zone": f"zone-{i % zones}"},
+            "taints": [], "unschedulable": False, "allocatable": {"cpu": 8000, "memory": 2**34, "pods": 110},
+            "requested": {"cpu": 100 * pods_per_node, "memory": 2**24 * pods_per_node}, "pods": keys,
+            "assumed": [], "deleting": [], "nominated": [],
+        })
+        pods += [{"key": k, "status": "Bound", "node": f"node-{i:05d}", "priority": 0, "owner": "ReplicaSet/web"}
+                 for k in keys]
+    queue = [{"pod": f"default/q-{i}"} for i in range(50)]
+    return {"clock": 0.0, "nodes": node_list, "pods": pods,
+            "queues": {"activeQ": queue, "backoffQ": [], "unschedulable": [], "counts": {"activeQ": 5000}}}
+
+
+def _screen(view: dict[str, Any], params: dict[str, str]) -> Screen:
+    run = Run(share_token="big-map", kubernetes_version="v1.35")
+    frame = RunFrame(run=run, step=2, result="clock")
+    return Screen(run=run, frame=frame, pinned=False, can_control=False, reveal=None, groups=[], view=view,
+                  previous=view, frame_events=[], params=params)
+
+
+def test_a_big_cluster_is_drawn_as_zones_with_a_bounded_size() -> None:
+    view = _synthetic_view(5000, 30, 6)  # 5,000 nodes, 150,000 pods
+    screen = _screen(view, {})
+    m = screen.cluster_map
+    assert m["large"] and len(m["cells"]) == 6
+    assert sum(c["nodes"] for c in m["cells"]) == 5000 and sum(c["pods"] for c in m["cells"]) == 150_000
+    first = render_to_string("playground/runs/partials/cluster_map.html", {"screen": screen, "run": screen.run})
+    assert len(first.encode()) <= 300_000
+    body = render_to_string("playground/runs/partials/cluster_map_body.html",
+                            {"screen": screen, "run": screen.run, "m": m})
+    assert len(body.encode()) <= 50_000  # what a step's refresh fetches
+    zone = _screen(view, {"map_zone": "/zone-1", "map_page": "2"})
+    drill = zone.cluster_map
+    assert drill["zone"]["zone"] == "zone-1" and drill["page"].number == 2
+    html = render_to_string("playground/runs/partials/cluster_map_body.html",
+                            {"screen": zone, "run": zone.run, "m": drill})
+    assert len(html.encode()) <= 50_000
+    assert html.count("data-node=") == cluster_map.MAP_PAGE
+    assert all(b["name"] in {n["name"] for n in view["nodes"][1::6]} for b in drill["boxes"])
+    assert "+25 more" in html  # 30 pods, 5 drawn per node
+
+
+def test_chips_are_coloured_by_owner_and_named_uniquely() -> None:
+    assert cluster_map.owner_colour("a/web-1", None) == cluster_map.owner_colour("a/web-2", None)
+    assert cluster_map.owner_colour("a/x", "ReplicaSet/web") == cluster_map.owner_colour("a/y", "ReplicaSet/web")
+    names = {cluster_map.transition_name(k) for k in ("a/b.c", "a/b_c", "a.b/c", "a/b-c")}
+    assert len(names) == 4 and all(n.replace("-", "").replace("_", "").isalnum() for n in names)
