@@ -21,7 +21,7 @@ from playground.models import Scenario, ScenarioUpload
 from playground.selectors.scenarios import scenario_manifests
 from playground.services import scenario_uploads
 from playground.services.scenario_uploads import load_weight, worker_weight
-from tests.web.test_scenarios_views import GOOD, NODE, create, post
+from tests.web.test_scenarios_views import GOOD, NODE, create
 
 pytestmark = [pytest.mark.django_db]
 
@@ -50,8 +50,8 @@ def test_the_estimate_counts_bytes_workload_pods_and_daemonsets() -> None:
     assert load_weight(deployment) >= 20_000 > len(deployment)
     json_job = '{"kind": "Job", "spec": {"parallelism": 9000, "completions": 9000}}'
     assert load_weight(json_job) >= 18_000
-    daemons = "---\n".join(["kind: Node\nmetadata: {name: n%d}\n" % i for i in range(100)]
-                           + ["kind: DaemonSet\nmetadata: {name: d%d}\n" % i for i in range(100)])
+    daemons = "---\n".join([f"kind: Node\nmetadata: {{name: n{i}}}\n" for i in range(100)]
+                           + [f"kind: DaemonSet\nmetadata: {{name: d{i}}}\n" for i in range(100)])
     assert load_weight(daemons) >= 100 * 100
 
 
