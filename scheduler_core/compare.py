@@ -40,6 +40,11 @@ __all__ = [
 ]
 
 
+# Filter verdicts that reject nothing: passed, skipped, or not run because an earlier plugin
+# already rejected the node.
+_NOT_REJECTING = PASSING_CODES | {"NotEvaluated"}
+
+
 def format_time(seconds: float | None) -> str:
     """Virtual time as the pages write it: "t=0 s", "t=120 s", "t=1.5 s"."""
     if seconds is None:
@@ -174,7 +179,7 @@ def record_run(events: list[dict[str, Any]]) -> RunRecord:
         elif kind == "filter_verdicts" and pod in current:
             for _, row in iter_verdicts(event):
                 current[pod].rejected_by.update(p for p, v in row.items()
-                                                if p != "_" and (v or {}).get("code") not in PASSING_CODES)
+                                                if p != "_" and (v or {}).get("code") not in _NOT_REJECTING)
         elif kind == "scores" and pod in current:
             current[pod].scored_by |= _distinguishing_scores(event)
         elif kind == "selected" and pod in current:

@@ -75,6 +75,8 @@ def _events(profile_filters: list[str], rejecting: str | None, node: str) -> lis
     rejected = dict(verdicts)
     if rejecting:
         rejected[rejecting] = {"code": "Unschedulable", "reasons": ["no"]}
+        # The plugins after a rejection are not run on that node: they reject nothing.
+        rejected["NodeName"] = {"code": "NotEvaluated"}
     return [
         {"seq": 1, "time": 0.0, "type": "run_started", "profiles": {"p": {"filter": profile_filters}}},
         {"seq": 2, "time": 0.0, "type": "cycle_started", "cycle": 1, "pod": "ns/a"},
@@ -92,6 +94,7 @@ def test_plugin_on_one_side_only_is_read_from_the_runs_profiles() -> None:
     first = first_difference(a, b, (gates, gates), ("left", "right"))
     assert first is not None and first.aspects == ["node"]
     assert [(c.kind, c.name) for c in first.causes] == [("plugin", "Custom")]
+    assert first.a is not None and first.a.rejected_by == {"Custom"}
     assert first.causes[0].why == "Custom runs only in left"  # no gate differs, none is named
     # The same plugin in both profiles: nothing one-sided, nothing differs in the setup.
     c = record_run(_events(["NodeName", "Custom"], None, "node-x"))
