@@ -50,7 +50,23 @@ def _canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+class _LongNumber:
+    """A JSON integer literal too long for Python's int conversion (over 4,300 digits), kept as
+    its text: Go's decoder refuses it for any integer field, naming the literal."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _parse_int(text: str) -> int | _LongNumber:
+    return int(text) if len(text) <= 4300 else _LongNumber(text)
+
+
 def _json_type(v: Any) -> str:
+    if isinstance(v, _LongNumber):
+        return "number"
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, (int, float)):
@@ -70,7 +86,7 @@ def _decode_first_value(body: str) -> Any:
     if not text:
         raise ExtenderError("EOF")
     try:
-        value, _ = json.JSONDecoder().raw_decode(text)
+        value, _ = json.JSONDecoder(parse_int=_parse_int).raw_decode(text)
     except json.JSONDecodeError as e:
         if e.pos >= len(text):
             raise ExtenderError("unexpected EOF") from None
@@ -106,6 +122,10 @@ def _want(v: Any, kind: type, where: str, gotype: str) -> Any:
 def _int64(v: Any, where: str) -> int:
     if isinstance(v, float):
         raise ExtenderError(f"json: cannot unmarshal number {v!r} into Go struct field {where} of type int64")
+    if isinstance(v, _LongNumber) or (isinstance(v, int) and not isinstance(v, bool)
+                                      and not -(2**63) <= v < 2**63):  # past int64, as Go refuses
+        shown = v.text if isinstance(v, _LongNumber) else str(v)
+        raise ExtenderError(f"json: cannot unmarshal number {shown} into Go struct field {where} of type int64")
     return _want(v, int, where, "int64")
 
 
