@@ -17,82 +17,27 @@ expression text in a cache bounded by bytes.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from fractions import Fraction
 from typing import Any
 
 from scheduler_core.api.resource_types import Device, qualified
 from scheduler_core.dra.cel_ast import CelSyntaxError, parse_with_depth
 from scheduler_core.dra.cel_cost import MAX_COST, CelCheckError, estimate
-from scheduler_core.dra.cel_program import (
+from scheduler_core.dra.cel_program import compile_tree
+from scheduler_core.dra.cel_values import (
     COST_LIMIT_MESSAGE,
+    CelQuantity,
     CelRuntimeError,
+    CelSemver,
     CostLimitExceeded,
     DefaultEmptyMap,
-    compile_tree,
 )
 
 __all__ = ["CompiledSelector", "compile_selector", "device_activation", "CelQuantity", "CelSemver"]
-
-
-class CelQuantity:
-    """A Kubernetes resource.Quantity inside CEL (an exact value in base units)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Fraction) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return f"quantity({self.value})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CelQuantity) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-                     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
-
-
-class CelSemver:
-    """A semantic version (semver 2.0.0) inside CEL; build metadata does not order."""
-
-    __slots__ = ("major", "minor", "patch", "pre", "text")
-
-    def __init__(self, text: str) -> None:
-        m = _SEMVER.match(text)
-        if m is None:
-            raise ValueError(f"invalid semver: {text!r}")
-        self.text = text
-        self.major, self.minor, self.patch = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        self.pre = tuple(m.group(4).split(".")) if m.group(4) else ()
-
-    def _key(self) -> tuple:
-        # A pre-release sorts before its release; numeric identifiers before alphanumeric ones.
-        pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
-        return (self.major, self.minor, self.patch, 0 if self.pre else 1, pre)
-
-    def compare(self, other: CelSemver) -> int:
-        a, b = self._key(), other._key()
-        return (a > b) - (a < b)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CelSemver) and self.compare(other) == 0
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"semver({self.text})"
 
 
 # resource.k8s.io's limits on one selector: its length, then the worst-case cost estimated when

@@ -17,7 +17,18 @@ from functools import lru_cache
 from typing import Any
 
 from scheduler_core.dra.cel_ast import CelUint
-from scheduler_core.dra.cel_program import CelRuntimeError, _compare, _num, _overload, _size, _tname, cel_eq
+from scheduler_core.dra.cel_values import (
+    _SEMVER,
+    CelQuantity,
+    CelRuntimeError,
+    CelSemver,
+    _compare,
+    _num,
+    _overload,
+    _size,
+    _tname,
+    cel_eq,
+)
 
 __all__ = ["FUNCTIONS", "call_cost"]
 
@@ -246,7 +257,6 @@ def _dyn(_: list, v: Any) -> Any:
 # --- Kubernetes library: quantity and semver ------------------------------------------------
 def _quantity(_: list, s: Any) -> Any:
     from scheduler_core.api.quantity import QuantityError, parse_quantity
-    from scheduler_core.dra.cel import CelQuantity
 
     if type(s) is not str:
         raise _overload("quantity", s)
@@ -269,7 +279,6 @@ def _is_quantity(_: list, s: Any) -> Any:
 
 
 def _semver(_: list, s: Any) -> Any:
-    from scheduler_core.dra.cel import CelSemver
 
     if type(s) is not str:
         raise _overload("semver", s)
@@ -280,7 +289,6 @@ def _semver(_: list, s: Any) -> Any:
 
 
 def _is_semver(_: list, s: Any) -> Any:
-    from scheduler_core.dra.cel import _SEMVER
 
     if type(s) is not str:
         raise _overload("isSemver", s)
@@ -288,7 +296,6 @@ def _is_semver(_: list, s: Any) -> Any:
 
 
 def _kcmp(name: str, x: Any, y: Any) -> int:
-    from scheduler_core.dra.cel import CelQuantity, CelSemver
 
     if isinstance(x, CelQuantity) and isinstance(y, CelQuantity):
         return (x.value > y.value) - (x.value < y.value)
@@ -298,7 +305,6 @@ def _kcmp(name: str, x: Any, y: Any) -> int:
 
 
 def _qty(name: str, x: Any) -> Any:
-    from scheduler_core.dra.cel import CelQuantity
 
     if not isinstance(x, CelQuantity):
         raise _overload(name, x)
@@ -307,7 +313,6 @@ def _qty(name: str, x: Any) -> Any:
 
 def _qadd(sign: int, name: str) -> Callable[..., Any]:
     def f(_: list, x: Any, y: Any) -> Any:
-        from scheduler_core.dra.cel import CelQuantity
 
         q = _qty(name, x)
         if isinstance(y, CelQuantity):
@@ -327,7 +332,6 @@ def _as_integer(_: list, x: Any) -> Any:
 
 def _semver_part(name: str) -> Callable[..., Any]:
     def f(_: list, x: Any) -> Any:
-        from scheduler_core.dra.cel import CelSemver
 
         if not isinstance(x, CelSemver):
             raise _overload(name, x)
@@ -387,7 +391,6 @@ for _op in ("_+_", "_-_", "_*_", "_/_", "_%_"):
 
 
 def _eq_cost(x: Any, y: Any) -> int:
-    from scheduler_core.dra.cel import CelQuantity, CelSemver
 
     if isinstance(x, (CelQuantity, CelSemver)):
         return 1

@@ -16,121 +16,25 @@ comprehension variable, accumulator or binding.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
-from scheduler_core.dra.cel_ast import ACCU, CelUint, Node
+from scheduler_core.dra.cel_ast import ACCU, Node
+from scheduler_core.dra.cel_functions import FUNCTIONS, call_cost
+from scheduler_core.dra.cel_values import (
+    CelRuntimeError,
+    CostLimitExceeded,
+    DefaultEmptyMap,
+    _go_type,
+    _overload,
+    _qualify,
+    _tname,
+    cel_eq,
+)
 
 __all__ = ["CelRuntimeError", "CostLimitExceeded", "compile_tree", "DefaultEmptyMap"]
 
 Fn = Callable[[list], Any]
-COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
-
-
-class CelRuntimeError(Exception):
-    """A CEL error value (no such key, no such overload, division by zero, ...)."""
-
-
-class CostLimitExceeded(Exception):
-    """The evaluation's actual cost passed the budget: it stops, whatever else it would do."""
-
-    def __init__(self) -> None:
-        super().__init__(COST_LIMIT_MESSAGE)
-
-
-class DefaultEmptyMap(dict):
-    """`device.attributes` / `device.capacity`: an unknown domain reads as an empty map."""
-
-    __slots__ = ()
-
-
-_EMPTY: dict = {}
-
-
-def _ceil10(n: int) -> int:
-    return math.ceil(float(n) * 0.1)
-
-
-def _size(v: Any) -> int:
-    if isinstance(v, (str, bytes, list, dict)):
-        return len(v)
-    return 1
-
-
-def _tname(v: Any) -> str:
-    from scheduler_core.dra.cel import CelQuantity, CelSemver
-
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, CelUint):
-        return "uint"
-    if isinstance(v, CelQuantity):
-        return "kubernetes.Quantity"
-    if isinstance(v, CelSemver):
-        return "kubernetes.Semver"
-    return {int: "int", float: "double", str: "string", bytes: "bytes", list: "list",
-            dict: "map", DefaultEmptyMap: "map", type(None): "null_type"}.get(type(v), type(v).__name__)
-
-
-def _go_type(v: Any) -> str:
-    """cel-go's Go type name of a value, as its messages print it."""
-    name = _tname(v)
-    return {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "string": "types.String",
-            "bool": "types.Bool", "bytes": "types.Bytes", "null_type": "types.Null",
-            "kubernetes.Quantity": "cel.Quantity", "kubernetes.Semver": "cel.Semver"}.get(name, name)
-
-
-def _overload(fn: str, *vals: Any) -> CelRuntimeError:
-    return CelRuntimeError(f"no such overload: {fn}({', '.join(_tname(v) for v in vals)})")
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def cel_eq(a: Any, b: Any) -> bool:
-    """CEL's heterogeneous equality: different types are unequal, numbers compare by value."""
-    ta, tb = type(a), type(b)
-    if ta is tb:
-        if ta is list:
-            return len(a) == len(b) and all(cel_eq(x, y) for x, y in zip(a, b, strict=True))
-        if ta is dict or ta is DefaultEmptyMap:
-            return len(a) == len(b) and all(k in b and cel_eq(v, b[k]) for k, v in a.items())
-        if ta is float and (a != a or b != b):
-            return False
-        return a == b
-    if _num(a) and _num(b):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return len(a) == len(b) and all(k in b and cel_eq(v, b[k]) for k, v in a.items())
-    return False
-
-
-def _compare(fn: str, a: Any, b: Any) -> int:
-    if _num(a) and _num(b) or type(a) is type(b) and isinstance(a, (str, bytes, bool)):
-        return (a > b) - (a < b)
-    raise _overload(fn, a, b)
-
-
-def _qualify(obj: Any, key: Any) -> Any:
-    if isinstance(obj, dict):
-        try:
-            return obj[key]
-        except (KeyError, TypeError):
-            if type(obj) is DefaultEmptyMap:
-                return _EMPTY
-            raise CelRuntimeError(f"no such key: {key}") from None
-    if isinstance(obj, list):
-        if not _num(key) or (isinstance(key, float) and key != int(key)):
-            raise CelRuntimeError(f"unsupported index type '{_tname(key)}' in list")
-        i = int(key)
-        if not 0 <= i < len(obj):
-            raise CelRuntimeError(f"index out of bounds: {i}")
-        return obj[i]
-    raise CelRuntimeError(f"no such overload: {_tname(obj)}[{_tname(key)}]")
-
-
 def _is_const(fn: Any) -> bool:
     return hasattr(fn, "const")
 
@@ -508,8 +412,6 @@ class _Compiler:
         return f_map
 
     def _call(self, n: Node) -> Fn:
-        from scheduler_core.dra.cel_functions import FUNCTIONS, call_cost
-
         fn, target, args = n.a, n.b, n.c
         fns = ([self.compile(target)] if target is not None else []) + [self.compile(x) for x in args]
         member = target is not None
