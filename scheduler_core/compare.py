@@ -129,15 +129,29 @@ def _profile_plugins(profile: dict[str, Any]) -> set[str]:
 
 
 def _distinguishing_scores(event: dict[str, Any]) -> set[str]:
-    """The Score plugins whose weighted scores were not the same for every scored node."""
-    table = score_table(event)
-    out: set[str] = set()
-    for plugin in table.plugins:
-        cells = table.cells.get(plugin, {})
-        values = {repr((cells.get(n) or {}).get("weighted")) for n in table.nodes}
-        if len(values) > 1:
-            out.add(plugin)
-    return out
+    """The Score plugins whose scores were not the same for every scored node. A compact event
+    (schema 3) stores a column that is one value for every node as that value: such a plugin
+    told no nodes apart, read without expanding the table."""
+    if "raw" in event:
+        out: set[str] = set()
+        for plugin in event.get("plugins") or []:
+            column = (event.get("weighted") or {}).get(plugin)
+            if column is None:
+                column = (event.get("normalized") or {}).get(plugin, event["raw"].get(plugin))
+            if isinstance(column, list) and len(set(map(repr, column))) > 1:
+                out.add(plugin)
+        return out
+    table = score_table(event)  # schema 1
+    return {plugin for plugin in table.plugins
+            if len({repr((table.cells.get(plugin, {}).get(n) or {}).get("weighted")) for n in table.nodes}) > 1}
+
+
+def _verdict_rows(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """The distinct verdict rows of a `filter_verdicts` event (one per outcome, not per node: a
+    5,000-node cycle has a handful)."""
+    if "outcome" in event:
+        return [event["verdicts"][i] for i in dict.fromkeys(event["outcome"])]
+    return [row for _, row in iter_verdicts(event)]
 
 
 def record_run(events: list[dict[str, Any]]) -> RunRecord:
@@ -177,7 +191,7 @@ def record_run(events: list[dict[str, Any]]) -> RunRecord:
                 str(r.get("plugin")) for r in prefilter_results([event])
                 if r.get("code") not in PASSING_CODES and r.get("plugin"))
         elif kind == "filter_verdicts" and pod in current:
-            for _, row in iter_verdicts(event):
+            for row in _verdict_rows(event):
                 current[pod].rejected_by.update(p for p, v in row.items()
                                                 if p != "_" and (v or {}).get("code") not in _NOT_REJECTING)
         elif kind == "scores" and pod in current:
