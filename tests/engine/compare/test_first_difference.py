@@ -105,3 +105,14 @@ def test_plugin_on_one_side_only_is_read_from_the_runs_profiles() -> None:
 def test_format_time() -> None:
     assert (format_time(0.0), format_time(120.0), format_time(1.5), format_time(None)) == (
         "t=0 s", "t=120 s", "t=1.5 s", "never")
+
+
+def test_a_plugin_that_scored_every_node_alike_is_not_blamed() -> None:
+    # Gang lesson without its gates, v1.35 against v1.30: three equal nodes, so the versions'
+    # tie-breaks part ways. DynamicResources (v1.35 only) scored every node 0: not the cause.
+    new, g_new = _run("gang-scheduling.yaml", "v1.35")
+    old, g_old = _run("gang-scheduling.yaml", "v1.30")
+    first = first_difference(new, old, (g_new, g_old), ("v1.35", "v1.30"))
+    assert first is not None and first.aspects == ["node"]
+    assert first.a is not None and "DynamicResources" not in first.a.scored_by
+    assert [(c.kind, c.name) for c in first.causes] == [("gate", "node_score_heap_tie_break")]
