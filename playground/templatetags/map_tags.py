@@ -26,7 +26,7 @@ def _chip(c: dict[str, Any]) -> str:
     if c.get("ghost"):
         # A nominated pod is also in a queue, where its own chip (and transition name) is.
         classes.append("ghost")
-        hook = f'data-ghost="{escape(c["key"])}"'
+        hook = f'data-ghost="{escape(c["key"])}" style="view-transition-name: g{c["vt"][1:]}"'
     elif c.get("leaving"):
         classes.append("leaving")
         hook = f'data-left="{escape(c["key"])}" style="view-transition-name: {c["vt"]}"'

@@ -16,6 +16,7 @@ from playground.ownership import SESSION_KEY
 from playground.presenters.runs import cluster_map, run_screen
 from playground.presenters.runs.screen import Screen
 from playground.selectors.frame_views import view_at
+from playground.services import gallery
 from tests.web.test_runs_services import OWNER, act, inline_worker, start  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -157,3 +158,21 @@ def test_chips_are_coloured_by_owner_and_named_uniquely() -> None:
     assert cluster_map.owner_colour("a/x", "ReplicaSet/web") == cluster_map.owner_colour("a/y", "ReplicaSet/web")
     names = {cluster_map.transition_name(k) for k in ("a/b.c", "a/b_c", "a.b/c", "a/b-c")}
     assert len(names) == 4 and all(n.replace("-", "").replace("_", "").isalnum() for n in names)
+
+
+def test_every_gallery_lesson_draws_its_nodes_on_the_map(client: Client, inline_worker: list) -> None:  # noqa: F811
+    """Each gallery scenario's run page, three steps in: every node of the view has its box,
+    with its bound pods' chips inside."""
+    slugs = [entry.slug for entry in gallery.gallery_entries()]
+    assert len(slugs) > 30
+    for slug in slugs:
+        run = start(slug)
+        for _ in range(3):
+            act(run, "step")
+        html = _page(client, run)
+        view = view_at(run=run, step=run.head_step)
+        drawn = _map(html).count("data-node=")
+        assert drawn == len(view["nodes"]) > 0, slug
+        for node in view["nodes"]:
+            box = _node_html(_map(html), node["name"])
+            assert all(f'data-pod="{p}"' in box for p in node["pods"][: cluster_map.CHIPS_PER_NODE]), slug

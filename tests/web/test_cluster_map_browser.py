@@ -1,0 +1,133 @@
+"""The cluster map in Chromium, on gallery lessons: each Step changes the picture as the engine
+decided. A bind carries the pod's chip from its queue into its node's box, a nomination puts a
+ghost chip on the nominated node, a preemption's victims and an evicted pod leave their node;
+the swap runs inside a View Transition unless the viewer asks for reduced motion."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from playground.models import Scenario
+from playground.services import gallery
+
+pytestmark = pytest.mark.live
+WAIT = 60_000  # ms: a worker shared with other tests on two cores may take seconds per step
+
+# Counts the View Transitions the page starts (the browser's own function still runs).
+COUNT_TRANSITIONS = """
+window.__transitions = 0;
+if (document.startViewTransition) {
+  const original = document.startViewTransition.bind(document);
+  document.startViewTransition = function (callback) { window.__transitions += 1; return original(callback); };
+}
+"""
+
+# What the map shows: the pods in each queue's row, on each node (bound, ghost, leaving).
+MAP_STATE = """() => {
+  const pairs = (selector, attribute) => Array.from(document.querySelectorAll('#run-map [data-node] ' + selector))
+    .map(chip => [chip.getAttribute(attribute), chip.closest('[data-node]').getAttribute('data-node')]);
+  return {
+    queued: Array.from(document.querySelectorAll('#run-map [data-queue] [data-pod]')).map(c => c.getAttribute('data-pod')),
+    bound: Object.fromEntries(pairs('[data-pod]', 'data-pod')),
+    ghosts: Object.fromEntries(pairs('[data-ghost]', 'data-ghost')),
+    left: Object.fromEntries(pairs('[data-left]', 'data-left')),
+  };
+}"""
+
+
+def _start(page: Page, slug: str) -> list[str]:
+    """Open a run of gallery lesson `slug`; the page's errors (a duplicate transition name
+    aborts a transition with one) are collected in the list returned."""
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    gallery.seed()
+    token = Scenario.objects.get(gallery_slug=slug).share_token
+    page.goto(f"/scenarios/{token}/")
+    page.locator("#start-run").click()
+    expect(page).to_have_url(re.compile(r"/runs/[^/]+/$"))
+    expect(page.locator("#run-socket")).to_have_text("live", timeout=WAIT)
+    expect(page.locator("#run-map [data-node]").first).to_be_visible()
+    return errors
+
+
+def _step_until(page: Page, found: Callable[[dict[str, Any], dict[str, Any]], Any], limit: int = 30) -> Any:
+    """Step the run until `found(before, after)` (the map's state around one Step) is truthy."""
+    for _ in range(limit):
+        before = page.evaluate(MAP_STATE)
+        step = int(page.locator("#run-step").inner_text())
+        page.locator("#btn-step").click()
+        expect(page.locator("#run-step")).to_have_text(str(step + 1), timeout=WAIT)
+        expect(page.locator("#run-map")).to_have_attribute("data-step", str(step + 1), timeout=WAIT)
+        result = found(before, page.evaluate(MAP_STATE))
+        if result:
+            return result
+    raise AssertionError(f"not seen in {limit} steps")
+
+
+def _bound(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
+    return next(((p, after["bound"][p]) for p in before["queued"] if p in after["bound"]), None)
+
+
+def _left(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
+    return next(((p, n) for p, n in before["bound"].items() if p not in after["bound"]), None)
+
+
+def test_a_bind_moves_the_chip_from_its_queue_into_its_node(page: Page, live_url: str, celery_worker: Any) -> None:
+    page.add_init_script(COUNT_TRANSITIONS)
+    errors = _start(page, "resource-fit")
+    pod, node = _step_until(page, _bound)
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{pod}"]')).to_be_visible()
+    expect(page.locator(f'#run-map [data-queue] [data-pod="{pod}"]')).to_have_count(0)
+    assert errors == []
+    assert page.evaluate("window.__transitions") > 0  # the swap ran inside a View Transition
+    name = page.locator(f'#run-map [data-pod="{pod}"]').evaluate("c => getComputedStyle(c).viewTransitionName")
+    assert name.startswith("p")
+
+
+def test_a_preemption_nominates_then_its_victims_leave(page: Page, live_url: str, celery_worker: Any) -> None:
+    errors = _start(page, "priority-preemption")
+    pod, node, before, after = _step_until(
+        page, lambda b, a: next(((p, n, b, a) for p, n in a["ghosts"].items() if p not in b["ghosts"]), None)
+    )
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-ghost="{pod}"]')).to_be_visible()
+    expect(page.locator(f'#run-map [data-queue] [data-pod="{pod}"]')).to_have_count(1)
+    # The victims are marked on the step that chose them: still there (deleting), or fading out.
+    marked = page.locator(f'#run-map [data-node="{node}"] .mchip.victim, #run-map [data-node="{node}"] [data-left]')
+    expect(marked.first).to_be_visible()
+    gone = [p for p, n in before["bound"].items() if n == node and p not in after["bound"]]
+    victim = gone[0] if gone else _step_until(page, _left)[0]
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{victim}"]')).to_have_count(0)
+    _step_until(page, lambda b, a: a["bound"].get(pod) == node)
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{pod}"]')).to_be_visible()
+    expect(page.locator(f'#run-map [data-ghost="{pod}"]')).to_have_count(0)
+    assert errors == []
+
+
+def test_an_eviction_takes_the_chip_off_its_node(page: Page, live_url: str, celery_worker: Any) -> None:
+    _start(page, "noexecute-eviction")
+    pod, node = _step_until(page, _left)
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{pod}"]')).to_have_count(0)
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-left="{pod}"]')).to_be_visible()  # fading
+    _step_until(page, lambda b, a: pod not in a["left"])  # and then gone
+    expect(page.locator(f'#run-map [data-left="{pod}"]')).to_have_count(0)
+
+
+def test_reduced_motion_swaps_without_a_transition(browser: Browser, live_url: str, celery_worker: Any,
+                                                   transactional_db: None) -> None:
+    context = browser.new_context(base_url=live_url, reduced_motion="reduce")
+    context.set_default_timeout(15_000)
+    try:
+        page = context.new_page()
+        page.add_init_script(COUNT_TRANSITIONS)
+        _start(page, "resource-fit")
+        pod, node = _step_until(page, _bound)
+        expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{pod}"]')).to_be_visible()
+        assert page.evaluate("window.__transitions") == 0
+    finally:
+        context.close()
