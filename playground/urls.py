@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from playground.views import (
+    capacity,
     challenges,
     compare,
     diagnostics,
@@ -37,6 +38,7 @@ urlpatterns = [
     path("scenarios/<str:token>/yaml/", scenarios.scenario_yaml_view, name="scenario_yaml"),
     path("scenarios/<str:token>/objects/<slug:section>/", scenarios.scenario_objects, name="scenario_objects"),
     path("scenarios/<str:token>/compare/", compare.scenario_compare, name="scenario_compare"),
+    path("scenarios/<str:token>/capacity/", capacity.scenario_capacity, name="scenario_capacity"),
     path("scenarios/<str:token>/challenge/", challenges.challenge_builder, name="challenge_builder"),
     path("scenarios/<str:token>/challenge/results/", challenges.challenge_results_page, name="challenge_results"),
     path("gallery/", gallery.gallery_index, name="gallery_index"),

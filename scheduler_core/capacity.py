@@ -19,6 +19,7 @@ placed, as N replicas of a Deployment would.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from scheduler_core.api.errors import ActionError, ScenarioError
 from scheduler_core.api.types import Pod
 from scheduler_core.simulation import Simulation
 
-__all__ = ["CapacityResult", "PodTemplate", "count_capacity", "read_pod_template"]
+__all__ = ["CapacityResult", "PodTemplate", "count_capacity", "parse_pod_template", "read_pod_template"]
 
 # Live actions are numbered from here, past any a scenario could hold, so each copy's uid and
 # creation index are its own.
@@ -65,6 +66,7 @@ class CapacityResult:
     stopped_by: str | None = None
     stop_reason: str | None = None
     max: int | None = None
+    budget_spent: bool = False  # stopped by the caller's budget: at least `count` fit
 
     def to_json(self) -> dict[str, Any]:
         return {"pod": self.pod, "count": self.count, "per_node": self.per_node,
@@ -99,6 +101,11 @@ def read_pod_template(path: str) -> PodTemplate:
         raise _err(path, f"cannot read file: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise _err(path, "not UTF-8 text") from None
+    return parse_pod_template(text, path)
+
+
+def parse_pod_template(text: str, path: str = "<pod>") -> PodTemplate:
+    """`read_pod_template` on text already read (`path` names it in errors)."""
     try:
         docs = [d for d in yaml.safe_load_all(text)]
     except yaml.YAMLError as e:
@@ -177,10 +184,12 @@ def _parse_copy(sim: Simulation, tpl: PodTemplate, i: int) -> dict[str, Any]:
 
 
 def count_capacity(sim: Simulation, tpl: PodTemplate, max_copies: int | None = None,
-                   max_time: float = 3600.0) -> CapacityResult:
+                   max_time: float = 3600.0, out_of_budget: Callable[[], bool] | None = None) -> CapacityResult:
     """Add copies of `tpl` one by one to `sim` (a fresh Simulation of the cluster) until the
     scheduler fails to bind one or `max_copies` were bound. Raises ScenarioError (located in
-    the template's file) when the pod cannot be made, or names a scheduler the cluster lacks."""
+    the template's file) when the pod cannot be made, or names a scheduler the cluster lacks.
+    `out_of_budget`: asked before each copy; True ends the count there (`budget_spent`): the
+    count is then only a lower bound (the web answers in the request within a CPU budget)."""
     sim.timeline = []  # the cluster as it is: its Timeline is not played
     sim.run(max_time)
     first = _parse_copy(sim, tpl, 0)
@@ -195,6 +204,9 @@ def count_capacity(sim: Simulation, tpl: PodTemplate, max_copies: int | None = N
     i = 0
     params = first
     while max_copies is None or i < max_copies:
+        if out_of_budget is not None and out_of_budget():
+            result.budget_spent = True
+            break
         if i > 0:
             params = _parse_copy(sim, tpl, i)
         key = params["pod"].key
