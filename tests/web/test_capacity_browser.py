@@ -19,7 +19,11 @@ def test_pick_count_and_read_the_schedulers_message(page: Page, live_url: str) -
     shots = os.environ.get("CAPACITY_SHOTS")  # a directory: screenshots to look at
     for width, height in ((390, 844), (1440, 900)):
         page.set_viewport_size({"width": width, "height": height})
-        page.goto(f"/scenarios/{scenario.share_token}/capacity/")
+        page.goto(f"/scenarios/{scenario.share_token}/")
+        if shots:
+            page.screenshot(path=f"{shots}/scenario-{width}.png")
+        page.locator("#capacity-link").click()
+        expect(page.locator("#capacity-form")).to_be_visible()
         page.locator("#capacity-pod").select_option(label="Deployment default/api")
         page.locator("#capacity-button").click()
         expect(page.locator("#capacity-count")).to_have_text("6 copies of default/api fit")

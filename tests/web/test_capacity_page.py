@@ -131,3 +131,9 @@ def test_past_the_cpu_budget_the_answer_is_a_lower_bound(client: Any, monkeypatc
     assert status == 200
     assert _text(page, "capacity-count").startswith("At least 0 copies of default/web fit")
     assert 'id="capacity-reason"' not in page
+
+
+def test_the_scenario_page_links_to_it(client: Any) -> None:
+    scenario = _scenario()
+    response = client.get(reverse("playground:scenario", args=[scenario.share_token]))
+    assert reverse("playground:scenario_capacity", args=[scenario.share_token]) in response.content.decode()
