@@ -9,7 +9,8 @@ bench/web_stack.py) with the default limits, and drives headless Chromium as the
 owner would:
 
 - create: on /scenarios/, choose the file (plain or gzip) and press "Create scenario"; until the
-  scenario page has loaded;
+  scenario page has loaded (`s`; a big file is loaded by a worker meanwhile, behind the
+  "checking" page: `post_answer_s` is when the POST answered, `checked_by_worker` whether it did);
 - the worker prepares the run start in the background (`prepared_wait_s`: how long after the
   page it is done; a user reading the page gives it that time);
 - start: press "Start run"; until the run page has loaded, then until its socket is live;
@@ -92,6 +93,25 @@ def checkpoint_restore(run: Any) -> dict[str, Any]:
             "checkpoint_cpu_s": round(take[0], 2), "checkpoint_wall_s": round(take[1], 2)}
 
 
+def created_answer(page: Any) -> dict[str, Any]:
+    """Watch the create form's POST: a big file is loaded by a worker (services.scenario_uploads),
+    so the POST answers at once with the "checking" page, which moves on to the scenario page
+    when the worker is done. `create.s` stays create-to-visible (create_scenario waits for the
+    scenario page's address, never the checking page's); this adds `post_answer_s` (seconds from
+    the POST's sending to its answer's first byte) and `checked_by_worker`, filled in as the page goes."""
+    found: dict[str, Any] = {"post_answer_s": None, "checked_by_worker": False}
+
+    def seen(response: Any) -> None:
+        if response.request.method == "POST" and response.url.endswith("/scenarios/") \
+                and found["post_answer_s"] is None:
+            timing = response.request.timing  # milliseconds since the POST was sent
+            found["post_answer_s"] = round(max(0.0, timing.get("responseStart", -1)) / 1000, 2)
+            found["checked_by_worker"] = "/scenarios/checking/" in (response.headers.get("location") or "")
+
+    page.on("response", seen)
+    return found
+
+
 def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace) -> dict[str, Any]:
     from playground.models import Run, RunAction
 
@@ -104,7 +124,9 @@ def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace
                               "load_average_before": os.getloadavg()}
     try:
         cpu = stack.cpu_seconds()
+        answered = created_answer(page)
         result["create"] = create_scenario(page, wire, path, f"envelope {path.stem}")
+        result["create"].update(answered)
         result["create"]["stack_cpu_s"] = cpu_delta(stack, cpu)
         print(f"[envelope] create {result['create']}", file=sys.stderr, flush=True)
         scenario_url = page.url

@@ -1,6 +1,6 @@
 """Engine CPU spent inside web requests, per path, at the web's limits.
 
-    python bench/web_engine_paths.py [--actions 200000] [--skip-compare]
+    python bench/web_engine_paths.py [--actions 200000] [--skip-compare] [--inputs-only]
 
 Each path's service is called in this process, as the view calls it, on a temporary SQLite
 database (no Redis, no worker: what a request computes itself), and its CPU seconds are
@@ -13,7 +13,11 @@ Paths:
   timeline included; the upload's part is in this figure too);
 - start of the long timeline: computed by a worker since start_weight (here: the cost that moved);
 - cluster-action preflight (addPod) on the long timeline's run;
-- compare versions (two headless runs in the request) at its size cap, and with the long timeline.
+- compare versions (two headless runs in the request) at its size cap, and with the long timeline;
+- scenario inputs (create from a file or paste, import, a cluster dump, a YAML-view page's save):
+  per input, what the request spent before (the whole service: the loader) and what it spends
+  now (services.scenario_uploads: the estimate, then either the same service for a small input
+  or the raw text kept for a worker), with the worker's part and the estimate's own cost.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=200_000)
     parser.add_argument("--skip-compare", action="store_true")
+    parser.add_argument("--inputs-only", action="store_true", help="only the scenario inputs' paths")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="web-engine-paths-")
@@ -80,6 +85,10 @@ def main() -> None:
     from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
 
     actor = Actor(session_token="w" * 32)
+    if args.inputs_only:
+        scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5))  # imports, caches
+        scenario_inputs(actor, args.actions)
+        return
     # A web process has served starts before: the engine's modules are imported, its caches warm.
     actions.run_start(scenario=scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5)),
                       actor=actor)
@@ -107,6 +116,72 @@ def main() -> None:
     if not args.skip_compare:
         cpu("compare versions, 300 x 500 (its cap)", lambda: compare_versions(cap_text, 0))
         cpu(f"compare versions, {args.actions:,}-action timeline", lambda: compare_versions(long_text, 0))
+    scenario_inputs(actor, args.actions)
+
+
+def deployments_yaml(replicas: int) -> str:
+    """A node and a Deployment of `replicas` pods: a few hundred bytes that the loader expands."""
+    return ("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: '8', memory: 16Gi}}\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+            f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: d}}}}\n  template:\n"
+            "    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, image: pause}]}\n")
+
+
+def scenario_inputs(actor: Any, actions: int) -> None:
+    """Each scenario input path, before (the loader in the request) and now (the request's part
+    and the worker's). No worker here: the queued check is not sent, its part is called."""
+    from bench.timeline_start import timeline_yaml
+    from playground.models import Scenario, ScenarioUpload
+    from playground.selectors.scenarios import scenario_yaml
+    from playground.services import scenario_uploads, scenarios
+    from playground.services.cluster_import import scenario_import_any
+
+    scenario_uploads._queue = lambda upload_id: None  # nothing listens: the bench runs the worker's part
+    inputs = Path(__file__).resolve().parent / "inputs"
+    fixtures = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+    cases = [("compare's cap, 300 x 500", compare_cap_yaml()),
+             (f"{actions:,}-action timeline", timeline_yaml(actions)),
+             ("Deployment of 60,000 replicas", deployments_yaml(60_000))]
+    for name in ("perf-5000n-10000p.yaml", "envelope-5000n-150000p.yaml"):
+        if (inputs / name).exists():  # bench/generate.py, bench/generate_envelope.py
+            cases.append((name, (inputs / name).read_text()))
+    print(f"upload thresholds: weight {scenario_uploads.worker_weight():,} "
+          f"({scenario_uploads.BYTES_PER_UNIT} bytes or one workload pod per unit)")
+    for label, text in cases:
+        weight = cpu(f"[{label}] estimate ({len(text):,} bytes)", lambda text=text: scenario_uploads.load_weight(text))
+        cpu(f"[{label}] create, before: the loader in the request",
+            lambda text=text: scenarios.scenario_create(actor=actor, name="before", yaml_text=text, source="bench.yaml"))
+
+        def now(text: str = text) -> Any:
+            if scenario_uploads.needs_worker(text):
+                return scenario_uploads.upload_later(actor=actor, operation=ScenarioUpload.CREATE, text=text,
+                                                     name="now", source="bench.yaml")
+            return scenarios.scenario_create(actor=actor, name="now", yaml_text=text, source="bench.yaml")
+
+        kept = cpu(f"[{label}] create, now: the request's part (weight {weight:,})", now)
+        if isinstance(kept, ScenarioUpload):
+            cpu(f"[{label}]   the worker's part", lambda kept=kept: scenario_uploads.upload_check(upload_id=kept.pk))
+        target = scenarios.scenario_create(actor=actor, name="target", yaml_text=compare_cap_yaml(2, 2))
+        cpu(f"[{label}] import, before", lambda text=text, target=target: scenario_import_any(
+            scenario=target, actor=actor, text=text, source="bench.yaml"))
+        cpu(f"[{label}] import, now: the request's part", lambda text=text, target=target: (
+            scenario_uploads.needs_worker(text, importing=True) and scenario_uploads.upload_later(
+                actor=actor, operation=ScenarioUpload.IMPORT, text=text, source="bench.yaml", scenario=target)))
+    dump = (fixtures / "kubectl-get-all.yaml").read_text()
+    target = scenarios.scenario_create(actor=actor, name="dump", yaml_text=compare_cap_yaml(2, 2))
+    cpu(f"[kubectl dump, {len(dump):,} bytes] import, before", lambda: scenario_import_any(
+        scenario=target, actor=actor, text=dump, source="dump"))
+    cpu(f"[kubectl dump] import, now: the request's part (weight {scenario_uploads.load_weight(dump):,})",
+        lambda: scenario_uploads.needs_worker(dump, importing=True))
+    # A YAML-view page's save loads the whole scenario again: the largest scenario input above.
+    big = Scenario.objects.filter(name="before").order_by("-pk").first()
+    if big is not None:
+        first_page = scenario_yaml(scenario=big).split("\n---\n", 1)[0]
+        count = big.kube_objects.count()
+        cpu(f"[YAML view, a page of a {count:,}-object scenario] save, before", lambda: scenarios.scenario_documents_replace(
+            scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0, count=1, text=first_page))
+        cpu("[YAML view] save, now: the request's part", lambda: scenario_uploads.needs_worker(
+            first_page, scenario=Scenario.objects.get(pk=big.pk)))
 
 
 if __name__ == "__main__":

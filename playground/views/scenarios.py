@@ -138,20 +138,18 @@ def scenario_upload(request: HttpRequest, token: str) -> HttpResponse:
     redirect, with the load's notes shown there once) or the loader's located error."""
     upload = upload_of(token=token, actor=actor_for_request(request))
     if upload.status == ScenarioUpload.DONE and upload.scenario is not None:
-        notices = upload.notices or {}
-        if notices:
+        # The scenario page shows what the load said (`?upload=`: _upload_notes), as after a small one.
+        target = f"{_detail_url(upload.scenario)}?upload={upload.token}"
+        if upload.operation == ScenarioUpload.DOCUMENTS:  # the YAML view shows flashed messages
+            notices = upload.notices or {}
             if notices.get("notice"):
                 messages.success(request, notices["notice"])
-            for line in notices.get("summary") or ():
-                messages.info(request, line)
-            _flash_not_simulated(request, notices.get("not_simulated") or [])
-            for line in notices.get("references") or ():
-                messages.warning(request, line, extra_tags=REFERENCE_TAG)
-            for line in notices.get("newer") or ():
-                messages.warning(request, line, extra_tags=NEWER_TAG)
-            ScenarioUpload.objects.filter(pk=upload.pk).update(notices={})  # shown once
-        target = _detail_url(upload.scenario)
-        if upload.operation == ScenarioUpload.DOCUMENTS:
+                _flash_not_simulated(request, notices.get("not_simulated") or [])
+                for line in notices.get("references") or ():
+                    messages.warning(request, line, extra_tags=REFERENCE_TAG)
+                for line in notices.get("newer") or ():
+                    messages.warning(request, line, extra_tags=NEWER_TAG)
+                ScenarioUpload.objects.filter(pk=upload.pk).update(notices={})  # shown once
             target = f"{reverse('playground:scenario_yaml', args=[upload.scenario.share_token])}?page={upload.params.get('page', 1)}"
         return HttpResponseClientRedirect(target) if _is_htmx(request) else redirect(target)
     where = [(label, (upload.error_where or {}).get(key)) for key, label in _WHERE_LABELS]
@@ -310,7 +308,8 @@ def _read_only_or_render(request: HttpRequest, scenario: Any, actor: Any) -> Htt
     (keyed by what the page shows: any edit changes `updated_at` or the objects)."""
 
     def page() -> HttpResponse:
-        return render(request, "playground/scenarios/detail.html", editor_context(request, scenario, actor))
+        notes = _upload_notes(request, scenario, actor)
+        return render(request, "playground/scenarios/detail.html", editor_context(request, scenario, actor, **notes))
 
     if can_edit(scenario=scenario, actor=actor) or runs_of_scenario(scenario=scenario, actor=actor, limit=1):
         return page()
@@ -321,6 +320,26 @@ def _read_only_or_render(request: HttpRequest, scenario: Any, actor: Any) -> Htt
          request.get_full_path(), _is_htmx(request)),
     )
     return read_cache.serve(request, key, page)
+
+
+def _upload_notes(request: HttpRequest, scenario: Any, actor: Any) -> dict[str, Any]:
+    """What a big upload's load said (`?upload=<token>`, where its "checking" page leads once a
+    worker stored it: services.scenario_uploads), for its uploader: the lines a small upload's
+    answer shows (the import summary, the fields not simulated, missing references)."""
+    token = request.GET.get("upload")
+    if not token or not can_edit(scenario=scenario, actor=actor):
+        return {}
+    try:
+        upload = upload_of(token=token, actor=actor)
+    except Http404:
+        return {}
+    if upload.scenario_id != scenario.pk or upload.status != ScenarioUpload.DONE:
+        return {}
+    notices = upload.notices or {}
+    found = {"notice": notices.get("notice", "") or f"Created from {upload.source}.",
+             "import_summary": notices.get("summary") or [], "not_simulated": notices.get("not_simulated") or [],
+             "references": notices.get("references") or [], "newer": notices.get("newer") or []}
+    return {key: value for key, value in found.items() if value}
 
 
 def _object_form_fragment(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
@@ -439,7 +458,7 @@ def _import_yaml(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
     form = YamlImportForm(request.POST, request.FILES, prefix="import")
     if form.is_valid():
         data = form.cleaned_data
-        if scenario_uploads.needs_worker(data["yaml"]):  # seconds of loading: a worker's
+        if scenario_uploads.needs_worker(data["yaml"], importing=True):  # seconds of loading: a worker's
             upload = scenario_uploads.upload_later(actor=actor, operation=ScenarioUpload.IMPORT, text=data["yaml"],
                                                    source=data["source"], scenario=scenario)
             url = _upload_url(upload)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -16,6 +17,13 @@ from tests.web.test_scenarios_views import GOOD, create, post
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _loaded_in_the_request(settings: Any) -> None:
+    """These read an import's answer in the request, as for a small file; the 1 MB dumps here
+    are a worker's to load now (services.scenario_uploads: test_big_upload_checked_by_worker.py)."""
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 10**9
 
 
 def test_kubectl_dump_upload_shows_summary_and_stores_live_objects(client: Client) -> None:
