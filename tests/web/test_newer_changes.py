@@ -106,3 +106,13 @@ def test_the_text_scan_reads_kinds_and_keys_not_values() -> None:
     assert touched == []
     touched = newer_changes_of("- apiVersion: scheduling.k8s.io/v1beta1\n  kind: PodGroup\n", "")
     assert [c.title for c in touched][0].startswith("Workload and PodGroup APIs")
+
+
+def test_the_v137_lesson_run_says_what_a_v137_scheduler_would_do_differently(client: Client, worker: None) -> None:
+    from playground.models import Scenario
+    from playground.services import gallery
+
+    gallery.seed()
+    run = svc.run_start(scenario=Scenario.objects.get(gallery_slug="v137-cluster"), actor=OWNER)
+    notice = _notice(_page(client, run))
+    assert "Workload and PodGroup APIs, with a PodGroup scheduling cycle" in notice
