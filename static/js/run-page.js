@@ -51,11 +51,18 @@ window.addEventListener("htmx:beforeOnLoad", function (event) {
 // Without the API, or when the viewer asks for reduced motion, htmx swaps as before.
 (function () {
   var queued = null;
+  // A message redraws the map at another point of the run than the page shows (a reconnect's
+  // first message redraws the same one: nothing to animate).
+  function mapMoves(message) {
+    var found = /id="run-map"[^>]*data-seq="(\d+)"/.exec(message);
+    var map = document.getElementById("run-map");
+    return !!found && !!map && map.getAttribute("data-seq") !== found[1];
+  }
   var reduce = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     var message = event.detail && event.detail.message;
     if (typeof message !== "string" || !window.htmx || !document.startViewTransition) return;
-    if (queued === null && (message.indexOf('id="run-map"') < 0 || (reduce && reduce.matches) || document.hidden)) return;
+    if (queued === null && (!mapMoves(message) || (reduce && reduce.matches) || document.hidden)) return;
     event.preventDefault();
     var socketElt = event.target;
     if (queued !== null) { queued.push(message); return; }
@@ -72,16 +79,35 @@ window.addEventListener("htmx:beforeOnLoad", function (event) {
 
 // A node's name on the map opens its details: its card in the Cluster panel when the card is on
 // the page; in a bigger cluster (cards a page at a time) the node's detail under the panel.
+// A click anywhere on a node's box (or Enter on the focused box) is a click on its name.
+function mapNodeLink(event) {
+  var target = event.target;
+  if (!target || !target.closest) return null;
+  var link = target.closest("a[data-open-node]");
+  if (link) return link;
+  var box = target.closest("#run-map [data-node]");
+  return box ? box.querySelector("a[data-open-node]") : null;
+}
+document.addEventListener("keydown", function (event) {
+  if (event.key !== "Enter" || !event.target || !event.target.matches || !event.target.matches("#run-map [data-node]")) return;
+  var link = event.target.querySelector("a[data-open-node]");
+  if (link) { event.preventDefault(); link.click(); }
+});
 document.addEventListener("click", function (event) {
-  var link = event.target && event.target.closest && event.target.closest("a[data-open-node]");
+  var link = mapNodeLink(event);
   if (!link) return;
+  if (link !== event.target.closest("a[data-open-node]")) { event.preventDefault(); link.click(); return; }
   var name = link.getAttribute("data-open-node");
   var card = document.querySelector('#run-cluster [data-node="' + CSS.escape(name) + '"]');
   var detail = document.getElementById("node-detail");
   var map = document.getElementById("run-map");
   if (card || !detail || !map || !window.htmx) return;  // the anchor scrolls to the card
   event.preventDefault();
-  htmx.ajax("GET", map.getAttribute("data-node-url"), { target: "#node-detail", values: { node: name } }).then(function () {
+  var values = { node: name };
+  var scope = document.getElementById("map-query");  // a pinned page's step
+  if (scope) Array.prototype.forEach.call(scope.elements, function (input) { if (input.name) values[input.name] = input.value; });
+  delete values.map_zone; delete values.map_page;
+  htmx.ajax("GET", map.getAttribute("data-node-url"), { target: "#node-detail", values: values }).then(function () {
     detail.scrollIntoView({ block: "start" });
   });
 });

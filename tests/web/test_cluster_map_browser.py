@@ -88,6 +88,11 @@ def test_a_bind_moves_the_chip_from_its_queue_into_its_node(page: Page, live_url
     assert page.evaluate("window.__transitions") > 0  # the swap ran inside a View Transition
     name = page.locator(f'#run-map [data-pod="{pod}"]').evaluate("c => getComputedStyle(c).viewTransitionName")
     assert name.startswith("p")
+    # A click on the node's box opens its card in the Cluster panel; the box is reachable by keyboard.
+    box = page.locator(f'#run-map [data-node="{node}"]')
+    assert box.get_attribute("tabindex") == "0" and node in (box.get_attribute("aria-label") or "")
+    box.locator(".mbars").click()
+    expect(page).to_have_url(re.compile(rf"#node-{re.escape(node)}$"))
 
 
 def test_a_preemption_nominates_then_its_victims_leave(page: Page, live_url: str, celery_worker: Any) -> None:
