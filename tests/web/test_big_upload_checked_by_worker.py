@@ -173,3 +173,18 @@ def test_a_cluster_dump_import_is_loaded_by_a_worker_and_summarised_on_the_page(
     assert "Imported a kubectl-list cluster dump" in html and 'id="import-summary"' in html
     assert "dropped 4 Pod: finished (phase Succeeded): holds no resources" in html
     assert 'id="not-simulated"' in html
+
+
+def test_a_big_upload_counts_toward_the_hourly_scenario_quota(
+    redis_url: str, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Charged by the request, as a small upload is (playground/middleware.py), before anything is kept."""
+    settings.REDIS_URL = redis_url
+    settings.PLAYGROUND_SCENARIOS_PER_HOUR = 1
+    client = Client(REMOTE_ADDR="10.38.4.1")
+    text = big_timeline()
+    with django_capture_on_commit_callbacks():
+        assert "/scenarios/checking/" in _new(client, text)["Location"]
+        refused = _new(client, text)
+    assert refused.status_code == 429 and "PLAYGROUND_SCENARIOS_PER_HOUR" in refused.content.decode()
+    assert ScenarioUpload.objects.count() == 1
