@@ -24,11 +24,25 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.api.errors import LoadWarning
-from scheduler_core.api.newer_versions import CONTEXT_FIELDS, NEWER_FIELDS, NewerField, newer_kind
+from scheduler_core.api.newer_versions import CONTEXT_FIELDS, NEWER_FIELDS, NEWER_KINDS, NewerField, NewerKind
 
 __all__ = ["NEWER_CATEGORY", "reduce_newer"]
 
 NEWER_CATEGORY = "newer-version"  # LoadWarning.category of these notes
+
+# Looked up once per object of a dump that may hold a million: by key, paths split once.
+_KINDS: dict[tuple[str, str], NewerKind] = {(k.kind, k.api_version): k for k in NEWER_KINDS}
+
+
+def _by_kind(fields: tuple[NewerField, ...]) -> dict[str, list[tuple[NewerField, list[str]]]]:
+    out: dict[str, list[tuple[NewerField, list[str]]]] = {}
+    for f in fields:
+        out.setdefault(f.kind, []).append((f, f.path.split(".")))
+    return out
+
+
+_FIELDS = _by_kind(NEWER_FIELDS)
+_CONTEXT = _by_kind(CONTEXT_FIELDS)
 
 
 class _Notes:
@@ -104,7 +118,7 @@ def _reduce(obj: Any, doc: int, prefix: str, notes: _Notes,
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api_version, str):
         return obj, False
-    entry = newer_kind(kind, api_version)
+    entry = _KINDS.get((kind, api_version))
     if entry is not None:
         reason = (f"{kind} {api_version} introduced in Kubernetes {entry.release} "
                   f"({entry.source}); {entry.instead}")
@@ -116,14 +130,13 @@ def _reduce(obj: Any, doc: int, prefix: str, notes: _Notes,
                                                        "not simulated"))
         return None, True
     newer = False
-    for field in NEWER_FIELDS:
-        parts = field.path.split(".")
-        if field.kind == kind and _present(obj, parts):
+    for field, parts in _FIELDS.get(kind, ()):
+        if _present(obj, parts):
             notes.add((kind, field.path), doc, obj, prefix + field.path, _note(field))
             obj = _without(obj, parts)
             newer = True
-    for field in CONTEXT_FIELDS:
-        if field.kind == kind and _present(obj, field.path.split(".")):
+    for field, parts in _CONTEXT.get(kind, ()):
+        if _present(obj, parts):
             context.append((field, doc, prefix, obj))
     return obj, newer
 
