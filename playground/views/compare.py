@@ -3,8 +3,10 @@
 GET /scenarios/<token>/compare/?seed=N   the page (htmx: only the result, for the seed form)
 GET ...?seed=N&gates=A=true,B=true       "gates on vs off": the default version with those gates
                                          against its defaults (an empty value: the scenario's gates)
-The comparison runs in the request (see playground.services.versions.compare for why, and for
-its size cap); anyone with the scenario's link may look, as with the scenario page.
+The comparison is computed by a worker (services.versions.queued): the GET shows it when it is
+stored, and otherwise queues it once and answers a "Comparing…" result that polls (htmx, every
+second) the same address until the result or its failure is there. Anyone with the scenario's
+link may look, as with the scenario page.
 
 GET /runs/<token>/compare/               a fork against the run it was forked from, read from both
                                          runs' stored events (services.versions.fork_compare)
@@ -18,8 +20,10 @@ from django.views.decorators.http import require_GET
 
 from playground.selectors.runs import run_by_share_token
 from playground.selectors.scenarios import scenario_by_share_token, scenario_yaml
-from playground.services.versions import CompareError, compare_gates, compare_versions
+from playground.services.versions import CompareError
+from playground.services.versions.compare import canonical_gates
 from playground.services.versions.fork_compare import compare_fork
+from playground.services.versions.queued import Failed, Job, Pending, comparison_or_queue
 from scheduler_core.featuregate import MAX_GATES_TEXT
 
 MAX_SEED = 2**31 - 1
@@ -51,9 +55,18 @@ def scenario_compare(request: HttpRequest, token: str) -> HttpResponse:
             context["gates_text"] = gates
             if len(gates) > MAX_GATES_TEXT:
                 raise CompareError(f"Feature gates: at most {MAX_GATES_TEXT} characters.")
-            context.update(seed=seed, comparison=compare_gates(scenario_yaml(scenario=scenario), seed, gates))
+            job = Job("gates", scenario_yaml(scenario=scenario), seed, gates=canonical_gates(gates))
         else:
-            context.update(seed=seed, comparison=compare_versions(scenario_yaml(scenario=scenario), seed))
+            job = Job("versions", scenario_yaml(scenario=scenario), seed)
+        context["seed"] = seed
+        outcome = comparison_or_queue(job)
+        if isinstance(outcome, Failed):
+            raise CompareError(outcome.message)
+        if isinstance(outcome, Pending):
+            context["pending"] = outcome.job.describe()
+            context["poll_url"] = request.get_full_path()
+        else:
+            context["comparison"] = outcome
     except CompareError as error:
         context["error"] = error.message
         status = 400

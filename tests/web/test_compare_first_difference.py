@@ -17,13 +17,14 @@ from django.urls import reverse
 
 from playground.models import Scenario
 from playground.services import gallery
+from tests.web.compare_here import run_compare_tasks_here
 
 pytestmark = [pytest.mark.django_db]
 
 
 @pytest.fixture(autouse=True)
-def _local_cache(settings: Any) -> None:
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+def _compare_here(monkeypatch: pytest.MonkeyPatch, settings: Any, redis_url: str) -> None:
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
 
 
 def _page(client: Any, slug: str, query: str) -> str:

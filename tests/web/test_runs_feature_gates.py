@@ -18,6 +18,7 @@ from playground.services import runs as svc
 from playground.services.runs import dispatch
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
+from tests.web.compare_here import run_compare_tasks_here
 
 pytestmark = [pytest.mark.django_db]
 
@@ -84,8 +85,10 @@ def test_start_form_prefills_the_scenario_gates_and_the_page_shows_them(client: 
     assert "unrecognized feature gate: Nope" in client.get(bad["Location"]).content.decode()
 
 
-def test_compare_gates_on_vs_off(client: Any, settings: Any) -> None:
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+def test_compare_gates_on_vs_off(
+    client: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, redis_url: str
+) -> None:
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
     gallery.seed()
     scenario = Scenario.objects.get(gallery_slug="taint-comparison-operators")
     assert scenario.feature_gates == "TaintTolerationComparisonOperators=true"

@@ -20,6 +20,7 @@ from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
 from playground.services.versions import attribution, compare
 from scheduler_core.features import FeatureGates, gates_for
+from tests.web.compare_here import run_compare_tasks_here
 
 pytestmark = [pytest.mark.django_db]
 
@@ -176,7 +177,10 @@ def test_compare_names_the_cause_of_each_difference_from_the_engine_evidence(set
     assert all(p.new.node == p.old.node and p.new.message == p.old.message for p in same)
 
 
-def test_compare_page_lists_differences_and_refuses_bad_input(client: Any, settings: Any) -> None:
+def test_compare_page_lists_differences_and_refuses_bad_input(
+    client: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, redis_url: str
+) -> None:
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
     scenario = gallery_scenario("taints-tolerations")
     url = reverse("playground:scenario_compare", args=[scenario.share_token])
     html = client.get(url + "?seed=3").content.decode()
@@ -188,7 +192,10 @@ def test_compare_page_lists_differences_and_refuses_bad_input(client: Any, setti
     assert bad.status_code == 400 and "seed: &#x27;banana&#x27; is not a whole number" in bad.content.decode()
 
 
-def test_compare_refuses_scenarios_above_the_cap(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compare_refuses_scenarios_above_the_cap(
+    client: Any, monkeypatch: pytest.MonkeyPatch, settings: Any, redis_url: str
+) -> None:
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
     scenario = gallery_scenario("percentage-of-nodes-to-score")
     monkeypatch.setattr(compare, "MAX_NODES", 10)
     response = client.get(reverse("playground:scenario_compare", args=[scenario.share_token]) + "?seed=99")

@@ -1,20 +1,16 @@
 """The "compare versions" page's data: one scenario and seed under v1.35 and v1.30, pod by pod.
 
-Synchronous, with a size cap, not a Celery task: the gallery's scenarios (and most hand-made
-ones) have tens of pods and run headless in well under a second per version, so a task, its
-polling and a result store would add latency and moving parts for nothing. Scenarios above
-MAX_PODS pods or MAX_NODES nodes are refused with a clear message (a run page can still show
-them under either version). Results are cached by (scenario text, seed), since a comparison is
-a pure function of both.
+Computed by a worker (services.versions.queued, tasks/compare.py), never in the web request:
+both runs of a scenario at the cap (MAX_PODS pods, MAX_NODES nodes) take seconds of CPU.
+Scenarios above the cap are refused with a clear message (a run page can still show them under
+either version). The result is stored by (scenario text, seed[, version, gates]), since a
+comparison is a pure function of them.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
-
-from django.core.cache import cache
 
 from playground.services.versions.attribution import GATE_LABELS, RUN_FEATURE_GATES, Cause, message_causes
 from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
@@ -91,35 +87,27 @@ def _size_check(yaml_text: str) -> None:
     if len(scenario.pods) > MAX_PODS or len(scenario.nodes) > MAX_NODES:
         raise CompareError(
             f"This scenario has {len(scenario.pods)} pods and {len(scenario.nodes)} nodes; comparing versions "
-            f"runs it twice while you wait, so it is limited to {MAX_PODS} pods and {MAX_NODES} nodes. "
+            f"runs it twice, so it is limited to {MAX_PODS} pods and {MAX_NODES} nodes. "
             "Start a run under each version instead."
         )
 
 
 def compare_versions(yaml_text: str, seed: int) -> Comparison:
-    """Run the scenario under both versions and compare every pod (cached)."""
+    """Run the scenario under both versions and compare every pod (seconds: a worker's work)."""
     from scheduler_core.api.errors import ScenarioError
 
-    digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
-    key = f"playground:compare:{CACHE_SHAPE}:{digest}:{seed}"
-    cached = cache.get(key)
-    if isinstance(cached, Comparison):
-        return cached
     try:
         _size_check(yaml_text)
         new, old = (run_headless(yaml_text, seed, v) for v in VERSIONS)
     except ScenarioError as error:
         raise CompareError(f"This scenario cannot run: {error}") from None
-    comparison = build_comparison(new, old)
-    cache.set(key, comparison, CACHE_SECONDS)
-    return comparison
+    return build_comparison(new, old)
 
 
-def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = VERSIONS[0]) -> Comparison:
-    """The scenario under `version` with `feature_gates` on, against the same version with its
-    defaults ("gates on vs off"); cached like compare_versions. CompareError for gates the
-    version refuses (upstream's words) or a scenario that cannot run."""
-    from scheduler_core.api.errors import ScenarioError
+def canonical_gates(feature_gates: str, version: str = VERSIONS[0]) -> str:
+    """`feature_gates` as `version` reads them, canonical ("A=true,B=false", sorted), without
+    the ones equal to its defaults; CompareError for gates it refuses (upstream's words) or none
+    left. Cheap: the request checks them before anything is queued."""
     from scheduler_core.featuregate import FeatureGateError, format_gates, parse_feature_gates
 
     try:
@@ -128,11 +116,16 @@ def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = 
         raise CompareError(f"Feature gates: {error}.") from None
     if not gates:
         raise CompareError("Feature gates: give at least one gate that differs from the defaults.")
-    digest = hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
-    key = f"playground:compare-gates:{CACHE_SHAPE}:{digest}:{seed}:{version}:{gates}"
-    cached = cache.get(key)
-    if isinstance(cached, Comparison):
-        return cached
+    return gates
+
+
+def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = VERSIONS[0]) -> Comparison:
+    """The scenario under `version` with `feature_gates` on, against the same version with its
+    defaults ("gates on vs off"). CompareError for gates the version refuses (upstream's words)
+    or a scenario that cannot run."""
+    from scheduler_core.api.errors import ScenarioError
+
+    gates = canonical_gates(feature_gates, version)
     try:
         _size_check(yaml_text)
         on, off = run_headless(yaml_text, seed, version, gates), run_headless(yaml_text, seed, version)
@@ -146,7 +139,6 @@ def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = 
         # named nothing narrower (a plugin one side runs, a behaviour the gates switch).
         if not row.causes:
             row.causes.append(Cause(RUN_FEATURE_GATES, f"{gates} on in the first column only"))
-    cache.set(key, comparison, CACHE_SECONDS)
     return comparison
 
 
