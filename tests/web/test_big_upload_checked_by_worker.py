@@ -144,7 +144,7 @@ def test_a_yaml_view_edit_of_a_big_scenario_is_saved_by_a_worker(
     client: Client, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     scenario = create(client, yaml_text="---\n".join(NODE.format(name=f"n{i}") for i in range(1, 4)))
-    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 4  # three objects weigh 6: "big" here
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 20  # three stored objects weigh 24: "big" here
     yaml_url = f"/scenarios/{scenario.share_token}/yaml/"
     stamp = scenario.updated_at.isoformat()
     with django_capture_on_commit_callbacks():
