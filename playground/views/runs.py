@@ -4,6 +4,7 @@ GET  /runs/<token>/                 live at the run's head (controls for its own
 GET  /runs/<token>/?cycle=N|step=S  pinned, read-only: what a share link opens
 GET  /runs/<token>/?follow=1         a classroom follower: the presenter's step, re-pinned live
 POST /runs/<token>/  action=step|step_point|play|pause|speed|advance_clock|cluster|fork|predict|present
+                                    |fast_forward (to=end|cycle|time, with cycle=N or time=T)
                                     (cluster, what=scaleDeployment: the scale form, answered with itself)
 POST /scenarios/<token>/runs/       start a run of that scenario
 Actions only queue work: the page learns the outcome from the websocket push.
@@ -30,6 +31,7 @@ from playground.selectors import runs as run_selectors
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services import classroom, lesson_progress
 from playground.services import runs as run_service
+from playground.services.runs import fast_forward
 from playground.views import read_cache
 
 SIMPLE_ACTIONS = {
@@ -205,11 +207,18 @@ def _flash(
 CONTROL_FIELDS = {"run_clock": "run-clock-seconds-error", "speed": "speed-error"}
 
 
+# The fast-forward inputs (Run to cycle / Run to time): the error span beside each.
+FAST_FORWARD_FIELDS = {"cycle": "fast-forward-cycle-error", "time": "fast-forward-time-error"}
+
+
 def _field_errors(request: HttpRequest, action: str, error: Any = None) -> list[tuple[str, str]]:
     """The error spans to set for the form that sent `action`: the message beside its field (or
     cleared, on success)."""
     if action == "cluster":
         return _cluster_field_errors(request, error)
+    if action == "fast_forward":
+        bad = getattr(error, "field", None)
+        return [(span, error.message if name == bad else "") for name, span in FAST_FORWARD_FIELDS.items()]
     if action in CONTROL_FIELDS:
         message = "" if error is None else getattr(error, "message", None) or str(error)
         return [(CONTROL_FIELDS[action], message)]
@@ -309,6 +318,15 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
             params = {"seconds": request.POST.get("seconds", "")}
             queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_ADVANCE_CLOCK, params=params)
             text = f"Queued: let the clock run {queued.params['seconds']:g} s"
+            return _flash(request, run, text, field_errors=_field_errors(request, action), action=queued.index)
+        if action == "fast_forward":  # Run to the end / to cycle N / to time T
+            to = request.POST.get("to", "")
+            params = {"to": to, "value": request.POST.get(to, "")}
+            queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_PLAY, params=params)
+            if queued.state == RunAction.STATE_DONE:
+                text = "Nothing to do: the run has settled."
+            else:
+                text = f"Queued: {fast_forward.describe(queued.params)}"
             return _flash(request, run, text, field_errors=_field_errors(request, action), action=queued.index)
         if action == "pause":
             paused = run_service.run_pause(run=run, actor=actor)

@@ -173,6 +173,10 @@ def run_enqueue(*, run: Run, actor: Actor, kind: str, params: dict[str, Any] | N
         preflight.check_cluster_action(run, params)  # refused here, not "Queued" then failed
     elif kind == RunAction.KIND_ADVANCE_CLOCK and params:
         params = {"seconds": clock_seconds(params.get("seconds"))}
+    elif kind == RunAction.KIND_PLAY and params:  # a fast-forward (services/runs/fast_forward.py)
+        from playground.services.runs.fast_forward import fast_forward_params
+
+        params = fast_forward_params(params.get("to", ""), params.get("value"), run=run)
     elif kind not in {
         RunAction.KIND_STEP,
         RunAction.KIND_STEP_POINT,

@@ -17,6 +17,7 @@ so a playing page does not freeze for the second a big cluster's checkpoint take
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,11 @@ def apply_unit(sim: Any, unit: dict[str, Any], limits: Any = None) -> str:
     if op == "clock":  # the clock runs to `to` with nothing due before it (see worker: run_clock_for)
         sim.advance_clock(float(unit["to"]))
         return "clock"
+    if op == "steps":  # a fast-forward's run of `count` steps in one frame (services/runs/fast_forward.py)
+        result = ""
+        for _ in range(int(unit["count"])):
+            result = sim.step(unit.get("max_time", 3600.0))
+        return result
     raise ValueError(f"unknown unit {unit!r}")
 
 
@@ -204,6 +210,33 @@ class Engine:
         new_events, sim.sink.events = sim.sink.events, []
         self.step += 1
         self._record(unit, result, action_index, first_seq, new_events, plugin_wall)
+        self.last_result = result
+        return result
+
+    def execute_steps(self, max_time: float, action_index: int | None, go_on: Callable[[str], bool]) -> str:
+        """Steps as one unit and one frame ({"op": "steps", "count": n}): the engine steps while
+        `go_on(result)` says so (asked before each step, with the last result, "" before the
+        first), at least once. The view is described once, after the last step: a fast-forward
+        keeps every event but pays for one frame, not one per step. Returns the last result."""
+        sim = self.sim
+        first_seq = sim.sink.seq + 1
+        calls_before = len(sim.extender_transcript)
+        from scheduler_core.metrics.wall import PluginWallClock
+
+        if self.wall is None:
+            self.wall = PluginWallClock()
+        count, result = 0, ""
+        with self.wall.attached(sim.scheduler.profiles):
+            while count == 0 or go_on(result):
+                result = sim.step(max_time)
+                count += 1
+        unit: dict[str, Any] = {"op": "steps", "count": count, "max_time": max_time}
+        new_calls = sim.extender_transcript.calls[calls_before:]
+        if new_calls:
+            unit["extender_calls"] = [c.to_json() for c in new_calls]
+        new_events, sim.sink.events = sim.sink.events, []
+        self.step += 1
+        self._record(unit, result, action_index, first_seq, new_events, self.wall.take_rows())
         self.last_result = result
         return result
 

@@ -340,6 +340,10 @@ def _execute(
             extra={"reveal": None, "status": Run.STATUS_IDLE},
         )
         return engine, 1
+    if kind == RunAction.KIND_PLAY and (action.params or {}).get("to"):  # a fast-forward: Run to end/cycle/time
+        from playground.services.runs.fast_forward import fast_forward
+
+        return fast_forward(run, action, engine, lease, queues, charger), 1
     if kind == RunAction.KIND_PLAY:
         return _play(run, action, engine, lease, queues, charger), 1
     _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
