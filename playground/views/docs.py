@@ -33,6 +33,8 @@ PAGES: dict[str, tuple[str, str, str]] = {
     "dra": ("docs/dra.md", "Dynamic Resource Allocation", "devices: DeviceClasses, ResourceSlices, claims and DynamicResources"),
     "feature-gates": ("docs/feature-gates.md", "Feature gates", "setting a run's gates, which are simulated, gang scheduling"),
     "newer-clusters": ("docs/newer-clusters.md", "Clusters newer than v1.35", "v1.36/v1.37 dumps: what loads, what is noted, what changed"),
+    "capacity": ("docs/capacity.md", "How many more fit?", "copies of a pod placed one by one until the scheduler stops them"),
+    "why-pending": ("docs/why-pending.md", "Why pending", "a run's pending pods grouped by why the scheduler failed them"),
 }
 
 

@@ -137,3 +137,10 @@ def test_the_scenario_page_links_to_it(client: Any) -> None:
     scenario = _scenario()
     response = client.get(reverse("playground:scenario", args=[scenario.share_token]))
     assert reverse("playground:scenario_capacity", args=[scenario.share_token]) in response.content.decode()
+
+
+def test_how_it_works_pages_are_served(client: Any) -> None:
+    for slug, title in (("capacity", "How many more fit?"), ("why-pending", "Why pending")):
+        response = client.get(reverse("playground:docs_page", args=[slug]))
+        assert response.status_code == 200
+        assert title in unescape(response.content.decode())
