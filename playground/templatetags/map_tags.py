@@ -16,6 +16,7 @@ from django.utils.text import slugify
 register = template.Library()
 
 _CHIP_MARKS = ("victim", "deleting", "assumed", "evicting")
+_MARK_WORDS = {"notready": "NotReady", "preempt": "preemption"}  # a node mark's word, when not its class
 
 
 def _chip(c: dict[str, Any]) -> str:
@@ -54,7 +55,9 @@ def _node(n: dict[str, Any]) -> str:
     if n["chosen"]:
         classes.append("chosen")
     name = escape(n["name"])
-    marks = "".join(f'<span class="mmark {kind}" title="{escape(text)}">{escape(kind)}</span>' for kind, text in n["marks"])
+    marks = "".join(
+        f'<span class="mmark {kind}" title="{escape(text)}">{_MARK_WORDS.get(kind, kind)}</span>' for kind, text in n["marks"]
+    )
     if n["rejected"]:
         marks += f'<span class="mmark out" title="filtered out by {escape(", ".join(n["rejected"]))}">✕ {escape(n["rejected"][0])}</span>'
     if n["chosen"]:
@@ -69,7 +72,7 @@ def _node(n: dict[str, Any]) -> str:
         pods += f'<li class="map-more">+{n["more"]} more</li>'
     return (
         f'<div class="{" ".join(classes)}" data-node="{name}" tabindex="0" aria-label="{escape(n["label"])}"'
-        f' title="{escape(n["label"])}">'
+        f' title="{escape(n["label"])}" style="view-transition-name: n{n["vt"]}">'
         f'<div class="mhead"><a class="mname" href="#node-{escape(slugify(n["name"]))}" data-open-node="{name}">{name}</a>{marks}</div>'
         f'<div class="mbars">{bars}</div><ul class="mpods">{pods}</ul></div>'
     )

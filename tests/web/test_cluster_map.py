@@ -88,6 +88,7 @@ def test_a_nomination_is_a_ghost_chip_on_its_node(client: Client, inline_worker:
     for pod in node["nominated"]:
         assert f'data-ghost="{pod}"' in box
         assert f'data-pod="{pod}"' not in box  # its own chip is in a queue, not on the node
+    assert 'class="mmark preempt"' in box  # the node preemption made room on, this step
 
 
 def test_a_cycle_dims_the_rejected_nodes_and_outlines_the_chosen(client: Client, inline_worker: list) -> None:  # noqa: F811

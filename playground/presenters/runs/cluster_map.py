@@ -124,6 +124,8 @@ class _Cycle:
             if candidate.get("node") == preemption.get("chosen"):
                 self.victims.update(candidate.get("victims") or ())
         self.victims.update(e.get("pod") for e in screen.all("victim_deleted"))
+        self.preempted = preemption.get("chosen") or ""  # the node preemption makes room on
+        self.preemptor = preemption.get("pod") or ""
         self.evicting = {e.get("pod") for e in screen.view.get("evictions") or ()}  # a taint's timer runs
         self.active = bool(verdicts or scores or selected or preemption)
 
@@ -184,6 +186,9 @@ def _node_box(node: dict[str, Any], pods: _Pods, cycle: _Cycle, gone: dict[str, 
         label.append(f"score {cycle.score[name]}")
     if name == cycle.chosen:
         label.append("chosen")
+    if name == cycle.preempted:
+        marks.append(("preempt", f"preemption makes room here for {cycle.preemptor}"))
+        label.append(marks[-1][1])
     return {
         "name": name,
         "bars": _bars(node),
@@ -196,6 +201,7 @@ def _node_box(node: dict[str, Any], pods: _Pods, cycle: _Cycle, gone: dict[str, 
         "heat": cycle.heat.get(name, 0),
         "chosen": name == cycle.chosen,
         "label": " · ".join(label),
+        "vt": transition_name(name)[1:],  # a node added or removed fades, a moved one slides
     }
 
 
