@@ -62,6 +62,10 @@ def _node(n: dict[str, Any]) -> str:
         marks += f'<span class="mmark out" title="filtered out by {escape(", ".join(n["rejected"]))}">✕ {escape(n["rejected"][0])}</span>'
     if n["chosen"]:
         marks += '<span class="mmark pick">chosen</span>'
+    if n["volumes"]:
+        count = len(n["volumes"])
+        marks += (f'<span class="mmark vol" title="volumes: {escape(", ".join(n["volumes"]))}">'
+                  f'{count} volume{"s" if count != 1 else ""}</span>')
     bars = "".join(
         f'<span class="mbar {b["name"]}" title="{b["name"]} {escape(b["text"])}"><i style="width: {b["pct"]}%"></i>'
         f'<small>{b["name"][:3]} {escape(b["text"])}</small></span>'

@@ -177,3 +177,18 @@ def test_every_gallery_lesson_draws_its_nodes_on_the_map(client: Client, inline_
         for node in view["nodes"]:
             box = _node_html(_map(html), node["name"])
             assert all(f'data-pod="{p}"' in box for p in node["pods"][: cluster_map.CHIPS_PER_NODE]), slug
+
+
+def test_zonal_volumes_sit_in_their_zone_and_nodes_count_their_pods_volumes(client: Client, inline_worker: list) -> None:  # noqa: F811
+    run = start("zone-bound-volume")
+    for _ in range(2):
+        act(run, "step")
+    html = _map(_page(client, run))
+    view = view_at(run=run, step=run.head_step)
+    zone_a = html[html.index('data-zone="zone-a"'): html.index('data-zone="zone-b"')]
+    assert "▣ orders-disk" in zone_a and "orders-disk" not in html[html.index('data-zone="zone-b"'):]
+    users = {u for c in view["storageClaims"] for u in c["usedBy"]}
+    holders = [n for n in view["nodes"] if users & set(n["pods"])]
+    assert holders
+    for node in holders:
+        assert 'class="mmark vol"' in _node_html(html, node["name"])

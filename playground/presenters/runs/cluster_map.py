@@ -131,10 +131,14 @@ class _Cycle:
 
 
 class _Pods:
-    """The view's pod entries by key, read once per map."""
+    """The view's pod entries by key, and the claims each pod uses, read once per map."""
 
     def __init__(self, view: dict[str, Any]) -> None:
         self.by_key = {p["key"]: p for p in view.get("pods") or ()}
+        self.claims: dict[str, list[str]] = {}
+        for claim in view.get("storageClaims") or ():
+            for user in claim.get("usedBy") or ():
+                self.claims.setdefault(user, []).append(claim["key"])
 
     def status(self, key: str) -> str:
         return str((self.by_key.get(key) or {}).get("status") or "")
@@ -178,8 +182,11 @@ def _node_box(node: dict[str, Any], pods: _Pods, cycle: _Cycle, gone: dict[str, 
         marks.append(("tainted", "taints: " + ", ".join(node["taints"])))
     if _not_ready(node):
         marks.append(("notready", "NotReady"))
+    volumes = sorted({c for k in keys for c in pods.claims.get(k, ())})
     rejected = cycle.rejected.get(name, [])
     label = [name, f"{len(keys)} pods"] + [text for _, text in marks]
+    if volumes:
+        label.append("volumes: " + ", ".join(volumes))
     if rejected:
         label.append("filtered out by " + ", ".join(rejected))
     if name in cycle.score:
@@ -198,6 +205,7 @@ def _node_box(node: dict[str, Any], pods: _Pods, cycle: _Cycle, gone: dict[str, 
         "ghosts": [pods.chip(k, ghost=True) for k in (node.get("nominated") or ())[:cap]],
         "gone": [pods.chip(k, leaving=True) for k in gone.get(name, ())],
         "rejected": rejected,
+        "volumes": volumes,
         "heat": cycle.heat.get(name, 0),
         "chosen": name == cycle.chosen,
         "label": " · ".join(label),
@@ -233,16 +241,24 @@ def _queues(screen: Screen, pods: _Pods) -> list[dict[str, Any]]:
     return rows
 
 
-def _zone_groups(boxes: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
-    """[(node, box)] -> regions, each with its zones, each with its boxes (sorted by name)."""
+def _zone_groups(boxes: list[tuple[dict[str, Any], dict[str, Any]]], view: dict[str, Any]) -> list[dict[str, Any]]:
+    """[(node, box)] -> regions, each with its zones, each with its boxes (sorted by name) and the
+    persistent volumes labelled with that zone (a zonal disk only nodes of its zone can mount)."""
     regions: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for node, box in boxes:
         region, zone = topology(node)
         regions.setdefault(region, {}).setdefault(zone, []).append(box)
+    zonal: dict[str, list[dict[str, Any]]] = {}
+    for pv in view.get("storageVolumes") or ():
+        if pv.get("zone"):
+            zonal.setdefault(pv["zone"], []).append(
+                {"name": pv["name"], "phase": pv.get("phase", ""), "claim": pv.get("claim", "")}
+            )
     return [
         {
             "region": region,
-            "zones": [{"zone": zone, "nodes": zones[zone]} for zone in sorted(zones)],
+            "zones": [{"zone": zone, "nodes": zones[zone], "volumes": zonal.get(zone, []) if zone else []}
+                      for zone in sorted(zones)],
         }
         for region, zones in sorted(regions.items())
     ]
@@ -304,7 +320,7 @@ def cluster_map(screen: Screen, params: Mapping[str, Any] | None = None) -> dict
     if not result["large"]:
         gone = _gone(screen, pods)
         boxes = [(n, _node_box(n, pods, cycle, gone, CHIPS_PER_NODE)) for n in nodes]
-        result["regions"] = _zone_groups(boxes)
+        result["regions"] = _zone_groups(boxes, screen.view)
         result["zoned"] = any(topology(n) != ("", NO_ZONE) for n in nodes)
         return result
     zone = param(params, "map_zone") if params is not None else ""
