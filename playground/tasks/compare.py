@@ -32,3 +32,6 @@ def compare_scenario_task(self: Task, job: dict[str, Any]) -> None:
     except SoftTimeLimitExceeded:
         logger.warning("compare %s: %s", the_job.key, limits.soft_message())
         queued.fail(the_job, f"The comparison {limits.soft_message()}.")
+    except Exception as error:  # a page must not poll forever: it shows what went wrong
+        logger.exception("compare %s failed", the_job.key)
+        queued.fail(the_job, f"The comparison failed in the worker ({type(error).__name__}: {str(error)[:200]}).")

@@ -9,10 +9,13 @@ second) the same address until the result or its failure is there. Anyone with t
 link may look, as with the scenario page.
 
 GET /runs/<token>/compare/               a fork against the run it was forked from, read from both
-                                         runs' stored events (services.versions.fork_compare)
+                                         runs' stored events (services.versions.fork_compare) by a
+                                         worker, polled like the above (?at=: the state asked for)
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -22,8 +25,7 @@ from playground.selectors.runs import run_by_share_token
 from playground.selectors.scenarios import scenario_by_share_token, scenario_yaml
 from playground.services.versions import CompareError
 from playground.services.versions.compare import canonical_gates
-from playground.services.versions.fork_compare import compare_fork
-from playground.services.versions.queued import Failed, Job, Pending, comparison_or_queue
+from playground.services.versions.queued import Failed, Job, Pending, comparison_or_queue, fork_at
 from scheduler_core.featuregate import MAX_GATES_TEXT
 
 MAX_SEED = 2**31 - 1
@@ -77,15 +79,32 @@ def scenario_compare(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, template, context, status=200 if request.htmx else status)
 
 
+AT_CHARS = frozenset("0123456789.abcdefghijklmnopqrstuvwxyz_-")
+
+
 @require_GET
 def run_compare(request: HttpRequest, token: str) -> HttpResponse:
-    """A fork against its original: the first decision where they part, and what made them part."""
+    """A fork against its original: the first decision where they part, and what made them part.
+    Computed by a worker (up to 200,000 events per run: seconds); `at` (the poll's) keeps the
+    page on the comparison it asked for while either run moves on."""
     run = run_by_share_token(token=token)
     context: dict[str, object] = {"run": run}
     status = 200
+    at = request.GET.get("at", "")
+    if not (0 < len(at) <= 200 and set(at) <= AT_CHARS):
+        at = fork_at(run)
     try:
-        context["comparison"] = compare_fork(fork=run)
+        if not at:
+            raise CompareError("This run is not a fork (or the run it was forked from was deleted).")
+        outcome = comparison_or_queue(Job("fork", run_id=run.pk, at=at))
+        if isinstance(outcome, Failed):
+            raise CompareError(outcome.message)
+        if isinstance(outcome, Pending):
+            context["pending"] = outcome.job.describe()
+            context["poll_url"] = f"{request.path}?{urlencode({'at': at})}"
+        else:
+            context["comparison"] = outcome
     except CompareError as error:
         context["error"] = error.message
         status = 400
-    return render(request, "playground/runs/compare.html", context, status=status)
+    return render(request, "playground/runs/compare.html", context, status=200 if request.htmx else status)

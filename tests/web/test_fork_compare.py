@@ -15,6 +15,7 @@ from playground.services import gallery
 from playground.services import runs as svc
 from playground.services.runs import dispatch
 from playground.services.runs.cache import EngineCache
+from tests.web.compare_here import run_compare_tasks_here
 
 pytestmark = [pytest.mark.django_db]
 
@@ -23,7 +24,7 @@ OWNER = Actor(session_token="fork-compare-owner")
 
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
-    settings.REDIS_URL = redis_url
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
     monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
 
 
@@ -67,3 +68,31 @@ def test_fork_comparison_names_the_first_difference_and_the_action(
     # The original is no fork: a clear refusal, nothing else.
     refused = client.get(reverse("playground:run_compare", args=[original.share_token]))
     assert refused.status_code == 400 and "This run is not a fork" in refused.content.decode()
+
+
+def test_fork_comparison_is_computed_by_the_worker_and_polled_at_its_state(
+    client: Any, worker: None, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playground.services.versions import queued
+    from playground.tasks.compare import compare_scenario_task
+
+    gallery.seed()
+    original = svc.run_start(scenario=Scenario.objects.get(gallery_slug="resource-fit"), actor=OWNER)
+    _enqueue(original, django_capture_on_commit_callbacks, RunAction.KIND_STEP)
+    fork = svc.run_fork(run=original, actor=OWNER, step=original.head_step)
+    _enqueue(fork, django_capture_on_commit_callbacks, RunAction.KIND_PLAY)
+    sent: list[queued.Job] = []
+    monkeypatch.setattr(queued, "send", sent.append)  # no worker takes it until the test says so
+    url = reverse("playground:run_compare", args=[fork.share_token])
+    page = client.get(url).content.decode()
+    at = queued.fork_at(fork)
+    assert 'id="compare-pending"' in page and 'hx-trigger="every 1s"' in page
+    assert f'hx-get="{url}?at={at}"' in page and 'id="compare-first"' not in page
+    assert len(sent) == 1 and sent[0].kind == "fork" and sent[0].at == at
+    # The original moves on meanwhile: the poll still asks for the state it was opened at.
+    _enqueue(original, django_capture_on_commit_callbacks, RunAction.KIND_PLAY)
+    assert 'id="compare-pending"' in client.get(f"{url}?at={at}", HTTP_HX_REQUEST="true").content.decode()
+    assert len(sent) == 1
+    compare_scenario_task(sent[0].as_dict())
+    polled = client.get(f"{url}?at={at}", HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="compare-pending"' not in polled and 'id="compare-first"' in polled
