@@ -36,6 +36,12 @@ def test_metrics_charts_match_the_events_and_link_to_the_scrubber(page: Page, ce
     fit = page.locator('#plugin-wall-table tr[data-plugin="NodeResourcesFit"][data-point="Filter"] .wall-seconds')
     assert float(fit.text_content() or "0") > 0
     assert page.evaluate("window.__cspViolations") == []  # server-drawn SVG: nothing to block
+    # Step charts: every series is horizontal and vertical segments only; and no axis label,
+    # tick or bar name is clipped: each text's box, as Chromium lays it out, is inside its chart.
+    paths = page.eval_on_selector_all("svg.chart .series", "els => els.map(e => e.getAttribute('d'))")
+    assert paths and all(re.fullmatch(r"M[\d.]+,[\d.]+( [HV][\d.]+)+", d) for d in paths), paths
+    clipped = page.eval_on_selector_all("svg.chart", CLIPPED_TEXTS)
+    assert clipped == [], clipped
 
     # The tooltip of the last point of "attempts by result" ...
     last = page.locator("#chart-attempts a.hit").last
@@ -65,3 +71,14 @@ def test_metrics_charts_match_the_events_and_link_to_the_scrubber(page: Page, ce
     first.click()
     expect(page).to_have_url(re.compile(rf"/runs/{token}/\?step={target}$"))
     expect(page.locator("#pinned-notice")).to_contain_text(f"step {target}")
+
+
+# The texts of each chart whose laid-out box leaves the chart's viewBox (half a unit of slack).
+CLIPPED_TEXTS = """charts => charts.flatMap(svg => {
+  const vb = svg.viewBox.baseVal;
+  return Array.from(svg.querySelectorAll('text')).filter(t => {
+    const b = t.getBBox();
+    return b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5
+      || b.y + b.height > vb.y + vb.height + 0.5;
+  }).map(t => svg.closest('section').id + ': ' + t.textContent);
+})"""
