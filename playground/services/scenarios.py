@@ -115,14 +115,16 @@ def manifests_warnings(manifests: list[dict[str, Any]], *, source: str = "form")
     """The "not simulated" warnings of these objects alone, grouped as the loader groups them."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.api.loader.documents import flatten_documents
+    from scheduler_core.api.loader.newer_kinds import reduce_newer
     from scheduler_core.api.loader.strict import NotSimulated
 
     notes = NotSimulated()
+    docs, newer, _ = reduce_newer(list(manifests), source)  # kinds and fields of v1.36/v1.37 clusters
     try:
-        flatten_documents(list(manifests), source, notes)
+        flatten_documents(docs, source, notes)
     except ScenarioError:
-        return []
-    return notes.warnings()
+        return newer
+    return newer + notes.warnings()
 
 
 def build_rows(scenario: Scenario, manifests: Iterable[dict[str, Any]]) -> list[ScenarioObject]:

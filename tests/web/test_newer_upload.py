@@ -53,3 +53,13 @@ def test_importing_a_v137_dump_over_a_scenario_shows_the_notes(client: Client) -
     block = _newer_block(html)
     assert "PodGroup scheduling.k8s.io/v1beta1 introduced in Kubernetes v1.37" in block
     assert {"PodGroup", "Workload"} <= {o.kind for o in scenario.kube_objects.all()}
+
+
+def test_the_warnings_of_edited_documents_include_the_newer_notes() -> None:
+    """Saving a PodGroup document on the YAML page: its note, not an empty list."""
+    from playground.services.scenarios import manifests_warnings
+
+    warnings = manifests_warnings([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                                    "metadata": {"name": "g", "namespace": "default"}, "spec": {}}])
+    assert [w.kind for w in warnings] == ["PodGroup"]
+    assert "introduced in Kubernetes v1.37" in warnings[0].reason
