@@ -193,3 +193,32 @@ def test_the_form_answers_bad_input_beside_its_field(worker_here: dict[str, Any]
     assert response.status_code == 200
     assert "Queued: run to cycle 3" in response.content.decode()
     assert run.actions.get().params == {"to": "cycle", "value": 3}
+
+
+def test_slices_commit_one_by_one_and_pause_stops_between_them(
+    worker_here: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every slice committed (a zero-second slice: one chunk and one plain step each); "Pause",
+    pressed while it runs, stops it at the next slice's end with the run idle."""
+    monkeypatch.setattr(fast_forward, "SLICE_SECONDS", 0.0)
+    run = svc.run_start(scenario=gallery_scenario("deployments-daemonsets"), actor=OWNER)
+    real = run_engine.Engine.execute_steps
+    calls = []
+
+    def pressing_pause_at_the_third(engine: Any, *args: Any, **kwargs: Any) -> str:
+        calls.append(engine.step)
+        if len(calls) == 3:
+            assert svc.run_pause(run=run, actor=OWNER)  # what the Pause button does, mid-run
+        return real(engine, *args, **kwargs)
+
+    monkeypatch.setattr(run_engine.Engine, "execute_steps", pressing_pause_at_the_third)
+    action = enqueue(worker_here, run, RunAction.KIND_PLAY, {"to": "end"})
+    assert action.state == RunAction.STATE_DONE and action.result == "paused"
+    assert run.status == Run.STATUS_IDLE and not run.pause_requested
+    assert len(calls) == 3 and run.cycle < 10
+    _check(run, 0, "deployments-daemonsets")
+    monkeypatch.setattr(run_engine.Engine, "execute_steps", real)
+    enqueue(worker_here, run, RunAction.KIND_PLAY, {"to": "end"})  # and on to the end, in slices
+    assert run.status == Run.STATUS_SETTLED
+    assert placements(run) == simulated(run)
+    _check(run, 0, "deployments-daemonsets")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from playground.services.runs.lease import RunLease
 
 TARGETS = ("end", "cycle", "time")
-SLICE_SECONDS = float(os.environ.get("PLAYGROUND_FAST_FORWARD_SLICE_SECONDS", "1.0"))  # work between commits
+SLICE_SECONDS = float(os.environ.get("PLAYGROUND_FAST_FORWARD_SLICE_SECONDS", "1.0"))  # CPU s between commits
 CHUNK_STEPS = 2000  # steps in one frame at most (its events are read together when a page opens it)
 TASK_SECONDS = 30.0  # a task hands over (a continuation task goes on) after this much work
 MAX_CYCLE = 10_000_000  # a "run to cycle" target at most (the form's bound; nothing runs that long)
@@ -116,20 +116,26 @@ def fast_forward(
     def near() -> bool:  # the next cycle is the target's: a plain step of its own
         return target_cycle is not None and queue.scheduling_cycle >= target_cycle - 1
 
-    task_started = slice_started = time.monotonic()
+    task_started = looked = time.monotonic()
+    slice_cpu = time.thread_time()  # slices are CPU seconds of this thread: a busy machine commits no more often
     spent: str | None = None
+    waiting = False  # a client's action waits for this worker process
     result = ""
     past = to == "time" and engine.sim.clock.now() >= max_time  # queued behind actions that got there
     while not reached() and not past:
-        deadline = slice_started + SLICE_SECONDS
-
         taken = [1]  # steps in this unit so far (the first is paid for below)
 
-        def go_on(last: str, deadline: float = deadline, taken: list[int] = taken) -> bool:
-            nonlocal spent
+        def go_on(last: str, taken: list[int] = taken, slice_cpu: float = slice_cpu) -> bool:
+            nonlocal spent, waiting, looked
             if (last != "cycle" or queue.active_len() == 0 or near() or taken[0] >= CHUNK_STEPS
-                    or time.monotonic() >= deadline):
+                    or time.thread_time() - slice_cpu >= SLICE_SECONDS):
                 return False
+            now = time.monotonic()
+            if queues and now - looked >= w.YIELD_LOOK_SECONDS:
+                looked = now
+                if dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+                    waiting = True  # a client's Step or change: it goes first, after this slice's commit
+                    return False
             taken[0] += 1
             spent = charger.charge(nodes)
             return spent is None
@@ -145,22 +151,21 @@ def fast_forward(
         if spent:
             break
         result = engine.execute({"op": "step", "max_time": max_time}, action.index)
-        if result in FINISHED:
+        if result in FINISHED or reached():
             break
-        now = time.monotonic()
-        if now < deadline:
+        if not waiting and time.thread_time() - slice_cpu < SLICE_SECONDS:
             continue
         w._commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
         if Run.objects.filter(pk=run_id).values_list("pause_requested", flat=True).get():
             result = "paused"
             break
         if queues is not None and (
-            now - task_started >= TASK_SECONDS or (queues and dispatch.others_waiting(queues))
+            waiting or time.monotonic() - task_started >= TASK_SECONDS or (queues and dispatch.others_waiting(queues))
         ):
             # Others wait (or this task has worked long enough): they go first, it continues behind them.
             w._commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
             return engine
-        slice_started = time.monotonic()
+        slice_cpu = time.thread_time()
     if to == "time" and not spent and result != "paused" and engine.sim.clock.now() < max_time:
         # What is left is what "Let the clock run" does: the leftover flush on the way, the clock to T.
         w.run_clock_for(engine, max_time - engine.sim.clock.now(), run.max_time, action.index)
