@@ -94,6 +94,7 @@ def test_run_to_end_settles_like_a_play_and_simulate_with_frames_equal_to_replay
     action = enqueue(worker_here, fast, RunAction.KIND_PLAY, {"to": "end"})
     assert action.state == RunAction.STATE_DONE, action.result
     assert fast.status == Run.STATUS_SETTLED
+    assert action.result == f"settled at cycle {fast.cycle}, clock {fast.clock:g}s"  # not "nothing to do"
     if slug != "noexecute-eviction":  # its pods are pending one at a time: plain steps only
         units = [f.unit["op"] for f in fast.frames.order_by("step")]
         assert "steps" in units  # several steps stored as one frame

@@ -49,6 +49,8 @@ def test_run_to_cycle_then_run_to_end_from_the_keyboard_lands_on_the_settled_sta
     expect(page.locator("#run-state")).to_have_text("settled", timeout=60_000)
     run.refresh_from_db()
     assert run.status == Run.STATUS_SETTLED
+    expect(page.locator("#run-flash")).to_contain_text(f"settled at cycle {run.cycle}")
+    expect(page.locator("#run-settled")).to_have_count(0)  # the notice of a Play that had nothing to do
     assert RunFrame.objects.filter(run=run, unit__op="steps").exists()  # steps stored as one frame
     final = placements(run)
     assert final == simulated(run)

@@ -174,6 +174,8 @@ def fast_forward(
         result = f"cycle {queue.scheduling_cycle}"
     elif to == "time" and (past or result == "max-time"):
         result = f"clock {engine.sim.clock.now():g}s"
+    elif result == "settled":  # not the bare word, which the status line reads as "nothing to do"
+        result = f"settled at cycle {queue.scheduling_cycle}, clock {engine.sim.clock.now():g}s"
     status = Run.STATUS_SETTLED if engine.last_result == "settled" else Run.STATUS_IDLE
     w._commit(
         run_id, engine, action, state=RunAction.STATE_FAILED if spent else RunAction.STATE_DONE,
