@@ -60,6 +60,7 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=200_000)
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--inputs-only", action="store_true", help="only the scenario inputs' paths")
+    parser.add_argument("--edges-only", action="store_true", help="only the costliest inputs still loaded in a request")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="web-engine-paths-")
@@ -85,6 +86,10 @@ def main() -> None:
     from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
 
     actor = Actor(session_token="w" * 32)
+    if args.edges_only:
+        scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5))
+        edges(actor)
+        return
     if args.inputs_only:
         scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5))  # imports, caches
         scenario_inputs(actor, args.actions)
@@ -173,6 +178,7 @@ def scenario_inputs(actor: Any, actions: int) -> None:
         scenario=target, actor=actor, text=dump, source="dump"))
     cpu(f"[kubectl dump] import, now: the request's part (weight {scenario_uploads.load_weight(dump):,})",
         lambda: scenario_uploads.needs_worker(dump, importing=True))
+    edges(actor)
     # A YAML-view page's save loads the whole scenario again: the largest scenario input above.
     big = Scenario.objects.filter(name="before").order_by("-pk").first()
     if big is not None:
@@ -182,6 +188,57 @@ def scenario_inputs(actor: Any, actions: int) -> None:
             scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0, count=1, text=first_page))
         cpu("[YAML view] save, now: the request's part", lambda: scenario_uploads.needs_worker(
             first_page, scenario=Scenario.objects.get(pk=big.pk)))
+
+
+
+def _largest(make: Callable[[int], str], fits: Callable[[str], bool], low: int, high: int) -> tuple[int, str]:
+    """The largest n in [low, high) whose `make(n)` still `fits` (the request's own path)."""
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(make(middle)) else (low, middle)
+    return low, make(low)
+
+
+def edges(actor: Any) -> None:
+    """The costliest inputs a request still loads itself: each path's input just under the weight
+    at which a worker takes it (what bounds the request's engine CPU)."""
+    from bench.timeline_start import timeline_yaml
+    from playground.models import Scenario
+    from playground.selectors.scenarios import scenario_yaml
+    from playground.services import scenario_uploads, scenarios
+    from playground.services.cluster_import import scenario_import_any
+
+    under = lambda text: not scenario_uploads.needs_worker(text)  # noqa: E731
+    under_import = lambda text: not scenario_uploads.needs_worker(text, importing=True)  # noqa: E731
+    n, text = _largest(timeline_yaml, under, 1, 200_000)
+    cpu(f"[edge] create, {n:,}-action timeline ({len(text):,} bytes), still in the request",
+        lambda: scenarios.scenario_create(actor=actor, name="edge", yaml_text=text))
+    n, text = _largest(deployments_yaml, under, 1, 200_000)
+    cpu(f"[edge] create, a Deployment of {n:,} replicas, still in the request",
+        lambda: scenarios.scenario_create(actor=actor, name="edge", yaml_text=text))
+    n, text = _largest(lambda k: compare_cap_yaml(k, 2 * k), under, 1, 20_000)
+    cpu(f"[edge] create, {n:,} nodes x {2 * n:,} pods ({len(text):,} bytes), still in the request",
+        lambda: scenarios.scenario_create(actor=actor, name="edge", yaml_text=text))
+    target = scenarios.scenario_create(actor=actor, name="edge-target", yaml_text=compare_cap_yaml(2, 2))
+    n, text = _largest(timeline_yaml, under_import, 1, 200_000)
+    cpu(f"[edge] import, {n:,}-action timeline ({len(text):,} bytes), still in the request",
+        lambda: scenario_import_any(scenario=target, actor=actor, text=text, source="edge"))
+    dump = (Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "kubectl-get-all.yaml").read_text()
+    head, _, items = dump.partition("items:\n")
+    items, _, tail = items.partition("\nkind: List\n")
+    pieces = items.split("\n- ")
+    n, text = _largest(lambda k: f"{head}items:\n" + "\n- ".join(pieces[:k]) + f"\nkind: List\n{tail}", under_import,
+                       1, len(pieces))
+    cpu(f"[edge] import, the kubectl dump's first {n:,} items ({len(text):,} bytes), still in the request",
+        lambda: scenario_import_any(scenario=target, actor=actor, text=text, source="edge"))
+    big = scenarios.scenario_create(actor=actor, name="edge-yaml", yaml_text=compare_cap_yaml(2, 2))
+    n, text = _largest(lambda k: compare_cap_yaml(k, 2 * k), lambda t: not scenario_uploads.needs_worker(
+        "", scenario=scenarios.scenario_import_yaml(scenario=big, actor=actor, text=t)), 1, 2_000)
+    scenarios.scenario_import_yaml(scenario=big, actor=actor, text=text)
+    first_page = scenario_yaml(scenario=big).split("\n---\n", 1)[0]
+    cpu(f"[edge] YAML view save, a page of a {3 * n:,}-object scenario, still in the request",
+        lambda: scenarios.scenario_documents_replace(scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0,
+                                                     count=1, text=first_page))
 
 
 if __name__ == "__main__":

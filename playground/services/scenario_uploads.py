@@ -4,8 +4,8 @@ Creating a scenario from YAML (a file, gzip or not, or a paste), importing YAML 
 into a scenario, and saving a page of the YAML view all run the engine's loader over the whole
 scenario: ~0.3 s of CPU per MB of YAML and ~50 us per pod a workload creates, so 3 s for a
 200,000-action Timeline and ~20 s for a 5,000-node x 150,000-pod dump. A request only estimates
-that cost from the text (`load_weight`: its size, the replicas its workloads ask for, its
-DaemonSets times its nodes; a regular-expression scan, milliseconds, no parsing). Under
+that cost from the text (`load_weight`: its size, its objects, the replicas its workloads ask
+for, its DaemonSets times its nodes; a regular-expression scan, milliseconds, no parsing). Under
 `PLAYGROUND_UPLOAD_WORKER_WEIGHT` (about 0.4 s of loader CPU) the request loads it as before
 (services.scenarios). At or over it, the request stores the raw text as a `ScenarioUpload`, has
 a worker check it (`upload_check`, tasks.scenarios: the same services, under the preparation's
@@ -42,7 +42,7 @@ BYTES_PER_UNIT = 160
 DEFAULT_WORKER_WEIGHT = 8_000  # ~0.4 s of loader CPU
 
 _REPLICAS = re.compile(rb"""["']?(?:replicas|parallelism|completions)["']?[ \t]*:[ \t]*["']?(\d{1,12})""")
-_KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?(Node|DaemonSet)\b""")
+_KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?(\w+)""")
 # A cluster dump (a kubectl List, a kube-scheduler-simulator export): its import is read,
 # reduced and written again around the load (services.cluster_import), ~10x a plain file's cost
 # per byte (3.3 s for the 1 MB kubectl fixture, whose plain load takes 0.6 s).
@@ -62,8 +62,8 @@ def worker_weight() -> int:
 
 def load_weight(text: str) -> int:
     """What loading `text` would cost, in units of ~50 us of loader CPU, estimated from the text
-    alone: its bytes, the pods its workloads ask for (replicas, a Job's parallelism and
-    completions) and one pod per DaemonSet per Node. An over-estimate only sends the upload to
+    alone: its bytes, its objects (each `kind:`, stored as a row), the pods its workloads ask for
+    (replicas, a Job's parallelism and completions) and one pod per DaemonSet per Node. An over-estimate only sends the upload to
     a worker; the scan reads the bytes once (milliseconds per MB), decoding nothing."""
     data = text.encode("utf-8", "surrogatepass")
     weight = len(data) // BYTES_PER_UNIT
@@ -71,6 +71,7 @@ def load_weight(text: str) -> int:
         return weight  # a worker's already: no need to look further
     weight += sum(int(found) for found in _REPLICAS.findall(data))
     kinds = _KIND.findall(data)
+    weight += len(kinds)  # each object is stored as a row too: ~one more unit
     weight += kinds.count(b"Node") * kinds.count(b"DaemonSet")
     return weight
 

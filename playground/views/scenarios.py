@@ -138,8 +138,12 @@ def scenario_upload(request: HttpRequest, token: str) -> HttpResponse:
     redirect, with the load's notes shown there once) or the loader's located error."""
     upload = upload_of(token=token, actor=actor_for_request(request))
     if upload.status == ScenarioUpload.DONE and upload.scenario is not None:
-        # The scenario page shows what the load said (`?upload=`: _upload_notes), as after a small one.
-        target = f"{_detail_url(upload.scenario)}?upload={upload.token}"
+        # The scenario page shows what the load said once (_upload_notes), as after a small one.
+        target = _detail_url(upload.scenario)
+        if upload.operation != ScenarioUpload.DOCUMENTS:
+            shown = dict(request.session.get(_UPLOAD_NOTES, {}))
+            shown[str(upload.scenario_id)] = upload.token
+            request.session[_UPLOAD_NOTES] = dict(list(shown.items())[-5:])
         if upload.operation == ScenarioUpload.DOCUMENTS:  # the YAML view shows flashed messages
             notices = upload.notices or {}
             if notices.get("notice"):
@@ -322,13 +326,18 @@ def _read_only_or_render(request: HttpRequest, scenario: Any, actor: Any) -> Htt
     return read_cache.serve(request, key, page)
 
 
+_UPLOAD_NOTES = "scenario_upload_notes"  # session: scenario id -> the upload whose notes it shows next
+
+
 def _upload_notes(request: HttpRequest, scenario: Any, actor: Any) -> dict[str, Any]:
-    """What a big upload's load said (`?upload=<token>`, where its "checking" page leads once a
-    worker stored it: services.scenario_uploads), for its uploader: the lines a small upload's
-    answer shows (the import summary, the fields not simulated, missing references)."""
-    token = request.GET.get("upload")
+    """What a big upload's load said, shown once on the scenario page its "checking" page led to
+    (services.scenario_uploads), to its uploader: the lines a small upload's answer shows (the
+    import summary, the fields not simulated, missing references)."""
+    shown = request.session.get(_UPLOAD_NOTES) or {}
+    token = shown.get(str(scenario.pk))
     if not token or not can_edit(scenario=scenario, actor=actor):
         return {}
+    request.session[_UPLOAD_NOTES] = {key: value for key, value in shown.items() if key != str(scenario.pk)}
     try:
         upload = upload_of(token=token, actor=actor)
     except Http404:

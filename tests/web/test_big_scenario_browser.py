@@ -28,7 +28,8 @@ def test_upload_a_big_scenario_edit_one_node_and_start_a_run(page: Page, celery_
     page.set_input_files("#id_file", files=[{"name": "big.yaml", "mimeType": "application/yaml",
                                              "buffer": text.encode()}])
     page.get_by_role("button", name="Create scenario").click()
-    expect(page.locator("#scenario-name")).to_have_text("Big upload")
+    # loaded by the worker (services/scenario_uploads.py): the "checking" page moves on by itself
+    expect(page.locator("#scenario-name")).to_have_text("Big upload", timeout=120_000)
     scenario = Scenario.objects.get(share_token=re.search(r"/scenarios/([^/]+)/$", page.url).group(1))
 
     # counts, one page of each list, no YAML text on the page
