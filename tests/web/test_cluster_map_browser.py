@@ -63,7 +63,7 @@ def _step_until(page: Page, found: Callable[[dict[str, Any], dict[str, Any]], An
         step = int(page.locator("#run-step").inner_text())
         page.locator("#btn-step").click()
         expect(page.locator("#run-step")).to_have_text(str(step + 1), timeout=WAIT)
-        expect(page.locator("#run-map")).to_have_attribute("data-step", str(step + 1), timeout=WAIT)
+        expect(page.locator("#run-map-title")).to_have_attribute("data-step", str(step + 1), timeout=WAIT)
         result = found(before, page.evaluate(MAP_STATE))
         if result:
             return result
