@@ -108,7 +108,6 @@ def fast_forward(
     target_cycle = int(value) if to == "cycle" else None
     max_time = min(float(value), run.max_time) if to == "time" else run.max_time
     queue = engine.sim.scheduler.queue
-    nodes = w._nodes(engine)
 
     def reached() -> bool:
         return target_cycle is not None and queue.scheduling_cycle >= target_cycle
@@ -123,9 +122,10 @@ def fast_forward(
     result = ""
     past = to == "time" and engine.sim.clock.now() >= max_time  # queued behind actions that got there
     while not reached() and not past:
+        nodes = w._nodes(engine)  # what a step costs against the quota (a timeline may add nodes)
         taken = [1]  # steps in this unit so far (the first is paid for below)
 
-        def go_on(last: str, taken: list[int] = taken, slice_cpu: float = slice_cpu) -> bool:
+        def go_on(last: str, taken: list[int] = taken, slice_cpu: float = slice_cpu, nodes: int = nodes) -> bool:
             nonlocal spent, waiting, looked
             if (last != "cycle" or queue.active_len() == 0 or near() or taken[0] >= CHUNK_STEPS
                     or time.thread_time() - slice_cpu >= SLICE_SECONDS):
