@@ -192,3 +192,19 @@ def test_zonal_volumes_sit_in_their_zone_and_nodes_count_their_pods_volumes(clie
     assert holders
     for node in holders:
         assert 'class="mmark vol"' in _node_html(html, node["name"])
+
+
+def test_a_refreshed_map_body_carries_the_step_and_counts(client: Client, inline_worker: list) -> None:  # noqa: F811
+    """Above 50 nodes a step's update fetches the map's body: its heading's counts move with it."""
+    from playground.services import runs as svc
+    from playground.services.scenarios import scenario_create
+    from tests.web.scale import big_cluster_yaml
+
+    run = svc.run_start(scenario=scenario_create(actor=OWNER, name="60", yaml_text=big_cluster_yaml(60, 5)), actor=OWNER)
+    _page(client, run)  # the viewer's session
+    for _ in range(2):
+        act(run, "step")
+    body = client.get(reverse("playground:run_map", args=[run.share_token])).content.decode()
+    bound = sum(len(n["pods"]) for n in view_at(run=run, step=run.head_step)["nodes"])
+    assert bound == 2 and "2 bound pods" in body and 'data-step="2"' in body
+    assert body.count("data-node=") == 60
