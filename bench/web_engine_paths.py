@@ -121,6 +121,8 @@ def main() -> None:
     if not args.skip_compare:
         cpu("compare versions, 300 x 500 (its cap)", lambda: compare_versions(cap_text, 0))
         cpu(f"compare versions, {args.actions:,}-action timeline", lambda: compare_versions(long_text, 0))
+        under_cap = timeline_yaml(100_000)  # 4.1 MB: under compare's 5 MB input limit
+        cpu("compare versions, 100,000-action timeline", lambda: compare_versions(under_cap, 0))
     scenario_inputs(actor, args.actions)
 
 
@@ -188,6 +190,10 @@ def scenario_inputs(actor: Any, actions: int) -> None:
             scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0, count=1, text=first_page))
         cpu("[YAML view] save, now: the request's part", lambda: scenario_uploads.needs_worker(
             first_page, scenario=Scenario.objects.get(pk=big.pk)))
+        node = big.kube_objects.filter(kind="Node").order_by("order").first()
+        cpu(f"[object form, a Node of the {count:,}-object scenario] save: still in the request (not moved)",
+            lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
+                                                   manifest=node.manifest, object_id=node.pk))
 
 
 
