@@ -266,7 +266,7 @@ PLAYGROUND_PREPARE_SOFT_TIME_LIMIT = env_int("PLAYGROUND_PREPARE_SOFT_TIME_LIMIT
 PLAYGROUND_PREPARE_TIME_LIMIT = env_int("PLAYGROUND_PREPARE_TIME_LIMIT", 720, minimum=0)
 # An upload, import or YAML-view save whose estimated load weighs this much (units of ~50 us of
 # loader CPU: playground/services/scenario_uploads.py) is loaded by a worker; 0: always a worker.
-PLAYGROUND_UPLOAD_WORKER_WEIGHT = env_int("PLAYGROUND_UPLOAD_WORKER_WEIGHT", 8000, minimum=0)
+PLAYGROUND_UPLOAD_WORKER_WEIGHT = env_int("PLAYGROUND_UPLOAD_WORKER_WEIGHT", 7000, minimum=0)
 
 # Pasted YAML may be up to PLAYGROUND_MAX_BYTES, so the request body limit (2.5 MB by default)
 # is a little above it; the views refuse a larger body by its Content-Length before parsing it

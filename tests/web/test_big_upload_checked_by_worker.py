@@ -38,7 +38,9 @@ def big_timeline(*, bad_at: int | None = None) -> str:
     text = timeline_yaml(actions)
     if bad_at is not None:
         verb = "uncordon" if bad_at % 2 else "cordon"
-        text = text.replace(f"- {{at: {bad_at + 1}, action: {verb},", f"- {{at: {bad_at + 1}, action: explode,", 1)
+        bad = text.replace(f"- {{at: {bad_at + 1}, action: {verb},", f"- {{at: {bad_at + 1}, action: explode,", 1)
+        assert bad != text, f"the timeline has no action {bad_at}"
+        text = bad
     return text
 
 
@@ -100,14 +102,14 @@ def test_a_big_invalid_upload_shows_the_located_error_and_creates_nothing(
 ) -> None:
     before = Scenario.objects.count()
     with django_capture_on_commit_callbacks():
-        response = _new(client, big_timeline(bad_at=30_000))
+        response = _new(client, big_timeline(bad_at=20_000))
     upload = ScenarioUpload.objects.get()
     scenario_uploads.upload_check(upload_id=upload.pk)
     assert Scenario.objects.count() == before
     page = client.get(response["Location"])
     html = unescape(page.content.decode())
     assert page.status_code == 200 and "Not accepted" in html and "Nothing was created" in html
-    assert "document 3" in html and "actions[30000]" in html and "explode" in html
+    assert "document 3" in html and "actions[20000]" in html and "explode" in html
     upload.refresh_from_db()
     assert upload.status == ScenarioUpload.FAILED and upload.text == ""
     assert upload.error_where["document"] == 3

@@ -41,11 +41,11 @@ def test_a_big_upload_is_created_by_the_worker(page: Page, celery_worker: Any) -
 
 def test_a_big_invalid_upload_shows_where_it_is_wrong_and_creates_nothing(page: Page, celery_worker: Any) -> None:
     page.set_default_timeout(120_000)
-    location = _create(page, "Broken timeline", big_timeline(bad_at=30_000))
+    location = _create(page, "Broken timeline", big_timeline(bad_at=20_000))
     assert location.startswith("/scenarios/checking/")
     error = page.locator("#upload-error")
     expect(error).to_contain_text("document 3", timeout=120_000)
-    expect(error).to_contain_text("actions[30000]")
+    expect(error).to_contain_text("actions[20000]")
     expect(page.locator("#upload-where")).to_contain_text("Document")
     expect(page.locator("#upload-status")).to_contain_text("Nothing was created")
     assert not Scenario.objects.filter(name="Broken timeline").exists()
