@@ -41,7 +41,9 @@ logger = logging.getLogger(__name__)
 BYTES_PER_UNIT = 160
 DEFAULT_WORKER_WEIGHT = 7_000  # ~0.35 s of loader CPU: 0.54 s at most measured on a busy machine at 8,000
 
-_REPLICAS = re.compile(rb"""["']?(?:replicas|parallelism|completions)["']?[ \t]*:[ \t]*["']?(\d{1,12})""")
+# A number longer than 12 digits is no workload size the loader expands: it refuses it first (out of
+# range), in the request.
+_REPLICAS = re.compile(rb"""["']?(?:replicas|parallelism|completions)["']?[ \t]*:[ \t]*["']?(\d{1,12})(?!\d)""")
 _KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?(\w+)""")
 # A cluster dump (a kubectl List, a kube-scheduler-simulator export): its import is read,
 # reduced and written again around the load (services.cluster_import), ~10x a plain file's cost

@@ -21,8 +21,6 @@ from tests.web.test_malformed_web import GOOD, HX, NODE, PDB, POD, PRIORITY, err
 pytestmark = pytest.mark.django_db
 
 BIG = "9" * 5000
-# A Pod, not a workload: a workload's replicas also weigh the upload, and a heavy one is checked
-# by a worker (the upload's page then shows the same error).
 POD_BIG = f"""apiVersion: v1
 kind: Pod
 metadata: {{name: web, namespace: default}}
@@ -65,6 +63,31 @@ def test_new_scenario_with_a_5000_digit_integer_is_400_naming_the_field(client: 
     assert response.status_code == 400
     errors = errors_of(response.content.decode())
     assert "document 1 (Pod default/web)" in errors and FIELD in errors, errors[:500]
+    assert snapshot() == before
+
+
+DEPLOYMENT_BIG = f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: default}}
+spec:
+  replicas: {BIG}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: c, image: nginx}}]
+"""
+
+
+def test_a_5000_digit_replicas_is_400_in_the_request_not_a_workers_check(client: Client) -> None:
+    """The upload's cost estimate reads workload sizes: a number no int32 holds is no size to
+    weigh, so the request's own loader refuses it at once (not a worker's checking page)."""
+    before = snapshot()
+    response = client.post("/scenarios/", {"name": "Big", "description": "", "seed": "0",
+                                           "file": SimpleUploadedFile("big.yaml", DEPLOYMENT_BIG.encode())})
+    assert response.status_code == 400
+    errors = errors_of(response.content.decode())
+    assert "(Deployment default/web): spec.replicas: Invalid value: an integer of 5,000 digits" in errors, errors[:500]
     assert snapshot() == before
 
 
