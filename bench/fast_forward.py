@@ -10,7 +10,9 @@ scenario's owner would:
   fit) uploaded on /scenarios/; then "Start run" and the run page's socket live;
 - fast-forward: press "Run to end" (#btn-run-end); `settled_s` is the time from the click until
   the page's status badge (#run-state) says "settled", as the user sees it; the status line's
-  cycle is sampled meanwhile (`progress`: what the page showed on the way);
+  cycle is sampled meanwhile (`progress`: what the page showed on the way). When the page says a
+  live update was too large to send ("reload the page"), the page is reloaded as it asks
+  (`reloads`: when and what it said); `server_s` is the action's own time, queued to done;
 - outcome: `bound` pods at the head, `identical_to_simulate` (every pod's status and node equal
   to `python -m scheduler_core simulate` on the run's YAML and seed, run in this process's
   interpreter), frames and events stored, the database's growth;
@@ -92,17 +94,23 @@ def fast_forward(page: Any, timeout_s: float) -> dict[str, Any]:
     page.locator("#btn-run-end").click()
     progress: list[tuple[float, str]] = []
     settled = False
+    reloads: list[str] = []
     while time.monotonic() - t0 < timeout_s:
         state = page.evaluate("() => [(document.querySelector('#run-state') || {}).textContent,"
-                              " (document.querySelector('#run-cycle') || {}).textContent]")
+                              " (document.querySelector('#run-cycle') || {}).textContent,"
+                              " (document.querySelector('#run-socket') || {}).textContent]")
         if not progress or progress[-1][1] != state[1]:
             progress.append((round(time.monotonic() - t0, 2), (state[1] or "").strip()))
         if (state[0] or "").strip() == "settled":
             settled = True
             break
+        if "reload the page" in (state[2] or ""):  # a live update too large to send: do as it says
+            reloads.append(f"{round(time.monotonic() - t0, 2)} s: {state[2].strip()}")
+            page.reload(wait_until="load")
+            continue
         page.wait_for_timeout(100)
     elapsed = time.monotonic() - t0
-    return {"settled_s": round(elapsed, 2) if settled else None, "progress": progress[:60]}
+    return {"settled_s": round(elapsed, 2) if settled else None, "progress": progress[:60], "reloads": reloads}
 
 
 def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: float) -> dict[str, Any]:
@@ -129,6 +137,9 @@ def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: fl
             result["stack_cpu_s"] = cpu_delta(stack, cpu)
             print(f"[fast-forward] settled after {ran['settled_s']} s", file=sys.stderr, flush=True)
             run.refresh_from_db()
+            action = run.actions.order_by("-index").first()
+            if action is not None and action.done_at is not None:
+                result["server_s"] = round((action.done_at - action.created_at).total_seconds(), 2)
             after = db_state(stack, run)
             result["db"] = {"frames": after["frames"] - before["frames"], "events": after["events"] - before["events"],
                             "db_growth_bytes": after["db_bytes"] - before["db_bytes"], "cycle": run.cycle,
