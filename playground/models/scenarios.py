@@ -119,6 +119,7 @@ class ScenarioUpload(models.Model):
 
     CHECKING, DONE, FAILED = "checking", "done", "failed"
     CREATE, IMPORT, DOCUMENTS = "create", "import", "documents"
+    OBJECT = "object"  # an editor form's save or delete of one object (params: kind, object_id, manifest, delete)
 
     token = models.CharField(max_length=64, unique=True, default=new_share_token, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
@@ -131,7 +132,7 @@ class ScenarioUpload(models.Model):
     description = models.TextField(blank=True)
     seed = models.PositiveIntegerField(default=0)
     source = models.CharField(max_length=300, blank=True)
-    params = models.JSONField(default=dict, blank=True)  # DOCUMENTS: first, count, stamp
+    params = models.JSONField(default=dict, blank=True)  # DOCUMENTS: first, count, stamp; OBJECT: see above
     status = models.CharField(max_length=20, default=CHECKING)
     error = models.TextField(blank=True)  # FAILED: the loader's message (document, field, why)
     error_where = models.JSONField(default=dict, blank=True)  # its document, kind, name, field

@@ -29,6 +29,7 @@ from playground.forms import (
     YamlImportForm,
 )
 from playground.limits import request_too_large, too_large
+from playground.manifests import identity
 from playground.models import ScenarioUpload
 from playground.ownership import actor_for_request, can_edit, ensure_can_edit
 from playground.presenters.load_warnings import (
@@ -375,6 +376,12 @@ def _save_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
     form = object_form(kind, data=request.POST)
     if form.is_valid():
         manifest = form.to_manifest(obj.manifest if obj is not None else None)
+        if scenario_uploads.scenario_needs_worker(scenario):  # the whole scenario is loaded again: a worker's
+            _, namespace, name = identity(manifest)
+            upload = scenario_uploads.object_later(actor=actor, scenario=scenario, kind=kind, manifest=manifest,
+                                                   label=f"{namespace}/{name}" if namespace else name,
+                                                   object_id=obj.pk if obj else None)
+            return _to_upload(request, upload)
         try:
             saved = scenario_service.scenario_object_save(
                 scenario=scenario, actor=actor, manifest=manifest, object_id=obj.pk if obj else None
@@ -388,10 +395,19 @@ def _save_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespons
     return _respond(request, scenario, actor, ok=False, bound={kind: form}, editing={kind: obj}, kind=kind)
 
 
+def _to_upload(request: HttpRequest, upload: ScenarioUpload) -> HttpResponse:
+    """Answer with the upload's "checking" page (htmx: HX-Redirect there, a whole-page visit)."""
+    url = _upload_url(upload)
+    return HttpResponseClientRedirect(url) if _is_htmx(request) else redirect(url)
+
+
 def _delete_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
     obj = scenario_object(scenario=scenario, object_id=request.POST.get("object_id"))
     if obj is None:
         return HttpResponseBadRequest("Which object?")
+    if scenario_uploads.scenario_needs_worker(scenario):  # the rest is validated by a load: a worker's
+        return _to_upload(request, scenario_uploads.object_later(actor=actor, scenario=scenario, kind=obj.kind,
+                                                                 label=str(obj), object_id=obj.pk, delete=True))
     try:
         scenario_service.scenario_object_delete(scenario=scenario, actor=actor, object_id=obj.pk)
     except ScenarioInvalid as error:
