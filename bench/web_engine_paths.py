@@ -1,6 +1,6 @@
 """Engine CPU spent inside web requests, per path, at the web's limits.
 
-    python bench/web_engine_paths.py [--actions 200000] [--skip-compare] [--inputs-only]
+    python bench/web_engine_paths.py [--actions 200000] [--skip-compare] [--inputs-only] [--editor-only]
 
 Each path's service is called in this process, as the view calls it, on a temporary SQLite
 database (no Redis, no worker: what a request computes itself), and its CPU seconds are
@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--inputs-only", action="store_true", help="only the scenario inputs' paths")
     parser.add_argument("--edges-only", action="store_true", help="only the costliest inputs still loaded in a request")
+    parser.add_argument("--editor-only", action="store_true",
+                        help="only an editor form's save of one Node of a 5,000 x 10,000 scenario, before and now")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="web-engine-paths-")
@@ -86,6 +88,10 @@ def main() -> None:
     from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
 
     actor = Actor(session_token="w" * 32)
+    if args.editor_only:
+        scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5))
+        editor_save(actor)
+        return
     if args.edges_only:
         scenarios.scenario_create(actor=actor, name="warm", yaml_text=compare_cap_yaml(5, 5))
         edges(actor)
@@ -191,10 +197,40 @@ def scenario_inputs(actor: Any, actions: int) -> None:
         cpu("[YAML view] save, now: the request's part", lambda: scenario_uploads.needs_worker(
             first_page, scenario=Scenario.objects.get(pk=big.pk)))
         node = big.kube_objects.filter(kind="Node").order_by("order").first()
-        cpu(f"[object form, a Node of the {count:,}-object scenario] save: still in the request (not moved)",
+        cpu(f"[object form, a Node of the {count:,}-object scenario] save, before (now a worker's: --editor-only)",
             lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
                                                    manifest=node.manifest, object_id=node.pk))
 
+
+
+def editor_save(actor: Any) -> None:
+    """An editor form's save of one Node of a 15,000-object scenario: before, the whole scenario
+    loaded in the request (services.scenarios.scenario_object_save); now, the request weighs the
+    scenario's stored objects and keeps the change for a worker (services.scenario_uploads)."""
+    from playground.models import Scenario
+    from playground.services import scenario_uploads, scenarios
+
+    big = scenarios.scenario_create(actor=actor, name="editor", yaml_text=compare_cap_yaml(5_000, 10_000))
+    count = big.kube_objects.count()
+    node = big.kube_objects.filter(kind="Node").order_by("order").first()
+    cpu(f"[object form, a Node of the {count:,}-object scenario] save, before: the loader in the request",
+        lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
+                                               manifest=node.manifest, object_id=node.pk))
+
+    def now() -> Any:
+        scenario = Scenario.objects.get(pk=big.pk)
+        assert scenario_uploads.scenario_needs_worker(scenario)
+        return scenario_uploads.object_later(actor=actor, scenario=scenario, kind="Node", label=node.name,
+                                             manifest=node.manifest, object_id=node.pk)
+
+    cpu("[object form] save, now: the request's part (weigh, keep for a worker)", now)
+    nodes = (scenario_uploads.worker_weight() - 1) // scenario_uploads.STORED_OBJECT_UNITS // 3
+    edge = scenarios.scenario_create(actor=actor, name="editor-edge", yaml_text=compare_cap_yaml(nodes, 2 * nodes))
+    assert not scenario_uploads.scenario_needs_worker(edge)
+    node = edge.kube_objects.filter(kind="Node").order_by("order").first()
+    cpu(f"[edge] object form, a Node of a {3 * nodes:,}-object scenario, still in the request",
+        lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=edge.pk), actor=actor,
+                                               manifest=node.manifest, object_id=node.pk))
 
 
 def _largest(make: Callable[[int], str], fits: Callable[[str], bool], low: int, high: int) -> tuple[int, str]:

@@ -11,6 +11,9 @@ for, its DaemonSets times its nodes; a regular-expression scan, milliseconds, no
 a worker check it (`upload_check`, tasks.scenarios: the same services, under the preparation's
 time limits) and answers with the upload's page, which says "checking" until the worker is done,
 then leads to the scenario or shows the loader's located error; a refused upload changes nothing.
+An editor form's save or delete of one object loads the whole scenario again too: past the same
+weight (its stored objects, 8 units each, as a YAML-view save counts them) it is kept the same
+way (`object_later`, no text: the object's manifest in `params`) and answered the same way.
 
 The upload belongs to whoever sent it (its owner columns, as a scenario's), and the worker acts
 as that owner: the services check ownership as in a request. The hourly scenario quota is
