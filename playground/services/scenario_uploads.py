@@ -117,6 +117,18 @@ def object_later(
     )
 
 
+def edit_later(*, actor: Actor, scenario: Scenario, change: str, label: str, args: dict[str, Any]) -> ScenarioUpload:
+    """Keep an editor form's change beyond one object for a worker: `change` is "config" (the
+    scheduler configuration, args: config), "nodes" (a batch of nodes, args: count, prefix, zones,
+    template) or "pods" (a batch of pods, args: count, name, pod_template, with_replicaset); each
+    is validated by loading the whole scenario again, as one object's save is."""
+    assert change in EDITS, change
+    return upload_later(
+        actor=actor, operation=ScenarioUpload.OBJECT, text="", scenario=scenario, source=label,
+        params={"change": change, "label": label, "args": args},
+    )
+
+
 def upload_later(
     *, actor: Actor, operation: str, text: str, source: str, scenario: Scenario | None = None, name: str = "",
     description: str = "", seed: int = 0, params: dict[str, Any] | None = None,
@@ -207,13 +219,38 @@ def upload_check(*, upload_id: int) -> None:
         status=ScenarioUpload.DONE, scenario=scenario, notices=notices, text="", finished_at=timezone.now())
 
 
+EDITS = ("config", "nodes", "pods")
+
+
+def _edit_change(scenario: Scenario, actor: Actor, change: str, args: dict[str, Any]) -> str:
+    """An `edit_later` change, run by the same service the editor's view runs for a small
+    scenario; the line the page shows."""
+    from playground.services import scenarios
+
+    if change == "config":
+        scenarios.scenario_config_save(scenario=scenario, actor=actor, config=args.get("config"))
+        return "Scheduler configuration saved."
+    if change == "nodes":
+        created = scenarios.scenario_nodes_add_bulk(
+            scenario=scenario, actor=actor, count=int(args["count"]), prefix=str(args["prefix"]),
+            zones=int(args["zones"]), template=scenarios.NodeTemplate(**args["template"]))
+        return f"{len(created)} nodes added."
+    created = scenarios.scenario_pods_add_batch(
+        scenario=scenario, actor=actor, count=int(args["count"]), name=str(args["name"]),
+        pod_template=args["pod_template"], with_replicaset=bool(args["with_replicaset"]))
+    return f"{sum(1 for row in created if row.kind == 'Pod')} pods of {args['name']} added."
+
+
 def _object_change(upload: ScenarioUpload, actor: Actor) -> tuple[Scenario, list[Any], str]:
-    """An editor form's save or delete (`object_later`), as the editor's view runs it for a small
-    scenario: the scenario, the warnings of what it brought in, and the line the page shows."""
+    """An editor form's save or delete (`object_later`), or its other changes (`edit_later`), as
+    the editor's view runs them for a small scenario: the scenario, the warnings of what it
+    brought in, and the line the page shows."""
     from playground.services import scenarios
 
     scenario = Scenario.objects.get(pk=upload.scenario_id)
     params = upload.params
+    if params.get("change") in EDITS:
+        return scenario, [], _edit_change(scenario, actor, params["change"], params.get("args") or {})
     kind, label, object_id = str(params.get("kind", "")), str(params.get("label", "")), params.get("object_id")
     if params.get("delete"):
         try:

@@ -7,6 +7,7 @@ plain form posts get a redirect or the whole page, so everything also works with
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.contrib import messages
@@ -418,6 +419,10 @@ def _delete_object(request: HttpRequest, scenario: Any, actor: Any) -> HttpRespo
 def _save_config(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
     form = SchedulerConfigForm(request.POST, prefix="config")
     if form.is_valid():
+        if scenario_uploads.scenario_needs_worker(scenario):  # validated by loading it all: a worker's
+            return _to_upload(request, scenario_uploads.edit_later(
+                actor=actor, scenario=scenario, change="config", label="the scheduler configuration",
+                args={"config": form.cleaned_data["config"]}))
         try:
             scenario_service.scenario_config_save(scenario=scenario, actor=actor, config=form.cleaned_data["config"])
         except ScenarioInvalid as error:
@@ -442,6 +447,11 @@ def _bulk_nodes(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse
     form = BulkNodesForm(request.POST, prefix="bulknodes")
     if form.is_valid():
         data = form.cleaned_data
+        if scenario_uploads.scenario_needs_worker(scenario):  # validated by loading it all: a worker's
+            return _to_upload(request, scenario_uploads.edit_later(
+                actor=actor, scenario=scenario, change="nodes", label=f"{data['count']} new nodes",
+                args={"count": data["count"], "prefix": data["prefix"], "zones": data["zones"],
+                      "template": dataclasses.asdict(form.template())}))
         try:
             created = scenario_service.scenario_nodes_add_bulk(
                 scenario=scenario,
@@ -462,6 +472,11 @@ def _pod_batch(request: HttpRequest, scenario: Any, actor: Any) -> HttpResponse:
     form = PodBatchForm(request.POST, prefix="podbatch")
     if form.is_valid():
         data = form.cleaned_data
+        if scenario_uploads.scenario_needs_worker(scenario):  # validated by loading it all: a worker's
+            return _to_upload(request, scenario_uploads.edit_later(
+                actor=actor, scenario=scenario, change="pods", label=f"{data['count']} pods of {data['name']}",
+                args={"count": data["count"], "name": data["name"], "pod_template": form.pod_template(),
+                      "with_replicaset": data["with_replicaset"]}))
         try:
             created = scenario_service.scenario_pods_add_batch(
                 scenario=scenario,

@@ -106,3 +106,47 @@ def test_a_small_scenarios_save_stays_in_the_request(client: Client, settings: A
     assert "Node n9 saved." in html
     assert _names(scenario) == ["n1", "n2", "n3", "n9"]
     assert not ScenarioUpload.objects.exists()
+
+
+BULK_NODES = {"bulknodes-count": "4", "bulknodes-prefix": "w", "bulknodes-zones": "2", "bulknodes-cpu": "2",
+              "bulknodes-memory": "4Gi", "bulknodes-pods": "110", "bulknodes-labels": "", "bulknodes-taints": ""}
+POD_BATCH = {"podbatch-count": "3", "podbatch-name": "api", "podbatch-namespace": "default",
+             "podbatch-cpu": "100m", "podbatch-memory": "", "podbatch-with_replicaset": "on"}
+
+
+@pytest.mark.parametrize(("action", "fields", "checking", "done"), [
+    ("bulk_nodes", BULK_NODES, "with 4 new nodes and saves it", "4 nodes added."),
+    ("pod_batch", POD_BATCH, "with 3 pods of api and saves it", "3 pods of api added."),
+    ("save_config", {"config-config": "percentageOfNodesToScore: 30\n"},
+     "with the scheduler configuration and saves it", "Scheduler configuration saved."),
+], ids=["nodes", "pods", "config"])
+def test_the_editors_batches_and_configuration_of_a_big_scenario_go_through_the_worker(
+    client: Client, settings: Any, django_capture_on_commit_callbacks: Any, action: str, fields: dict[str, str],
+    checking: str, done: str,
+) -> None:
+    """Adding nodes or pods in a batch and saving the scheduler configuration load the whole
+    scenario again too: past the weight, the worker does it, and nothing changes before."""
+    scenario = create(client, yaml_text=THREE)
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 20
+    response = _send(client, scenario, django_capture_on_commit_callbacks, action=action, **fields)
+    assert scenario.kube_objects.count() == 3  # nothing loaded or saved in the request
+    assert checking in client.get(response["HX-Redirect"]).content.decode()
+    check_scenario_upload_task.run(ScenarioUpload.objects.get().pk)
+    assert ScenarioUpload.objects.get().status == ScenarioUpload.DONE
+    assert scenario.kube_objects.count() > 3
+    assert client.get(response["HX-Redirect"])["Location"] == url(scenario)
+    assert done in client.get(url(scenario)).content.decode()  # said once, on the scenario page
+
+
+def test_a_bad_configuration_of_a_big_scenario_is_refused_by_the_worker_and_changes_nothing(
+    client: Client, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    scenario = create(client, yaml_text=THREE)
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 20
+    response = _send(client, scenario, django_capture_on_commit_callbacks, action="save_config",
+                     **{"config-config": "percentageOfNodesToScore: 300\n"})
+    check_scenario_upload_task.run(ScenarioUpload.objects.get().pk)
+    upload = ScenarioUpload.objects.get()
+    assert upload.status == ScenarioUpload.FAILED and "percentageOfNodesToScore" in upload.error
+    assert "percentageOfNodesToScore" in unescape(client.get(response["HX-Redirect"]).content.decode())
+    assert _names(scenario) == ["n1", "n2", "n3"]
