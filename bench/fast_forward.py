@@ -150,7 +150,10 @@ def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: fl
             result["identical_to_simulate"] = placed == simulated(run.scenario_yaml, run.seed)
 
             tab = context.new_page()
-            result["final_page"] = first_load(tab, f"/runs/{run.share_token}/", timeout_s)
+            # A socket that never says "live" (its first update too large to send) is reported as None.
+            result["final_page"] = first_load(tab, f"/runs/{run.share_token}/", min(timeout_s, 30.0))
+            result["final_page"]["socket_says"] = tab.evaluate(
+                "() => (document.querySelector('#run-socket') || {}).textContent || ''").strip()
             found = tab.evaluate(MAP_CHIPS)
             result["map_present"] = found["present"]
             result["map_nodes"] = found["nodes"]
