@@ -51,7 +51,7 @@ def test_a_phone_sized_lesson_predict_step_reveal_and_timeline(
         expect(page.locator("#run-step")).to_have_text("1")
         expect(page.locator("#lesson-reveal")).to_contain_text("You predicted medium")
         expect(page.locator("#lesson-reveal")).to_contain_text("the answer is large")
-        expect(page.locator("#lesson-score")).to_contain_text("score 0/1")
+        expect(page.locator("#lesson-score")).to_contain_text("1 of 4 answered · 0 right")
         expect(page.locator("#story-text")).to_contain_text("large won")
         expect(page.locator("#run-announce")).to_contain_text("web-1 → large")
         assert page.locator("#run-announce").get_attribute("aria-live") == "polite"
