@@ -32,6 +32,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from playground.limits import web_limits
 from playground.models import Scenario, ScenarioUpload
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
 from playground.services.scenarios import ScenarioInvalid
@@ -74,7 +75,11 @@ def load_weight(text: str) -> int:
     weight = len(data) // BYTES_PER_UNIT
     if weight >= worker_weight():
         return weight  # a worker's already: no need to look further
-    weight += sum(int(found) for found in _REPLICAS.findall(data))
+    pods = sum(int(found) for found in _REPLICAS.findall(data))
+    if pods <= web_limits().max_pods:
+        # More pods than the web admits are refused by the loader before it builds any: at once,
+        # in the request, with the setting to raise; only an admissible workload costs its pods.
+        weight += pods
     kinds = _KIND.findall(data)
     weight += len(kinds)  # each object is stored as a row too: ~one more unit
     weight += kinds.count(b"Node") * kinds.count(b"DaemonSet")

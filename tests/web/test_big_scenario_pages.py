@@ -103,7 +103,10 @@ def test_lists_are_searched_and_paged_by_name(big_ids: Any) -> None:
     assert client.get(f"{base}/secrets/").status_code == 404
 
 
-def test_an_editor_post_answers_with_the_changed_parts_only(big_ids: Any) -> None:
+def test_an_editor_post_answers_with_the_changed_parts_only(big_ids: Any, settings: Any) -> None:
+    """When the request saves it (a big scenario's saves are a worker's by default:
+    test_big_editor_save_by_worker.py), the answer carries the changed parts only."""
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 10**9
     pk, token = big_ids
     scenario = Scenario.objects.get(pk=pk)
     client = owner_client(token)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -104,6 +105,14 @@ def test_django_refuses_to_start_with_a_bad_limit_setting() -> None:
 
 
 # ---- strict errors -------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _loaded_in_the_request(settings: Any) -> None:
+    """These read an upload's or import's answer in the request, as for a small file; the cluster
+    dumps here are a worker's to load by default (services.scenario_uploads:
+    test_big_upload_checked_by_worker.py), whose page shows the same errors and lists."""
+    settings.PLAYGROUND_UPLOAD_WORKER_WEIGHT = 10**9
 
 
 @pytest.mark.parametrize(
