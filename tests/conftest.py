@@ -62,6 +62,14 @@ STARTUP_TIMEOUT = 60.0
 _live_logs: list[Path] = []
 
 
+@pytest.fixture(autouse=True)
+def _reads_not_limited(settings: Any) -> None:
+    """The environment default above reaches the server processes the live tests start, but not
+    this process's settings: pytest-django imports them before this file is loaded. So each
+    test starts with reads unlimited here too; the limit's own tests set it in their bodies."""
+    settings.PLAYGROUND_READS_PER_SECOND = 0
+
+
 @dataclass
 class LiveProcess:
     process: Popen[bytes]

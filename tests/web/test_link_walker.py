@@ -24,6 +24,7 @@ from playground.services import gallery
 from playground.services import runs as svc
 from playground.services.scenarios import scenario_create
 from playground.views.docs import PAGES
+from tests.web.compare_here import run_compare_tasks_here
 from tests.web.test_runs_services import OWNER, act, gallery_scenario, inline_worker  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,9 +93,14 @@ class Walker:
 
 
 @pytest.fixture
-def tokens(client: Client, inline_worker: list, settings: Any) -> dict[str, str]:  # noqa: F811
+def tokens(
+    client: Client, inline_worker: list, settings: Any, monkeypatch: pytest.MonkeyPatch, redis_url: str  # noqa: F811
+) -> dict[str, str]:
     """A played run of resource-fit (its page has step, cycle and export links), a scenario of
-    the owner's own with a challenge, and the client signed in as that owner."""
+    the owner's own with a challenge, and the client signed in as that owner. The compare pages
+    they link are computed by a worker's task: here its body runs in this process, so those
+    links answer with the comparison (and its own links are walked too)."""
+    run_compare_tasks_here(monkeypatch, settings, redis_url)
     settings.METRICS_PUBLIC = True
     settings.DIAGNOSTICS_PUBLIC = True
     settings.PLAYGROUND_READS_PER_SECOND = 0  # the walk reads far faster than a person: not limited
@@ -105,7 +111,9 @@ def tokens(client: Client, inline_worker: list, settings: Any) -> dict[str, str]
     run = svc.run_start(scenario=gallery_scenario("resource-fit"), actor=OWNER)
     act(run, RunAction.KIND_PLAY)
     own = scenario_create(actor=OWNER, name="mine", yaml_text=(ROOT / "playground/gallery/challenge-one-victim.yaml").read_text())
-    return {"run": run.share_token, "scenario": own.share_token}
+    run.refresh_from_db()
+    fork = svc.run_fork(run=run, actor=OWNER, step=run.head_step)  # `/runs/<token>/compare/` is a fork's page
+    return {"run": run.share_token, "scenario": own.share_token, "fork": fork.share_token}
 
 
 def _page_kinds(tokens: dict[str, str]) -> list[str]:
@@ -139,6 +147,7 @@ def test_the_docs_pages_readme_and_lessons_point_to_exist(client: Client) -> Non
 
 
 def _placeholders(path: str, tokens: dict[str, str]) -> str:
+    path = re.sub(r"/runs/<[^>]+>/compare/", f"/runs/{tokens['fork']}/compare/", path)
     path = re.sub(r"/runs/<[^>]+>/", f"/runs/{tokens['run']}/", path)
     path = re.sub(r"=N\b", "=1", path)  # `?seed=N`, `?step=N`
     return re.sub(r"/scenarios/<[^>]+>/", f"/scenarios/{tokens['scenario']}/", path)
