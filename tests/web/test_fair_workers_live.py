@@ -17,6 +17,7 @@ from playground.models import Run, RunAction, RunFrame
 from playground.ownership import Actor
 from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from tests.web.broker import switch_broker
 from tests.web.test_reliability_live import RedisServer, _start_worker
 from tests.web.test_runs_live import _many_pods_yaml, _wait
 
@@ -47,7 +48,7 @@ def test_another_clients_step_is_served_while_plays_run(
     settings.CELERY_BROKER_URL = own_redis.url
     from config.celery import app
 
-    app.conf.broker_url = own_redis.url
+    switch_broker(app, own_redis.url)
     a, b = Actor(session_token="fair-client-a"), Actor(session_token="fair-client-b")
     big = scenario_service.scenario_create(actor=a, name="big", yaml_text=_many_pods_yaml(nodes=40, pods=1500))
     small = scenario_service.scenario_create(actor=b, name="small", yaml_text=_many_pods_yaml(nodes=3, pods=20))
@@ -81,4 +82,4 @@ def test_another_clients_step_is_served_while_plays_run(
         assert other.frames.count() == 4
     finally:
         stop_process_group(worker)
-        app.conf.broker_url = live_env["REDIS_URL"]
+        switch_broker(app, live_env["REDIS_URL"])

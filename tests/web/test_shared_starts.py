@@ -17,6 +17,7 @@ from playground.services import gallery
 from playground.services import runs as run_service
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions, prepare
+from tests.web.broker import switch_broker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -119,8 +120,7 @@ def test_a_big_start_is_computed_by_a_worker_while_the_request_waits(
     from tests.web.test_runs_live import _many_pods_yaml
 
     settings.REDIS_URL = redis_url
-    before = app.conf.broker_url
-    app.conf.broker_url = redis_url
+    before = switch_broker(app, redis_url)
     try:
         owner = Actor(session_token="big-owner")
         scenario = scenario_service.scenario_create(
@@ -136,4 +136,4 @@ def test_a_big_start_is_computed_by_a_worker_while_the_request_waits(
         assert _record(run)[2] == bytes(kept.checkpoint)
         assert run.head_step == 0 and RunFrame.objects.filter(run=run).count() == 1
     finally:
-        app.conf.broker_url = before
+        switch_broker(app, before)

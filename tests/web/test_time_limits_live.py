@@ -22,6 +22,7 @@ from playground.models import Run, RunAction
 from playground.ownership import SESSION_KEY, Actor
 from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from tests.web.broker import switch_broker
 from tests.web.test_reliability_live import RedisServer, _start_worker
 from tests.web.test_runs_live import _many_pods_yaml, _wait
 
@@ -75,7 +76,7 @@ def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task
     settings.CELERY_BROKER_URL = own_redis.url
     from config.celery import app
 
-    app.conf.broker_url = own_redis.url
+    switch_broker(app, own_redis.url)
     slow = svc.run_start(
         scenario=scenario_service.scenario_create(actor=OWNER, name="slow", yaml_text=long_clock_yaml()), actor=OWNER)
     other = svc.run_start(
@@ -106,7 +107,7 @@ def test_an_action_past_the_time_limit_stops_and_the_worker_serves_the_next_task
             assert "restarting this worker process" in log_path.read_text(errors="replace")
     finally:
         stop_process_group(worker)
-        app.conf.broker_url = live_env["REDIS_URL"]
+        switch_broker(app, live_env["REDIS_URL"])
 
 
 def test_a_preparation_past_its_limit_fails_the_start_waiting_for_it(
@@ -128,7 +129,7 @@ def test_a_preparation_past_its_limit_fails_the_start_waiting_for_it(
     settings.PLAYGROUND_RUNS_QUEUE = queue
     from config.celery import app
 
-    app.conf.broker_url = own_redis.url
+    switch_broker(app, own_redis.url)
     worker, log_path = _start_worker(env, queue, "limits-prepare", live_logs_dir, own_redis.url)
     try:
         scenario = scenario_service.scenario_create(actor=OWNER, name="long timeline", yaml_text=timeline_yaml(200_000))
@@ -140,4 +141,4 @@ def test_a_preparation_past_its_limit_fails_the_start_waiting_for_it(
         assert worker.poll() is None
     finally:
         stop_process_group(worker)
-        app.conf.broker_url = live_env["REDIS_URL"]
+        switch_broker(app, live_env["REDIS_URL"])

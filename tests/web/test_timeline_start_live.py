@@ -9,18 +9,24 @@ a start that finds none asks a worker and waits, computing nothing itself.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.timeline_start import timeline_yaml
+from playground.launcher import stop_process_group
 from playground.models import PreparedStart, RunFrame
 from playground.ownership import Actor
 from playground.services import runs as run_service
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions, prepare
 from playground.services.scenarios import PREPARE_MIN_OBJECTS
+from tests.web.broker import switch_broker
+from tests.web.test_reliability_live import RedisServer, _start_worker
 
 pytestmark = [pytest.mark.django_db]
 
@@ -50,15 +56,30 @@ def test_timeline_actions_count_toward_the_weight(db: None) -> None:
     assert prepare.start_weight(scenario.pk) == 3 + 1500
 
 
+@pytest.fixture
+def own_redis(tmp_path: Path, live_logs_dir: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path, live_logs_dir)
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.mark.live
 def test_a_long_timeline_start_is_computed_by_a_worker(
-    transactional_db: None, celery_worker: Any, redis_url: str, settings: Any, computed_here: list[int]
+    transactional_db: None, live_env: dict[str, str], own_redis: RedisServer, live_logs_dir: Path, settings: Any,
+    computed_here: list[int],
 ) -> None:
+    """On a Redis and a worker of its own (its queue too): nothing another test left behind in the
+    session's broker or queues decides where this test's tasks go."""
     from config.celery import app
 
-    settings.REDIS_URL = redis_url
-    before = app.conf.broker_url
-    app.conf.broker_url = redis_url
+    queue = f"runs-timeline-start-{os.getpid()}"
+    env = dict(live_env, REDIS_URL=own_redis.url, PLAYGROUND_RUNS_QUEUE=queue, PLAYGROUND_SWEEP_SECONDS="86400")
+    settings.REDIS_URL = own_redis.url
+    settings.PLAYGROUND_RUNS_QUEUE = queue
+    settings.CELERY_BROKER_URL = own_redis.url
+    before = switch_broker(app, own_redis.url)
+    worker, _ = _start_worker(env, queue, "timeline-start", live_logs_dir, own_redis.url)
     try:
         owner = Actor(session_token="timeline-owner")
         scenario = scenario_service.scenario_create(actor=owner, name="long timeline",
@@ -75,4 +96,5 @@ def test_a_long_timeline_start_is_computed_by_a_worker(
         kept = PreparedStart.objects.get(scenario=scenario)
         assert bytes(run.checkpoints.get(step=0).blob) == bytes(kept.checkpoint)
     finally:
-        app.conf.broker_url = before
+        stop_process_group(worker)
+        switch_broker(app, before)
