@@ -76,9 +76,9 @@ class _Compiler:
         if k == "map":
             return self._map(n)
         if k == "and":
-            return self._and(self.compile(n.a), self.compile(n.b))
+            return self._logical(self.compile(n.a), self.compile(n.b), False, "_&&_")
         if k == "or":
-            return self._or(self.compile(n.a), self.compile(n.b))
+            return self._logical(self.compile(n.a), self.compile(n.b), True, "_||_")
         if k == "cond":
             return self._cond(n)
         if k == "comp":
@@ -202,51 +202,31 @@ class _Compiler:
         return make
 
     @staticmethod
-    def _and(lf: Fn, rf: Fn) -> Fn:
-        def f(a: list) -> Any:
-            try:
-                lhs = lf(a)
-            except CelRuntimeError as exc:
-                lhs = exc
-            if lhs is False:
-                return False
-            try:
-                rhs = rf(a)
-            except CelRuntimeError as exc:
-                rhs = exc
-            if rhs is False:
-                return False
-            if lhs is True and rhs is True:
-                return True
-            if isinstance(lhs, CelRuntimeError):
-                raise lhs
-            if isinstance(rhs, CelRuntimeError):
-                raise rhs
-            raise _overload("_&&_", lhs, rhs)
-        return f
+    def _logical(lf: Fn, rf: Fn, absorbing: bool, name: str) -> Fn:
+        """`&&` (absorbing False) and `||` (absorbing True) as cel-go evaluates them: a side that
+        gives the absorbing value decides, whatever error the other side raised."""
+        other = not absorbing
 
-    @staticmethod
-    def _or(lf: Fn, rf: Fn) -> Fn:
         def f(a: list) -> Any:
             try:
                 lhs = lf(a)
             except CelRuntimeError as exc:
                 lhs = exc
-            if lhs is True:
-                return True
+            if lhs is absorbing:
+                return absorbing
             try:
                 rhs = rf(a)
             except CelRuntimeError as exc:
                 rhs = exc
-            if rhs is True:
-                return True
-            if lhs is False and rhs is False:
-                return False
+            if rhs is absorbing:
+                return absorbing
+            if lhs is other and rhs is other:
+                return other
             if isinstance(lhs, CelRuntimeError):
                 raise lhs
             if isinstance(rhs, CelRuntimeError):
                 raise rhs
-            raise _overload("_||_", lhs, rhs)
+            raise _overload(name, lhs, rhs)
         return f
 
     def _cond(self, n: Node) -> Fn:
