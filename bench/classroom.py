@@ -725,7 +725,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, default=str))
     if args.append_results:
-        with (ROOT / "bench" / "RESULTS.md").open("a") as handle:
+        with (ROOT / "bench" / "history" / "runs.md").open("a") as handle:
             handle.write(text)
     return 0
 

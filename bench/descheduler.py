@@ -2,7 +2,7 @@
 1 cpu of 4 requested per pod: 100%) plus N/5 empty nodes that just joined, with LowNodeUtilization
 (and, with --all, every other strategy in the same profile). Reports the load time, the pass's
 wall time and peak traced allocation, and how many pods it evicted; the scheduling of the
-replacements is not part of it. Numbers, never assertions: results go to RESULTS.md by hand.
+replacements is not part of it. Numbers, never assertions: current figures go to bench/RESULTS.md by hand.
 
     .venv/bin/python bench/descheduler.py --nodes 5000
 """

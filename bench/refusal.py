@@ -99,7 +99,7 @@ def command_line(text: str) -> tuple[float, float, int, str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--append-results", action="store_true", help="append the table to bench/RESULTS.md")
+    ap.add_argument("--append-results", action="store_true", help="append the table to bench/history/runs.md")
     args = ap.parse_args()
     data = inputs()
     rows = ["| input | path | time | memory | outcome |", "| --- | --- | ---: | ---: | --- |"]
@@ -114,7 +114,7 @@ def main() -> int:
     print(table)
     if args.append_results:
         stamp = datetime.date.today().isoformat()
-        with open(ROOT / "bench" / "RESULTS.md", "a") as fh:
+        with open(ROOT / "bench" / "history" / "runs.md", "a") as fh:
             fh.write(f"\n## Refusing oversized workloads before building them ({stamp})\n\n"
                      "`python bench/refusal.py`: replicas are counted from the manifests before any pod "
                      "is built, so a refusal costs what reading the input costs.\n\n" + table + "\n")

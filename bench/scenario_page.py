@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.web_page import Browser  # noqa: E402
 from bench.web_stack import Stack  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS = Path(__file__).resolve().parent / "history" / "runs.md"
 DEFAULT_INPUT = Path(__file__).resolve().parent / "inputs" / "perf-5000n-10000p.yaml"
 
 

@@ -2,7 +2,7 @@
 
     python bench/trace.py                                  # both benchmark files, 3 runs each
     python bench/trace.py --files ../shared/bench/perf-500n-1000p.yaml --runs 1
-    python bench/trace.py --append-results --note "..."    # also append the table to bench/RESULTS.md
+    python bench/trace.py --append-results --note "..."    # also append the table to bench/history/runs.md
     python bench/trace.py --root /path/to/other/checkout   # measure another version of the engine
 
 Each run is `python -m scheduler_core simulate|trace FILE` in a new process (no warm caches
@@ -104,7 +104,7 @@ def main() -> int:
     ap.add_argument("--files", nargs="*", type=Path, default=BENCH_FILES)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout whose engine to run")
-    ap.add_argument("--append-results", action="store_true", help="append the table to bench/RESULTS.md")
+    ap.add_argument("--append-results", action="store_true", help="append the table to bench/history/runs.md")
     ap.add_argument("--note", default="", help="a line printed above the appended table")
     args = ap.parse_args()
     lines, all_ok = [], True
@@ -115,7 +115,7 @@ def main() -> int:
     table = HEADER + "\n" + "\n".join(lines)
     print(table)
     if args.append_results:
-        with (ROOT / "bench" / "RESULTS.md").open("a") as out:
+        with (ROOT / "bench" / "history" / "runs.md").open("a") as out:
             out.write(f"\n### `python bench/trace.py` ({time.strftime('%Y-%m-%d')})\n\n")
             if args.note:
                 out.write(args.note + "\n\n")

@@ -39,7 +39,7 @@ from bench.web_report import markdown, results_section  # noqa: E402
 from bench.web_stack import Stack  # noqa: E402
 from bench.web_viewers import run_viewers  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS = Path(__file__).resolve().parent / "history" / "runs.md"
 
 
 def owner() -> tuple[Any, tuple[str, str]]:

@@ -8,7 +8,7 @@ Redis), so the address, the URLs and the pages stay the same as with one process
 
 The server is uvicorn with its C HTTP parser (httptools) and event loop (uvloop): on this
 project's read-only pages it answers 200 requests/s on two cores with p95 in tens of
-milliseconds, where daphne's HTTP stack saturated at about 170/s (bench/RESULTS.md). daphne
+milliseconds, where daphne's HTTP stack saturated at about 170/s (bench/history/2026-11-22_to_2026-11-28.md). daphne
 stays installed for `manage.py runserver`.
 
     python -m playground.web_processes --host 0.0.0.0 --port 8000 [--processes 2]

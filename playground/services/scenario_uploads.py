@@ -39,7 +39,7 @@ from playground.services.scenarios import ScenarioInvalid
 
 logger = logging.getLogger(__name__)
 
-# Measured (bench/web_engine_paths.py, bench/RESULTS.md): the loader reads 3-4 MB of YAML per
+# Measured (bench/web_engine_paths.py, bench/history/2026-11-22_to_2026-11-28.md): the loader reads 3-4 MB of YAML per
 # CPU second and expands a workload's pods at ~50 us each. One unit of weight is ~50 us of
 # loader CPU: an expanded pod, or this many bytes of YAML.
 BYTES_PER_UNIT = 160

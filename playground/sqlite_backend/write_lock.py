@@ -5,7 +5,7 @@ SQLite's busy handler, which sleeps and looks again: 1, 2, 5, 10 ms at first, th
 once a writer has waited a quarter of a second. Under a class's load (two workers committing a
 step every few milliseconds, thirty students posting Steps) a waiting writer kept waking just
 after another had taken the lock again: a Step post's `BEGIN IMMEDIATE` waited 0.6 s at p90 and
-up to 2.4 s for a few milliseconds of writing (bench/RESULTS.md, "Issue 22: the SQLite writers'
+up to 2.4 s for a few milliseconds of writing (bench/history/2026-11-22_to_2026-11-28.md, "Issue 22: the SQLite writers'
 turn"). Here every writer of the file first takes this lock: threads of one process queue on a
 `threading.Lock`, processes on an exclusive `flock` of a file beside the database, and the kernel
 wakes a waiting process as soon as the holder lets go. SQLite's own lock then never makes a

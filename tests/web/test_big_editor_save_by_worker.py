@@ -1,7 +1,7 @@
 """An editor form's save or delete of one object in a big scenario is done by a worker.
 
 Saving one object loads the whole scenario again to validate it (1.49 s of CPU for a Node of a
-15,000-object scenario, bench/RESULTS.md). When the scenario's stored objects weigh as much as
+15,000-object scenario, bench/history/2026-11-22_to_2026-11-28.md). When the scenario's stored objects weigh as much as
 `PLAYGROUND_UPLOAD_WORKER_WEIGHT` (8 units an object, as a YAML-view save counts them), the
 request keeps the change as a `ScenarioUpload` and answers htmx with HX-Redirect to its
 "checking" page; the worker's part (`upload_check`, called here as the task calls it) saves the

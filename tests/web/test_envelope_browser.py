@@ -5,7 +5,7 @@ it, with every page bounded (the web server, a Celery worker and Redis are real)
 The slowest live test: the upload is validated and stored (~38 s of CPU), the session's worker
 builds the scenario's YAML and prepares the start (~68 s of CPU) while the start waits for it,
 the start stores it for the run (~11 s), the run page opens and the worker restores the run's
-engine for the Step (bench/RESULTS.md, "Issue 27, web"). It runs once: the input is generated in
+engine for the Step (bench/history/2026-11-22_to_2026-11-28.md, "Issue 27, web"). It runs once: the input is generated in
 ~1 s (bench/generate_envelope.py) and the session's servers are reused. Before it ends it waits
 until the worker has done everything queued before a last, lowest-priority task, so no later
 live test waits behind the envelope's background work.
