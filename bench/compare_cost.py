@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import render  # noqa: E402
 
-from scheduler_core.api.loader import load_scenario_text  # noqa: E402
 from scheduler_core.compare import compare_runs, record_run  # noqa: E402
+from scheduler_core.loader import load_scenario_text  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 
 

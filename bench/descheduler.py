@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text  # noqa: E402
 from scheduler_core.descheduler.descheduler import run_descheduler  # noqa: E402
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 
 POLICY = """apiVersion: descheduler/v1alpha2

@@ -46,8 +46,8 @@ def _timed(fn: Callable[..., Any], name: str, wall: dict[str, float],
 
 
 def child(path: Path) -> dict[str, Any]:
-    from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file
-    from scheduler_core.api.loader import load as load_module
+    from scheduler_core.loader import CLI_LIMITS, load_scenario_file
+    from scheduler_core.loader import load as load_module
 
     wall: dict[str, float] = {}
     cpu: dict[str, float] = {}

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scheduler_core.api.errors import ScenarioError  # noqa: E402
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text  # noqa: E402
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text  # noqa: E402
 from tests.engine.loader.test_malformed_corpus import FILES, GENERATED  # noqa: E402
 
 

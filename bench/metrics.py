@@ -51,7 +51,7 @@ def main() -> int:
 
     from playground.presenters.runs.metrics import metrics_page, wall_page
     from playground.selectors.run_metrics import MAX_POINTS, thin
-    from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file
+    from scheduler_core.loader import CLI_LIMITS, load_scenario_file
     from scheduler_core.metrics import RunMetrics
     from scheduler_core.metrics.run_metrics import METRIC_EVENT_TYPES
     from scheduler_core.metrics.wall import PluginWallClock

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file  # noqa: E402
+from scheduler_core.loader import CLI_LIMITS, load_scenario_file  # noqa: E402
 from scheduler_core.metrics.wall import PluginWallClock  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 

@@ -28,7 +28,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=45)
     ap.add_argument("--no-warm", action="store_true", help="profile the first run (imports included)")
     args = ap.parse_args()
-    from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file
+    from scheduler_core.loader import CLI_LIMITS, load_scenario_file
     from scheduler_core.simulation import Simulation
 
     scenario = load_scenario_file(str(args.path), CLI_LIMITS)

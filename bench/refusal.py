@@ -1,6 +1,6 @@
 """What refusing an oversized scenario costs: time and memory, whatever the number written.
 
-A workload's replicas are counted before any pod is built (scheduler_core/api/loader/bounds.py),
+A workload's replicas are counted before any pod is built (scheduler_core/loader/bounds.py),
 so refusing `replicas: 1000000000` should cost about what reading the file costs. Three inputs,
 each refused (or, for the control, loaded):
 
@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scheduler_core.api.errors import ScenarioError  # noqa: E402
-from scheduler_core.api.loader import load_scenario_text  # noqa: E402
-from scheduler_core.api.loader.limits import SETTINGS_HINTS, Limits  # noqa: E402
+from scheduler_core.loader import load_scenario_text  # noqa: E402
+from scheduler_core.loader.limits import SETTINGS_HINTS, Limits  # noqa: E402
 
 BILLION = 1_000_000_000
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{capacity: {{cpu: '4', memory: 8Gi}}}}"

@@ -84,7 +84,7 @@ def input_path(shape: str, nodes: int, pods: int) -> Path:
 
 def measure(path: Path, runs: int) -> dict:
     """Time one input in this process (the child's side)."""
-    from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file
+    from scheduler_core.loader import CLI_LIMITS, load_scenario_file
     from scheduler_core.simulation import Simulation
 
     t0 = time.perf_counter()

@@ -141,7 +141,7 @@ def wait_prepared(scenario_url: str, timeout_s: float) -> float | None:
         from playground.models import PreparedStart, Scenario
         from playground.selectors.scenarios import objects_version
         from playground.services.runs.prepare import start_key
-        from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+        from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
     except ImportError:
         return None
     scenario = Scenario.objects.get(share_token=scenario_url.rstrip("/").rsplit("/", 1)[-1])

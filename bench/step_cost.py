@@ -45,7 +45,7 @@ class Writer:
     def __init__(self, sim: Any, incremental: bool) -> None:
         from playground import frame_views
         from playground.keyframe_rule import KeyframeRule
-        from scheduler_core.pod_view import PodViewMemo
+        from scheduler_core.view.pods import PodViewMemo
 
         self.sim, self.incremental = sim, incremental
         self.node_memo: dict[str, Any] = {}
@@ -93,8 +93,8 @@ def main() -> int:
     import django
 
     django.setup()
-    from scheduler_core.api.loader import load_scenario_text
-    from scheduler_core.api.loader.limits import CLI_LIMITS
+    from scheduler_core.loader import load_scenario_text
+    from scheduler_core.loader.limits import CLI_LIMITS
     from scheduler_core.simulation import Simulation
 
     load_cpu, sim = _cpu(lambda: Simulation(load_scenario_text(args.file.read_text(), source=args.file.name,

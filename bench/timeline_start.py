@@ -74,7 +74,7 @@ def main() -> None:
     from playground.services import scenarios
     from playground.services.runs import actions, prepare
     from playground.services.scenarios import PREPARE_MIN_OBJECTS
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     text = timeline_yaml(args.actions)
     actor = Actor(session_token="b" * 32)

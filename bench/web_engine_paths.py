@@ -85,7 +85,7 @@ def main() -> None:
     from playground.services import scenarios
     from playground.services.runs import actions, preflight, prepare
     from playground.services.versions.compare import compare_versions
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     actor = Actor(session_token="w" * 32)
     if args.editor_only:

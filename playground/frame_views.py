@@ -22,7 +22,7 @@ QUEUE_HEAD = 100  # entries kept per queue (and of the pending evictions), in po
 
 QUEUE_NAMES = ("activeQ", "backoffQ", "unschedulable")
 _KEYED = (("nodes", "name"), ("pods", "key"), ("storageClaims", "key"), ("storageVolumes", "name"))
-# Sections only runs with storage objects have (scheduler_core/storage_view.py).
+# Sections only runs with storage objects have (scheduler_core/view/storage.py).
 _OPTIONAL = frozenset({"storageClaims", "storageVolumes"})
 _SECTIONS = frozenset(s for s, _ in _KEYED)
 _ORDERS = frozenset(s + "Order" for s, _ in _KEYED)

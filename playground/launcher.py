@@ -386,7 +386,7 @@ def run(host: str, port: int, *, port_explicit: bool = False) -> int:
                 [
                     sys.executable,
                     "-m",
-                    "scheduler_core.sample_extender",
+                    "scheduler_core.extender.sample",
                     "--port",
                     str(SAMPLE_EXTENDER_PORT),
                     "--quiet",

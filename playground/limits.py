@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.http import QueryDict
 
-from scheduler_core.api.loader.limits import DEFAULT_LIMITS, SETTINGS_HINTS, Limits
+from scheduler_core.loader.limits import DEFAULT_LIMITS, SETTINGS_HINTS, Limits
 
 __all__ = ["web_limits", "max_yaml_bytes", "too_large", "request_too_large"]
 

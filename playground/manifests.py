@@ -1,6 +1,6 @@
 """Plain Kubernetes manifests as the web app stores them: splitting YAML, building YAML, identity.
 
-The engine's loader (`scheduler_core.api.loader`) is the one parser that decides whether a
+The engine's loader (`scheduler_core.loader`) is the one parser that decides whether a
 scenario is valid; this module only cuts accepted YAML into one manifest per object (for the
 database rows) and joins rows back into multi-document YAML (for validation and export).
 """

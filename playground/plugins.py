@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from scheduler_core.plugin_modules import PluginModuleError, load_plugin_modules
+from scheduler_core.framework.plugins.plugin_modules import PluginModuleError, load_plugin_modules
 
 
 def load_configured_plugins() -> list[str]:

@@ -167,7 +167,7 @@ def _copy_manifest(tpl: PodTemplate, i: int) -> dict[str, Any]:
 def _parse_copy(sim: Simulation, tpl: PodTemplate, i: int) -> dict[str, Any]:
     """The `addPod` action for copy `i`, validated as a live action is; a refusal is
     re-located to the template's file, document and field."""
-    from scheduler_core.api.loader import parse_action
+    from scheduler_core.loader import parse_action
 
     obj = {"action": "addPod", "pod": _copy_manifest(tpl, i)}
     try:

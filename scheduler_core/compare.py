@@ -24,8 +24,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler_core.events_compact import PASSING_CODES, iter_verdicts, prefilter_results, score_table
-from scheduler_core.features import FeatureGates
+from scheduler_core.events.compact import PASSING_CODES, iter_verdicts, prefilter_results, score_table
+from scheduler_core.featuregate.features import FeatureGates
 
 __all__ = [
     "Cause",
@@ -305,7 +305,7 @@ def _aspects(a: Decision | None, b: Decision | None) -> list[str]:
 
 
 def _upstream_names() -> dict[str, str]:
-    from scheduler_core.features import _FIELD_OF_GATE
+    from scheduler_core.featuregate.features import _FIELD_OF_GATE
 
     return {f: g for g, f in _FIELD_OF_GATE.items()}
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from scheduler_core.api.errors import ActionError, ScenarioError
-from scheduler_core.api.loader import parse_action
-from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import TimelineAction
 from scheduler_core.controllers.workloads.plan import pod_claim_templates
 from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
+from scheduler_core.loader import parse_action
+from scheduler_core.loader.limits import Limits
 
 
 class Simulation(Protocol):

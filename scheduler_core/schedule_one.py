@@ -36,18 +36,18 @@ from scheduler_core.framework.runtime.framework import Framework, NodePluginScor
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
+from scheduler_core.framework.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
 from scheduler_core.util.name_table import table_for
-from scheduler_core.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 
 if TYPE_CHECKING:
+    from scheduler_core.apiserver.store.cluster import ClusterState
     from scheduler_core.backend.cache.cache import Cache
     from scheduler_core.backend.cache.snapshot import Snapshot
     from scheduler_core.backend.queue.scheduling_queue import PriorityQueue
-    from scheduler_core.cluster import ClusterState
     from scheduler_core.config.types import KubeSchedulerConfiguration
-    from scheduler_core.events import EventSink
+    from scheduler_core.events.recorder import EventSink
     from scheduler_core.framework.runtime.batch import OpportunisticBatch
     from scheduler_core.framework.runtime.options import Clock
 

@@ -4,7 +4,7 @@
 scheduling queue with the profiles' queueing hints, the cache and snapshot, the extenders, the
 taint manager, opportunistic batching) and is made of three parts that read like their upstream
 files: `ScheduleOne` (schedule_one.py: the scheduling and binding cycles), `EventHandlers`
-(eventhandlers.py: the informer handlers) and `APIServer` (apiserver.py: the API writes the
+(eventhandlers.py: the informer handlers) and `APIServer` (apiserver/server.py: the API writes the
 simulation performs, each followed by its informer handler). What stays here is the wiring and
 the services the frameworks receive (event stream, preemption's victim deletion).
 """
@@ -17,20 +17,22 @@ from typing import Any
 
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Pod
-from scheduler_core.apiserver import APIServer
-from scheduler_core.apiserver_resource import ResourceAPIServer
+from scheduler_core.apiserver.informer_delivery import PendingBindUpdates
+from scheduler_core.apiserver.resource import ResourceAPIServer
+from scheduler_core.apiserver.server import APIServer
+from scheduler_core.apiserver.storage import StorageAPI
+from scheduler_core.apiserver.store.cluster import ClusterState
 from scheduler_core.backend.cache.cache import Cache
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_queueing_hint_entries
 from scheduler_core.backend.workloadmanager import WorkloadManager
-from scheduler_core.cluster import ClusterState
 from scheduler_core.config.types import KubeSchedulerConfiguration
 from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
 from scheduler_core.controllers.tainteviction import TaintEvictionController
 from scheduler_core.eventhandlers import EventHandlers
-from scheduler_core.events import EventSink, NullRecorder, Recorder
+from scheduler_core.events.recorder import EventSink, NullRecorder, Recorder
 from scheduler_core.extender import EXTENDER_NAME, ExtenderTranscript, build_extenders, effective_config
-from scheduler_core.features import DEFAULT_GATES, FeatureGates
+from scheduler_core.featuregate.features import DEFAULT_GATES, FeatureGates
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.batch import OpportunisticBatch, batchable_plugins
@@ -38,9 +40,7 @@ from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.runtime.options import FrameworkOptions
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod
 from scheduler_core.framework.status import Status
-from scheduler_core.informer_delivery import PendingBindUpdates
 from scheduler_core.schedule_one import ScheduleOne
-from scheduler_core.storage_api import StorageAPI
 
 
 class VirtualClock:

@@ -16,29 +16,29 @@ from contextvars import ContextVar
 from typing import Any
 
 from scheduler_core.api.errors import ActionError
-from scheduler_core.api.loader import parse_action
-from scheduler_core.api.loader.limits import Limits
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod, Taint
 from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
 from scheduler_core.descheduler import schedule as desched_schedule
 from scheduler_core.dra.versions import dra_version_notes
-from scheduler_core.dra.view import DeviceView
-from scheduler_core.events import EventSink
+from scheduler_core.events.recorder import EventSink
 from scheduler_core.extender import ExtenderTranscript
 from scheduler_core.featuregate import parse_feature_gates
-from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, gates_for, with_overrides
+from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION, gates_for, with_overrides
 from scheduler_core.framework.events import event_label
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.runtime.waiting_pods import waiting_pods_view
-from scheduler_core.pod_view import PodViewMemo, pods_view
+from scheduler_core.loader import parse_action
+from scheduler_core.loader.limits import Limits
 from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
-from scheduler_core.storage_view import storage_view
 from scheduler_core.timeline_refusal import timeline_refusal
 from scheduler_core.util.collector import collector_paused
+from scheduler_core.view.devices import DeviceView
+from scheduler_core.view.pods import PodViewMemo, pods_view
+from scheduler_core.view.storage import storage_view
 
 __all__ = ["ActionError", "Simulation"]
 
@@ -398,7 +398,7 @@ class Simulation:
         NodeInfo generation and Node object did not change reuses its described resources,
         labels and taints (a step changes a node or two; a view describes all of them). The
         node entries are then shared between successive views: treat them as read-only.
-        `pod_memo`: the same for pod entries (scheduler_core/pod_view.py), which then also says
+        `pod_memo`: the same for pod entries (scheduler_core/view/pods.py), which then also says
         which pods' entries changed since the previous call. `events=False`: without the k8s
         events (a web frame stores them as rows of their own; listing them all every step cost
         the run's length)."""

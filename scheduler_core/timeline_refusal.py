@@ -10,7 +10,7 @@ timeline deletes later; the scheduler binds a pod whose binding the timeline fai
 A real API server refuses such a call (404 NotFound for a patch or a delete of a missing object,
 409 AlreadyExists for a create of a name in use) and the cluster, the scheduler included, goes
 on. The run does the same: `Simulation._process_due` skips the action and reports the answer as
-a `timeline_action_failed` event (scheduler_core/events.py). A live action naming a missing
+a `timeline_action_failed` event (scheduler_core/events/recorder.py). A live action naming a missing
 object is still refused before it is applied (`Simulation._check_action`), as a form would be.
 """
 

@@ -36,7 +36,7 @@ class SchedulerConfigForm(forms.Form):
             raise forms.ValidationError(f"Not valid YAML: {error}") from None
         except ValueError:  # an integer too long to convert: the engine's decoder says where
             from scheduler_core.api.errors import ScenarioError
-            from scheduler_core.api.loader.yaml_input import decode_yaml
+            from scheduler_core.loader.yaml_input import decode_yaml
 
             try:
                 decode_yaml(text, "configuration")

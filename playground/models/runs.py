@@ -26,7 +26,7 @@ class Run(models.Model):
     scenario_name = models.CharField(max_length=200)
     scenario_yaml = models.TextField()  # the snapshot the run plays: editing the scenario later changes nothing
     seed = models.PositiveIntegerField(default=0)
-    # The kube-scheduler release the run models (scheduler_core.features): every engine build
+    # The kube-scheduler release the run models (scheduler_core.featuregate.features): every engine build
     # and rebuild of the run uses it; checkpoints carry the same gates.
     kubernetes_version = models.CharField(max_length=16, default="v1.35")
     # The run's --feature-gates settings that differ from the version's defaults, as

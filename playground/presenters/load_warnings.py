@@ -25,10 +25,10 @@ NOT_SIMULATED_TAG = "not-simulated"
 # The tag of a flashed reference warning: an object named that the scenario lacks, accepted as
 # the API server accepts it (the line says what the scheduler will do about it).
 REFERENCE_TAG = "missing-reference"
-REFERENCE = "reference"  # LoadWarning.category of such a warning (api/loader/resource_build.py)
+REFERENCE = "reference"  # LoadWarning.category of such a warning (loader/resource_build.py)
 # A kind or field a Kubernetes v1.36/v1.37 cluster serves, read by the v1.35.4 loader: each line
 # names the release that introduced it and what the simulated version does instead
-# (api/loader/newer_kinds.py). Flashed with this tag, listed apart.
+# (loader/newer_kinds.py). Flashed with this tag, listed apart.
 NEWER_TAG = "newer-version"
 NEWER = "newer-version"  # LoadWarning.category of such a note
 

@@ -70,7 +70,7 @@ def frame_events(*, run: Run, frame: RunFrame) -> list[dict[str, Any]]:
 
 def node_list_before(*, run: Run, seq: int) -> dict[str, Any] | None:
     """The last `node_list` event before `seq`: the node list a cycle's Filter walk went over
-    (the engine writes it only when it changes; events_compact.not_evaluated_nodes)."""
+    (the engine writes it only when it changes; events.compact.not_evaluated_nodes)."""
     return (RunEvent.objects.filter(run=run, type="node_list", seq__lt=seq)
             .order_by("-seq").values_list("data", flat=True).first())
 

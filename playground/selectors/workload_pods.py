@@ -11,8 +11,8 @@ from playground.limits import web_limits
 from playground.models import Scenario
 from playground.selectors.scenarios import objects_version, scenario_yaml
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.controllers.workloads.summary import CREATED
+from scheduler_core.loader import load_scenario_text
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController")
 SAMPLE = 8  # pod names listed per owner

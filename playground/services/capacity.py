@@ -99,7 +99,7 @@ def capacity_answer(*, scenario: Scenario, pick: str | None, pasted: str | None,
                     max_copies: str | None) -> CapacityResult:
     """How many copies of the picked (or pasted) pod fit the scenario's cluster (see module)."""
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     limit = _copies(max_copies)

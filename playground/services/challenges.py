@@ -22,7 +22,7 @@ from playground.services.challenge_goals import goal_problems, scenario_names
 from playground.services.scenarios import ScenarioInvalid, scenario_fork, scenario_object_save
 from scheduler_core.api.challenge import Challenge, parse_challenge
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def challenge_manifest(*, name: str, title: str, task: str, goals_yaml: str, hin
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise ScenarioInvalid(f"goals: not YAML{where}: {getattr(error, 'problem', error)}", field="goals") from None
     except ValueError:  # an integer too long to convert: the engine's decoder says where and why
-        from scheduler_core.api.loader.yaml_input import decode_yaml
+        from scheduler_core.loader.yaml_input import decode_yaml
 
         try:
             decode_yaml(goals_yaml, "goals")

@@ -64,7 +64,7 @@ def scenario_import_any(*, scenario: Scenario, actor: Actor, text: str, source: 
     Bad input raises ScenarioInvalid and changes nothing."""
     from scheduler_core.api.cluster_import import normalize_dump
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
 
     scenario_service.ensure_can_edit(scenario=scenario, actor=actor)
     scenario_service.refuse_nul(text, source=source)

@@ -85,7 +85,7 @@ def validate_text(
     `documents` receives the YAML documents the loader decoded (see `load_scenario_text`),
     `summaries` the load's summary (what was kept, created, dropped)."""
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
 
     try:
         loaded = load_scenario_text(text, source=source, limits=web_limits(), documents=documents)
@@ -114,9 +114,9 @@ def manifest_warnings(manifest: dict[str, Any], *, source: str = "form") -> list
 def manifests_warnings(manifests: list[dict[str, Any]], *, source: str = "form") -> list[Any]:
     """The "not simulated" warnings of these objects alone, grouped as the loader groups them."""
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader.documents import flatten_documents
-    from scheduler_core.api.loader.newer_kinds import reduce_newer
-    from scheduler_core.api.loader.strict import NotSimulated
+    from scheduler_core.loader.documents import flatten_documents
+    from scheduler_core.loader.newer_kinds import reduce_newer
+    from scheduler_core.loader.strict import NotSimulated
 
     notes = NotSimulated()
     docs, newer, _ = reduce_newer(list(manifests), source)  # kinds and fields of v1.36/v1.37 clusters
@@ -386,7 +386,7 @@ def scenario_object_save(
 
 def references_in(warnings: list[Any], first: int, last: int) -> list[Any]:
     """The loader's reference warnings (an object named that the scenario lacks: see
-    `scheduler_core/api/loader/resource_build.py`) of documents `first`..`last` (1-based, as the
+    `scheduler_core/loader/resource_build.py`) of documents `first`..`last` (1-based, as the
     loader numbers them), so an edit reports what it brought in and not its neighbours'."""
     return [w for w in warnings if getattr(w, "category", None) == "reference"
             and w.document is not None and first <= w.document <= last]

@@ -13,7 +13,7 @@ from django.utils.safestring import mark_safe
 
 from playground.presenters.runs.reason_notes import notes_for
 from playground.templatetags.text_tags import plural
-from scheduler_core.events_compact import feasible_nodes, num_not_evaluated, score_totals
+from scheduler_core.events.compact import feasible_nodes, num_not_evaluated, score_totals
 
 register = template.Library()
 

@@ -78,7 +78,7 @@ class LoadWarning:
         self.reason = reason
         self.more = 0  # other objects of the same kind with the same field
         # "not-simulated" (a field the playground ignores) or "reference" (a reference to an
-        # object the scenario lacks, which the API server accepts: api/loader/references.py)
+        # object the scenario lacks, which the API server accepts: loader/references.py)
         self.category = category
 
     def __str__(self) -> str:

@@ -20,7 +20,6 @@ from scheduler_core.api.export_resource import (
     pod_resource_claims,
     resource_manifests,
 )
-from scheduler_core.api.loader import CONFIG_API_VERSION, TIMELINE_API_VERSION
 from scheduler_core.api.quantity import format_quantity
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import (
@@ -40,6 +39,7 @@ from scheduler_core.api.types import (
     WorkloadSelector,
 )
 from scheduler_core.config.types import KubeSchedulerConfiguration, Plugins, Profile
+from scheduler_core.loader import CONFIG_API_VERSION, TIMELINE_API_VERSION
 
 __all__ = ["dump_scenario", "scenario_manifests", "pod_manifest", "node_manifest"]
 

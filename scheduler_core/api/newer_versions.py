@@ -8,7 +8,7 @@ release-note entry (pull request number) or the KEP, from the v1.36 and v1.37 re
 scheduling, DRA and storage entries.
 
 One home for these facts: the loader's notes on newer objects and fields
-(`scheduler_core.api.loader.newer_kinds`), the feature-gate notes
+(`scheduler_core.loader.newer_kinds`), the feature-gate notes
 (`scheduler_core.featuregate.newer`), the "Reading an older article?" page and the run page's
 notice all read this module.
 """

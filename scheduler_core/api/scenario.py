@@ -53,7 +53,7 @@ class Scenario:
     resource_claim_templates: list[Any] = field(default_factory=list)
     device_taint_rules: list[Any] = field(default_factory=list)  # resource.k8s.io/v1alpha3
     source: str = "<input>"
-    # Fields accepted but not simulated (see api.loader.schema), one per kind and field.
+    # Fields accepted but not simulated (see loader.schema), one per kind and field.
     warnings: list[LoadWarning] = field(default_factory=list, compare=False, repr=False)
     # What loading did (controllers' pods created, dump objects dropped): a
     # scheduler_core.controllers.workloads.WorkloadSummary; None for scenarios built in code.

@@ -71,7 +71,7 @@ def _block(text: str) -> str:
 def read_header(text: str) -> dict[str, Any]:
     """The leading `# key: value` comment block of `text`, as a mapping ({} when there is none
     or it is not a YAML mapping)."""
-    from scheduler_core.api.loader.yaml_input import decode_yaml
+    from scheduler_core.loader.yaml_input import decode_yaml
 
     block = _block(text[:MAX_HEADER_CHARS])
     if not block.strip():

@@ -2,7 +2,7 @@
 PersistentVolumeClaim, Volume; storage/v1 StorageClass, CSINode, CSIDriver, CSIStorageCapacity), reduced to the
 fields the scheduler and the controllers it relies on use, with snake_case names.
 
-Built only by the loader (`scheduler_core.api.loader.storage`), after the apiserver's defaults
+Built only by the loader (`scheduler_core.loader.storage`), after the apiserver's defaults
 (StorageClass volumeBindingMode Immediate, volumeMode Filesystem, a PV's phase Available or a
 pre-bound PVC's Bound) and the DefaultStorageClass admission plugin. Sizes are exact
 `Fraction`s of bytes, as `resource.Quantity` is exact.

@@ -1,7 +1,7 @@
 """The Kubernetes objects the scheduler reads, reduced to the fields it uses.
 
 These mirror `k8s.io/api/core/v1` (and policy/v1, scheduling.k8s.io/v1) with snake_case names.
-The manifest loader (`scheduler_core.api.loader`) is the only place that builds them from YAML,
+The manifest loader (`scheduler_core.loader`) is the only place that builds them from YAML,
 after applying the apiserver's and kubelet's defaults, so everything downstream can rely on
 defaults being filled in (e.g. `Toleration.operator` is never empty, `Pod.priority` is resolved).
 

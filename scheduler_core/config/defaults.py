@@ -9,7 +9,7 @@ which is why every default FailedScheduling message carries its PostFilter text.
 from __future__ import annotations
 
 from scheduler_core.config.types import EXTENSION_POINTS, PluginRef, Plugins, PluginSet
-from scheduler_core.features import DEFAULT_GATES, FeatureGates
+from scheduler_core.featuregate.features import DEFAULT_GATES, FeatureGates
 
 DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),

@@ -214,7 +214,7 @@ def _placed(message: str, path: str) -> ConfigError:
 def check_frameworks(cfg: KubeSchedulerConfiguration) -> None:
     """Build each profile's framework as kube-scheduler does at start: a queue sort and a bind
     plugin are required, every Score plugin needs a weight. ConfigError at the profile."""
-    from scheduler_core.features import DEFAULT_GATES, with_overrides
+    from scheduler_core.featuregate.features import DEFAULT_GATES, with_overrides
     from scheduler_core.framework.interface import PluginArgsError
     from scheduler_core.framework.plugins.registry import get_registry
     from scheduler_core.framework.runtime.framework import Framework, FrameworkError

@@ -3,7 +3,7 @@
 The NoExecute taint eviction controller (kube-controller-manager's taint-eviction-controller)
 deletes pods from nodes whose NoExecute taints they do not tolerate (long enough). The storage
 controllers the volume plugins rely on react to the API writes that concern them
-(scheduler_core/storage_api.py): `persistentvolume` (the PV controller completing VolumeBinding's
+(scheduler_core/apiserver/storage.py): `persistentvolume` (the PV controller completing VolumeBinding's
 bindings, and a provisioner for WaitForFirstConsumer claims) and `ephemeral` (the ephemeral volume
 controller). The workload controllers (`workloads`) expand Deployments, StatefulSets, ... at load.
 """

@@ -87,7 +87,7 @@ def next_pass(after: float, strictly: bool = False) -> float:
 
 
 class NodeLifecycleController:
-    """Node health -> taints. `api` is the scheduler's API server (apiserver.py): the node
+    """Node health -> taints. `api` is the scheduler's API server (apiserver/server.py): the node
     objects, `update_node`, `add_taint`, `remove_taint` and the event recorder."""
 
     def __init__(self) -> None:

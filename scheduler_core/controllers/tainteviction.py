@@ -29,7 +29,7 @@ Decision rules (upstream pkg/controller/tainteviction, v1.35):
   cannot be cancelled by later taint or toleration changes; here it is a pending entry due "now"
   which only ``pod_deleted`` removes (the pod is gone; nothing left to delete).
 
-Events (``on_event(kind, **fields)``; kinds follow scheduler_core.events.EVENT_TYPES so the callback
+Events (``on_event(kind, **fields)``; kinds follow scheduler_core.events.recorder.EVENT_TYPES so the callback
 can be ``sink.emit``):
 
 - ``eviction_scheduled``: pod, node, at (fire time), taints ([``key=value:NoExecute``...]).

@@ -103,7 +103,7 @@ class PodEvictor:
         manifest = replacement_manifest(pod, targets, taken, f"descheduler/{pod.key}/{len(cs.all_pods)}")
         if manifest is None:
             return
-        from scheduler_core.api.loader import parse_action
+        from scheduler_core.loader import parse_action
 
         try:
             act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),

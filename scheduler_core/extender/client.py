@@ -36,7 +36,7 @@ from scheduler_core.framework.types import NodeInfo
 if TYPE_CHECKING:
 
     from scheduler_core.backend.cache.snapshot import Snapshot
-    from scheduler_core.events import EventSink
+    from scheduler_core.events.recorder import EventSink
     from scheduler_core.framework.preemption.preemption import Victims
 
 
@@ -176,8 +176,8 @@ class HTTPExtender:
     def _nodes_from_list(self, node_list: Any, by_name: dict[str, NodeInfo],
                          sent: dict[str, dict[str, Any]]) -> list[NodeInfo]:
         from scheduler_core.api.errors import ScenarioError
-        from scheduler_core.api.loader import parse_node
-        from scheduler_core.api.loader.reader import object_reader
+        from scheduler_core.loader import parse_node
+        from scheduler_core.loader.reader import object_reader
 
         lst = _fields(_want(node_list, dict, "ExtenderFilterResult.Nodes", "v1.NodeList"), ("items",))
         items = lst.get("items")

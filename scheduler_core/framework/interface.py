@@ -80,7 +80,7 @@ class Handle(Protocol):
     extenders: list[Any]  # configured extenders; preemption calls process_preemption on them
     events_enabled: bool  # False: skip building UI event payloads
 
-    def emit(self, event_type: str, **fields: Any) -> None: ...  # a UI event (scheduler_core.events)
+    def emit(self, event_type: str, **fields: Any) -> None: ...  # a UI event (scheduler_core.events.recorder)
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None: ...
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,

@@ -1,7 +1,7 @@
 """Upstream's scheduler metrics of one run, recomputed from its event stream.
 
 The engine records nothing for metrics: every number here follows from the typed events
-(scheduler_core/events.py) the run emits, at the places upstream records its metrics:
+(scheduler_core/events/recorder.py) the run emits, at the places upstream records its metrics:
 
 - `queue_move` events are the queue's adds and pops: `scheduler_pending_pods{queue}` and
   `scheduler_queue_incoming_pods_total{queue,event}` (upstream's event label is the move's reason;

@@ -5,7 +5,7 @@ rest in list order): both are runs of the snapshot's node list, which stays the 
 to cycle until a node comes or goes. `NameTable` holds that list's names and their JSON text
 once; `NameRun` is an ordinary list of names (readers see nothing else) that also knows which
 runs of the table it is, so the trace writer copies its JSON text instead of encoding N names
-again (events_jsonl.EventLineEncoder).
+again (events.jsonl.EventLineEncoder).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "scheduler_core"
 # Modules above the framework: the framework receives their services, it never imports them.
 ABOVE_FRAMEWORK = ("scheduler_core.scheduler", "scheduler_core.schedule_one", "scheduler_core.eventhandlers",
-                   "scheduler_core.apiserver", "scheduler_core.extender", "scheduler_core.simulation")
+                   "scheduler_core.apiserver.server", "scheduler_core.extender", "scheduler_core.simulation")
 
 
 def _modules() -> dict[str, Path]:

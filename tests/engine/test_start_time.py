@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery"

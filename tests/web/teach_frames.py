@@ -11,7 +11,7 @@ from playground.models import RunFrame
 from playground.presenters.runs.partial import view_at_point
 from playground.presenters.runs.screen import Screen
 from playground.selectors.points import event_groups, point_groups
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery"

@@ -27,9 +27,9 @@ import pytest
 
 from playground import then_and_now
 from playground.services.gallery import GalleryEntry, gallery_entries
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.events_compact import iter_verdicts, prefilter_results
-from scheduler_core.sample_extender import serve
+from scheduler_core.events.compact import iter_verdicts, prefilter_results
+from scheduler_core.extender.sample import serve
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ENTRIES = {e.slug: e for e in gallery_entries()}

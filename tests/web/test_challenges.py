@@ -9,7 +9,7 @@ import pytest
 
 from scheduler_core.api.challenge import check
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 from tests.web.test_runs_services import inline_worker  # noqa: F401  (fixture)
 

@@ -39,7 +39,7 @@ def test_kubectl_dump_upload_shows_summary_and_stores_live_objects(client: Clien
     assert pods.count() == 220  # 225 in the dump, 5 finished
     assert not any("managedFields" in p.manifest["metadata"] for p in pods[:20])
     # The stored scenario loads to the same cluster, with nothing created twice.
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
 
     again = load_scenario_text(scenario_yaml(scenario=scenario))
     # (the StatefulSet's claims, absent from `kubectl get all`, are made at each load)

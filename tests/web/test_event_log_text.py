@@ -9,7 +9,7 @@ import pytest
 
 from playground.services.gallery import gallery_entries
 from playground.templatetags.run_tags import event_summary
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 # A Python repr in a line: None, a field=True/False (a condition such as Ready=False is Kubernetes notation), or a dict/list repr ({'…' or ['…).

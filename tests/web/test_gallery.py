@@ -25,14 +25,14 @@ def test_there_are_at_least_eight_explained_scenarios() -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=SLUGS)
 def test_each_file_is_a_valid_scenario(entry: gallery.GalleryEntry) -> None:
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
 
     scenario = load_scenario_text(entry.text, source=entry.path.name)
     assert scenario.nodes and scenario.pods
 
 
 def _run(text: str, source: str, feature_gates: str = "") -> dict:
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     simulation = Simulation(load_scenario_text(text, source=source), seed=0, feature_gates=feature_gates or None)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from playground.services.gallery import GalleryEntry, gallery_entries
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.sample_extender import serve
+from scheduler_core.extender.sample import serve
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ENTRIES = gallery_entries()

@@ -11,7 +11,7 @@ from django.test import Client
 
 from playground.models import Scenario
 from playground.selectors.scenarios import scenario_yaml
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from tests.web.test_scenarios_views import GOOD, create, post
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """A step's frame built from what changed equals the one built from the whole view.
 
-The worker re-describes only the pods whose state changed (scheduler_core/pod_view.py), diffs
+The worker re-describes only the pods whose state changed (scheduler_core/view/pods.py), diffs
 only those (`frame_views.diff(changed=...)`), and readers apply a chain of deltas at once
 (`frame_views.apply_chain`). After every step of gallery scenarios and of a randomized one
 (preemption, deletions, node changes, timeline and live actions), each must give exactly what
@@ -18,9 +18,9 @@ import pytest
 
 from playground import frame_views
 from playground.services.runs.engine import engine_view
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.pod_view import PodViewMemo
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
+from scheduler_core.view.pods import PodViewMemo
 
 GALLERY = Path(__file__).resolve().parents[2] / "playground" / "gallery"
 SCENARIOS = ["priority-preemption.yaml", "noexecute-eviction.yaml", "preemption-pdb.yaml",

@@ -16,8 +16,8 @@ from django.utils.html import escape
 
 from playground.presenters.runs.lesson import BOUND, NO_NODE, PASSES, answer_key
 from playground.services.gallery import gallery_entries
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.sample_extender import serve
+from scheduler_core.extender.sample import serve
+from scheduler_core.loader import load_scenario_text
 from tests.web.teach_frames import engine_frames, screen_at
 
 ENTRIES = [e for e in gallery_entries() if e.questions]

@@ -11,8 +11,8 @@ from playground.presenters.runs.lesson import answer_key
 from playground.services.gallery import gallery_entries
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import lessons_of_text
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.sample_extender import serve
+from scheduler_core.extender.sample import serve
+from scheduler_core.loader import load_scenario_text
 from tests.web.teach_frames import engine_frames, screen_at
 from tests.web.test_runs_services import inline_worker  # noqa: F401  (fixture)
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from playground.templatetags.text_tags import plural
-from scheduler_core.events_compact import feasible_nodes, iter_verdicts
-from scheduler_core.sample_extender import serve
+from scheduler_core.events.compact import feasible_nodes, iter_verdicts
+from scheduler_core.extender.sample import serve
 from tests.web.teach_frames import GALLERY, engine_frames, gallery_frames, screen_at, step_where
 from tests.web.test_runs_services import inline_worker  # noqa: F401  (fixture)
 

@@ -13,7 +13,7 @@ from playground.models import RunAction
 from playground.selectors.frame_views import view_at
 from playground.services import runs as svc
 from playground.services.scenarios import scenario_create
-from scheduler_core.sample_extender import serve
+from scheduler_core.extender.sample import serve
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

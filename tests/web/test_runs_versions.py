@@ -19,7 +19,7 @@ from playground.services.runs import dispatch
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
 from playground.services.versions import attribution, compare
-from scheduler_core.features import FeatureGates, gates_for
+from scheduler_core.featuregate.features import FeatureGates, gates_for
 from tests.web.compare_here import run_compare_tasks_here
 
 pytestmark = [pytest.mark.django_db]

@@ -478,7 +478,7 @@ def test_pod_form_sets_ports_gates_anti_affinity_and_spread(client: Client) -> N
     ]
     # The engine reads them: the gated pod is never attempted.
     from playground.selectors.scenarios import scenario_yaml
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     sim = Simulation(load_scenario_text(scenario_yaml(scenario=scenario)))

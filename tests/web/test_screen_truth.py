@@ -8,7 +8,7 @@ from playground.presenters.runs import cycle_groups, node_search
 from playground.presenters.runs import pods as pods_panel
 from playground.presenters.runs import preemption as preemption_panel
 from playground.presenters.runs.cycle import FILTER_LEGEND
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from tests.web.scale import big_cluster_yaml
 from tests.web.teach_frames import GALLERY, engine_frames, screen_at, step_where
 

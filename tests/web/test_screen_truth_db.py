@@ -87,7 +87,7 @@ def test_home_names_the_start_button_as_it_is_labelled(client: Client, settings:
 
 
 def test_a_scenario_of_workloads_counts_and_lists_the_pods_they_will_create(client: Client) -> None:
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from tests.web.teach_frames import GALLERY
 
     text = (GALLERY / "deployments-daemonsets.yaml").read_text()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.template.loader import render_to_string
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 from tests.web.teach_frames import gallery_frames, screen_at
 

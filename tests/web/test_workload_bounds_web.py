@@ -144,7 +144,7 @@ def test_the_worker_refuses_a_queued_addition_past_the_limit(settings) -> None:
     added to the cluster): an ActionError, and the cluster is unchanged."""
     from playground.limits import web_limits
     from scheduler_core.api.errors import ActionError
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     settings.PLAYGROUND_MAX_PODS = 6

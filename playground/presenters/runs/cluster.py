@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from playground.presenters.runs import node_search
 from playground.presenters.runs.moves import moved
 from playground.presenters.runs.paging import int_param, paginate, param
-from scheduler_core.events_compact import verdicts_by_node as verdict_map
+from scheduler_core.events.compact import verdicts_by_node as verdict_map
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

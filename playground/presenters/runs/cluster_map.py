@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from playground.frame_views import QUEUE_NAMES
 from playground.presenters.runs.node_search import NOT_REJECTING
 from playground.presenters.runs.paging import int_param, paginate, param
-from scheduler_core.events_compact import iter_verdicts, score_totals
+from scheduler_core.events.compact import iter_verdicts, score_totals
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from playground.presenters.runs import reason_notes
 from playground.selectors.points import POINT_LABELS
-from scheduler_core.events_compact import feasible_nodes, filter_plugins, iter_verdicts, prefilter_results, score_table
-from scheduler_core.features import gates_for
+from scheduler_core.events.compact import feasible_nodes, filter_plugins, iter_verdicts, prefilter_results, score_table
+from scheduler_core.featuregate.features import gates_for
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

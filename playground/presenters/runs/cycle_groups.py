@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from playground.presenters.runs.paging import Page, paginate
-from scheduler_core.events_compact import feasible_nodes, iter_verdicts, num_not_evaluated, score_totals
+from scheduler_core.events.compact import feasible_nodes, iter_verdicts, num_not_evaluated, score_totals
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

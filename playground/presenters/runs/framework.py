@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scheduler_core.events_compact import iter_verdicts, prefilter_results, score_table
+from scheduler_core.events.compact import iter_verdicts, prefilter_results, score_table
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

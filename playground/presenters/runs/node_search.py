@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from playground.presenters.runs.paging import param
-from scheduler_core.events_compact import iter_verdicts
+from scheduler_core.events.compact import iter_verdicts
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

@@ -32,7 +32,7 @@ from playground.presenters.runs.partial import view_at_point
 from playground.selectors.frame_views import view_at
 from playground.selectors.points import event_groups, point_groups
 from playground.selectors.runs import frame_events, frame_for, node_list_before, run_profiles
-from scheduler_core.events_compact import not_evaluated_nodes, num_not_evaluated
+from scheduler_core.events.compact import not_evaluated_nodes, num_not_evaluated
 
 
 @dataclass

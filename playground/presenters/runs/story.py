@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from playground.selectors.points import POINT_LABELS
 from playground.templatetags.text_tags import plural
-from scheduler_core.events_compact import feasible_nodes, iter_verdicts
+from scheduler_core.events.compact import feasible_nodes, iter_verdicts
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen

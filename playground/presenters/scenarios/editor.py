@@ -24,7 +24,7 @@ from playground.presenters.scenarios.yaml_view import yaml_panel
 from playground.selectors.runs import runs_of_scenario
 from playground.selectors.scenarios import FORM_KINDS, scenario_config_object, scenario_counts
 from playground.selectors.workload_pods import workload_pods
-from scheduler_core.features import SUPPORTED_VERSIONS
+from scheduler_core.featuregate.features import SUPPORTED_VERSIONS
 
 _T = "playground/scenarios/partials/"
 # part name -> its template; "section:<slug>" parts use object_section.html.

@@ -50,7 +50,7 @@ CLUSTER_ACTIONS = {
 def kubernetes_version_of(value: str | None) -> str:
     """The canonical name ("v1.30") of a requested Kubernetes version; empty or None: the
     default. RunError naming the supported versions for anything else."""
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION, UnknownVersionError, gates_for
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION, UnknownVersionError, gates_for
 
     if value is None or not str(value).strip():
         return DEFAULT_KUBERNETES_VERSION
@@ -138,7 +138,7 @@ def _worker_prepares(scenario: Scenario, seed: int, version: str, gates: str) ->
     a worker is there to do it."""
     from playground.services.runs.prepare import start_weight
     from playground.services.scenarios import PREPARE_MIN_OBJECTS
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     if gates or seed != scenario.seed or version != DEFAULT_KUBERNETES_VERSION:
         return False

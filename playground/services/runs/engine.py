@@ -28,7 +28,7 @@ from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
 
 if TYPE_CHECKING:
-    from scheduler_core.pod_view import PodViewMemo
+    from scheduler_core.view.pods import PodViewMemo
 
 # The columns a frame's and an event's rows are written with (`flush`), and the model attributes
 # that hold their values.
@@ -49,8 +49,8 @@ def load_simulation(yaml_text: str, seed: int, kubernetes_version: str | None = 
     `feature_gates`: the run's validated --feature-gates settings ("" for none)."""
     from playground.limits import web_limits
     from playground.services.extender_access import web_policy
-    from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.extender import ExtenderTranscript
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     scenario = load_scenario_text(yaml_text, source="run", limits=web_limits())
@@ -101,7 +101,7 @@ def engine_view(sim: Any, node_memo: dict[str, Any] | None = None,
     The engine says what would move each unschedulable pod (`movedBy`: the cluster events its
     rejecting plugins registered). `node_memo`: the engine's memo of described nodes (see
     `Simulation.view`), so a step re-describes only the nodes it changed; `pod_memo` (a
-    `scheduler_core.pod_view.PodViewMemo`) the same for pods, and it says which ones changed."""
+    `scheduler_core.view.pods.PodViewMemo`) the same for pods, and it says which ones changed."""
     # Frames keep only the queues' heads.
     view = sim.view(queue_limit=frame_views.QUEUE_HEAD, node_memo=node_memo, pod_memo=pod_memo, events=False)
     for pod in view["queues"].get("unschedulable", []):
@@ -172,7 +172,7 @@ class Engine:
             raise RuntimeError(f"run {run.pk}: engine at seq {sim.sink.seq}, log at {run.last_seq}")
         memo: dict[str, Any] = {}
         from playground.services.extender_access import web_policy
-        from scheduler_core.pod_view import PodViewMemo
+        from scheduler_core.view.pods import PodViewMemo
 
         sim.extender_transcript.policy = web_policy()  # today's allow-list, not the checkpoint's
         pod_memo = PodViewMemo()
@@ -251,7 +251,7 @@ class Engine:
     ) -> None:
         sim = self.sim
         if self.pod_memo is None:
-            from scheduler_core.pod_view import PodViewMemo
+            from scheduler_core.view.pods import PodViewMemo
 
             self.pod_memo = PodViewMemo()
         view = frame_views.compact_view(engine_view(sim, self.node_memo, self.pod_memo))

@@ -49,7 +49,7 @@ _DOC_SPLIT = re.compile(r"^---\s*$", re.M)
 def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
     """Raise RunError (with the form field) if the worker would refuse `params`; else nothing."""
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader.timeline import parse_action
+    from scheduler_core.loader.timeline import parse_action
 
     if params.get("action") == "runDescheduler":
         if set(params) != {"action"} or not _DESCHEDULER_POLICY_DOC.search(run.scenario_yaml):
@@ -126,8 +126,8 @@ def _form_field(path: str | None) -> str | None:
 def _admission(scenario_yaml: str) -> Any:
     """The scenario as far as admission needs it (its PriorityClasses), loaded from only those
     documents: a 5,000-node scenario is not parsed again for every form post."""
-    from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.api.scenario import Scenario
+    from scheduler_core.loader import load_scenario_text
 
     docs = [d for d in _DOC_SPLIT.split(scenario_yaml) if _PRIORITY_CLASS_DOC.search(d)]
     if not docs:

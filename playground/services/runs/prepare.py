@@ -121,7 +121,7 @@ def prepare_start(*, scenario: Scenario) -> None:
     """Keep the scenario's YAML and its run start for its seed and the default version."""
     from playground.services.scenarios import scenario_yaml_versioned
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     text, version = scenario_yaml_versioned(scenario=scenario)
     key = start_key(version, scenario.seed, DEFAULT_KUBERNETES_VERSION)
@@ -286,7 +286,7 @@ def keep_start(*, scenario: Scenario, version: str, seed: int, kubernetes_versio
     """Keep a start just computed for a run as the scenario's prepared start, when it is the one
     a prepared start holds (the scenario's seed, the default version, no gates): the next start
     of these objects, and of any scenario with the same content, then only writes rows."""
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     if feature_gates or seed != scenario.seed or kubernetes_version != DEFAULT_KUBERNETES_VERSION:
         return
@@ -317,7 +317,7 @@ def copy_prepared(*, source: Scenario, source_version: str, fork: Scenario, fork
     """Give a fork (the same objects and seed) its source's prepared start under the fork's own
     version: a class forking a teacher's big scenario does not make the workers load it thirty
     times. False when the source has none for its current objects."""
-    from scheduler_core.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     key = start_key(source_version, source.seed, DEFAULT_KUBERNETES_VERSION)
     row = PreparedStart.objects.filter(scenario=source, key=key).first()

@@ -2,7 +2,7 @@
 kube-scheduler release, and the pod-by-pod differences with the gate that caused each.
 
 - `headless`: one run to the end, and what it says about each pod;
-- `attribution`: which feature gate (scheduler_core.features) explains a difference;
+- `attribution`: which feature gate (scheduler_core.featuregate.features) explains a difference;
 - `compare`: the comparison the "compare versions" page shows (size cap, cache).
 """
 

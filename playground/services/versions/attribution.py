@@ -1,4 +1,4 @@
-"""Which modelled behaviour (a gate of scheduler_core.features) explains a difference.
+"""Which modelled behaviour (a gate of scheduler_core.featuregate.features) explains a difference.
 
 Nothing here knows a scenario. A FailedScheduling message is taken apart into its parts (the
 Filter reasons, the DynamicResources fragment, the preemption summary) and each part that differs
@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from scheduler_core.features import FeatureGates
+from scheduler_core.featuregate.features import FeatureGates
 
 # Short names and what each gate changes, for the page; a test checks they cover FeatureGates.
 GATE_LABELS: dict[str, tuple[str, str]] = {

@@ -15,7 +15,7 @@ from typing import Any
 from playground.services.versions.attribution import GATE_LABELS, RUN_FEATURE_GATES, Cause, message_causes
 from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
 from scheduler_core import compare as engine_compare
-from scheduler_core.features import _FIELD_OF_GATE
+from scheduler_core.featuregate.features import _FIELD_OF_GATE
 
 # Bumped whenever Comparison changes shape: a cached comparison of an older shape is not reused.
 CACHE_SHAPE = 2
@@ -81,7 +81,7 @@ class Comparison:
 
 
 def _size_check(yaml_text: str) -> None:
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
 
     scenario = load_scenario_text(yaml_text, source="compare")
     if len(scenario.pods) > MAX_PODS or len(scenario.nodes) > MAX_NODES:
@@ -143,7 +143,7 @@ def compare_gates(yaml_text: str, seed: int, feature_gates: str, version: str = 
 
 
 def build_comparison(new: RunOutcome, old: RunOutcome, labels: tuple[str, str] | None = None) -> Comparison:
-    from scheduler_core.features import gates_for
+    from scheduler_core.featuregate.features import gates_for
 
     labels = labels or (new.version, old.version)
     gates = (new.gates or gates_for(new.version), old.gates or gates_for(old.version))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.compare import RunRecord, record_run
-from scheduler_core.features import FeatureGates
+from scheduler_core.featuregate.features import FeatureGates
 
 MAX_UNITS = 50_000  # engine steps one headless run may take before it is cut short
 
@@ -56,7 +56,7 @@ def run_headless(yaml_text: str, seed: int, version: str, feature_gates: str = "
     """Run the scenario under `version` (with `feature_gates`, validated: FeatureGateError) until
     it settles (or MAX_UNITS steps, or the virtual clock's limit) and summarise every pod. Raises
     ScenarioError for a scenario that cannot run."""
-    from scheduler_core.api.loader import load_scenario_text
+    from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     sim = Simulation(

@@ -53,7 +53,7 @@ class CacheError(RuntimeError):
 
 class Cache:
     # Pods whose cache state (`pod_state`) may have changed since a view last looked
-    # (scheduler_core/pod_view.py); None until a view memo asks for it (older checkpoints too).
+    # (scheduler_core/view/pods.py); None until a view memo asks for it (older checkpoints too).
     pods_touched: set[str] | None = None
 
     def __init__(self, ttl: float = 0.0) -> None:

@@ -3,7 +3,7 @@ merged with the out-of-tree ones a process registered (upstream's app.WithPlugin
 
 In-tree classes are imported lazily by dotted path so that a plugin module that fails to import
 (or does not exist yet) only breaks profiles that actually use it. Out-of-tree plugins are
-registered once per process, before any scenario is loaded (`scheduler_core.plugin_modules`
+registered once per process, before any scenario is loaded (`scheduler_core.framework.plugins.plugin_modules`
 imports the modules named by `--plugins` or PLAYGROUND_PLUGINS); the registry is process-wide
 because a run's checkpoints are rebuilt from it in whichever process restores them.
 """

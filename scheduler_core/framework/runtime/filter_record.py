@@ -4,7 +4,7 @@ A cycle over thousands of nodes gives few distinct outcomes ("passed every plugi
 "NodeResourcesFit: Insufficient cpu", ...). So each evaluated node gets an index into a table
 of distinct verdict rows ({plugin: verdict}, the shape the inspector shows per node), built the
 first time an outcome is seen; a node costs one list entry instead of a dict per plugin.
-Decoding lives in scheduler_core/events_compact.py.
+Decoding lives in scheduler_core/events/compact.py.
 
 Two ways in: `add_status` from the status the walk already computed (the fast path: the row of
 a status is implied, as run_filter_plugins stops at the first rejection), and `add_row` from a
@@ -112,7 +112,7 @@ class FilterRecord:
     def fields(self, nodes: list[NodeInfo], start: int, table: NameTable | None = None) -> dict[str, Any]:
         """The event's payload: evaluated nodes (walk order) with their row index, the rows,
         how many of them are feasible, and how many nodes of the list the walk never reached
-        (which ones follows from the list: see events_compact.not_evaluated_nodes).
+        (which ones follows from the list: see events.compact.not_evaluated_nodes).
         `table`, the names of `nodes` when known, lets the node list share its JSON text."""
         n, k = len(nodes), len(self.nodes)
         if table is not None and len(table.names) == n:

@@ -21,7 +21,7 @@ from scheduler_core.api.types import Pod
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows
 from scheduler_core.config.defaults import merged_plugins
 from scheduler_core.config.types import EXTENSION_POINTS, PluginSet, Profile
-from scheduler_core.features import DEFAULT_GATES, FeatureGates
+from scheduler_core.featuregate.features import DEFAULT_GATES, FeatureGates
 from scheduler_core.framework import interface as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
@@ -36,8 +36,8 @@ _REJECTED_CODES = frozenset((Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLV
 if TYPE_CHECKING:
     from random import Random
 
+    from scheduler_core.apiserver.store.cluster import ClusterState
     from scheduler_core.backend.cache.snapshot import Snapshot
-    from scheduler_core.cluster import ClusterState
     from scheduler_core.framework.runtime.options import FrameworkOptions, PodNominator
 
 _POINT_TYPES: dict[str, type] = {
@@ -723,7 +723,7 @@ _node_name = attrgetter("name")
 def score_columns(nodes: list[NodeInfo], per_plugin: list[tuple[str, int, list[int]]],
                   raw: list[list[int]]) -> dict[str, Any]:
     """The `scores` event's breakdown as columns aligned with one node list (decoded by
-    scheduler_core.events_compact): per plugin its raw scores, and its normalised scores only
+    scheduler_core.events.compact): per plugin its raw scores, and its normalised scores only
     where Normalize changed them; a column with one value for every node is that value. A
     plugin's weighted score is normalised x weight and the totals their sum, so neither is
     stored. Extenders add their own columns and the totals (extender.wiring, schedule_one)."""

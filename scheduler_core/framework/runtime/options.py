@@ -20,9 +20,9 @@ from scheduler_core.framework.types import PodInfo
 if TYPE_CHECKING:
     from random import Random
 
+    from scheduler_core.apiserver.store.cluster import ClusterState
     from scheduler_core.backend.cache.snapshot import Snapshot
-    from scheduler_core.cluster import ClusterState
-    from scheduler_core.events import EventSink
+    from scheduler_core.events.recorder import EventSink
 
 
 class Clock(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import ActionError, Simulation
 
 SCENARIO = """

@@ -3,7 +3,7 @@ NodeInfos it refreshed (only those that changed since the last cycle)."""
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 SCENARIO = """

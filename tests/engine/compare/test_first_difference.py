@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.compare import compare_runs, first_difference, format_time, record_run
-from scheduler_core.features import FeatureGates, gates_for
+from scheduler_core.featuregate.features import FeatureGates, gates_for
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"

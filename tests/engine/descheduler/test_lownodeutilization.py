@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 from tests.engine.descheduler.helpers import deschedule, evicted
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from tests.engine.descheduler.helpers import node, policy, profile, text
 
 LNU = {"thresholds": {"cpu": 20}, "targetThresholds": {"cpu": 50}}

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.api.types import Node
 from scheduler_core.dra.structured.allocator import AllocationError, Allocator, Features
 from scheduler_core.dra.structured.pools import SliceIndex
+from scheduler_core.loader import load_scenario_text
 
 CLASSES = """\
 apiVersion: resource.k8s.io/v1

@@ -12,7 +12,7 @@ import pytest
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.export import dump_scenario
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 from tests.engine.dra.test_dra_plugin import CLASS, node, pod
 

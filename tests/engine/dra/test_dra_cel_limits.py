@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.api.resource_types import Device, DeviceAttribute
 from scheduler_core.dra.cel import CompiledSelector, device_activation
+from scheduler_core.loader import load_scenario_text
 
 ROOT = Path(__file__).resolve().parents[3]
 ACT = device_activation("dra.example.com", Device("d", attributes={"name": DeviceAttribute("bool", True)},

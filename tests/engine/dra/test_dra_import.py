@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scheduler_core.api.loader import load_scenario_file
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 
 DUMP = Path(__file__).resolve().parents[2] / "fixtures" / "kubectl-dra-gpu.yaml"

@@ -9,7 +9,7 @@ import pytest
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.export import dump_scenario
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 
 CLASS = """\
 apiVersion: resource.k8s.io/v1

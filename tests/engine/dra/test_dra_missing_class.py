@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODE = """\

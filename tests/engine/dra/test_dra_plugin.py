@@ -4,7 +4,7 @@ preference for earlier subrequests, devices freed when their pod is deleted, and
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 CLASS = """\

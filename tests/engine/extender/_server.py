@@ -10,7 +10,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 
 
 class Reply:

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from scheduler_core.config.types import Extender
-from scheduler_core.events_compact import score_table
+from scheduler_core.events.compact import score_table
 from scheduler_core.extender import (
     ExtenderCall,
     ExtenderTranscript,

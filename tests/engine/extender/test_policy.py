@@ -14,7 +14,7 @@ import pytest
 from scheduler_core.config.types import Extender
 from scheduler_core.extender import ExtenderError, ExtenderTranscript, HTTPExtender
 from scheduler_core.extender.policy import ExtenderPolicy, ExtenderURLRefused, parse_prefix
-from scheduler_core.sample_extender import serve
+from scheduler_core.extender.sample import serve
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.sample_extender import Policy, serve
+from scheduler_core.extender.sample import Policy, serve
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 SCENARIO = (Path(__file__).resolve().parents[3] / "playground" / "gallery" / "extender-preempt.yaml").read_text()

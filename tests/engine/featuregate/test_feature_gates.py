@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.featuregate import FeatureGateError, parse_feature_gates, spec_at
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from scheduler_core.__main__ import main
-from scheduler_core.api.loader import load_scenario_file, load_scenario_text
 from scheduler_core.featuregate import SCHEDULER_GATES, FeatureGateError, parse_feature_gates, spec_at
 from scheduler_core.featuregate.simulated import NOT_SIMULATED, SAME_EITHER_WAY
+from scheduler_core.loader import load_scenario_file, load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[3]

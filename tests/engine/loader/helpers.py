@@ -2,7 +2,7 @@
 
 import textwrap
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 
 NODE = """\
 apiVersion: v1

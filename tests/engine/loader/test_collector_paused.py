@@ -9,7 +9,7 @@ import gc
 import pytest
 from helpers import NODE, load, pod
 
-from scheduler_core.api.loader import load as load_module
+from scheduler_core.loader import load as load_module
 from scheduler_core.simulation import Simulation
 from scheduler_core.util.collector import collector_paused
 

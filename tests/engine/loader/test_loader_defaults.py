@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 from helpers import NODE, load, pod
 
-from scheduler_core.api.loader import stable_uid
+from scheduler_core.loader import stable_uid
 
 
 def test_pod_defaults():

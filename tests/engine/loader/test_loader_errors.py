@@ -6,7 +6,7 @@ import pytest
 from helpers import NODE, load, pod
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import (
+from scheduler_core.loader import (
     CLI_HINTS,
     MAX_INPUT_BYTES,
     SETTINGS_HINTS,

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODE = """\
@@ -114,7 +114,7 @@ def test_a_timeline_pod_bound_to_a_missing_node_loads_with_a_warning() -> None:
 
 
 def test_a_live_action_adds_a_pod_bound_to_a_missing_node() -> None:
-    from scheduler_core.api.loader.timeline import parse_action
+    from scheduler_core.loader.timeline import parse_action
 
     sc = load(NODE)
     sim = Simulation(sc)

@@ -7,7 +7,7 @@ import pytest
 from helpers import NODE, load, pod
 
 from scheduler_core.api.export import dump_scenario
-from scheduler_core.api.loader import load_scenario_file, load_scenario_text
+from scheduler_core.loader import load_scenario_file, load_scenario_text
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"  # ../shared beside the project
 FILES = [str(p) for p in sorted((SHARED / "conformance" / "cases").glob("*.yaml"))] + [

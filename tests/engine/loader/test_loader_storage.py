@@ -171,7 +171,7 @@ def test_storage_round_trips_through_export():
     from pathlib import Path
 
     from scheduler_core.api.export import dump_scenario
-    from scheduler_core.api.loader import load_scenario_file, load_scenario_text
+    from scheduler_core.loader import load_scenario_file, load_scenario_text
 
     cases = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "storage-dra"
     files = sorted(cases.glob("s*.yaml"))

@@ -7,7 +7,7 @@ from helpers import NODE, load, pod
 
 from scheduler_core.__main__ import main
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import CLI_LIMITS, DEFAULT_LIMITS, Limits
+from scheduler_core.loader import CLI_LIMITS, DEFAULT_LIMITS, Limits
 
 
 def err(*docs: str) -> ScenarioError:

@@ -11,7 +11,7 @@ import pytest
 
 from scheduler_core.__main__ import main
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_file, load_scenario_text
+from scheduler_core.loader import CLI_LIMITS, load_scenario_file, load_scenario_text
 
 # Refused, not hung: a guard against pathological input costs, not a speed target (the
 # 2-second figure for every input is measured by bench/malformed.py).

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_file
-from scheduler_core.api.loader.newer_kinds import NEWER_CATEGORY, reduce_newer
+from scheduler_core.loader import load_scenario_file
+from scheduler_core.loader.newer_kinds import NEWER_CATEGORY, reduce_newer
 from tests.engine.loader.helpers import NODE, load, pod
 
 ROOT = Path(__file__).resolve().parents[3]

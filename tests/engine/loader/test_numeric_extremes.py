@@ -17,8 +17,8 @@ import pytest
 
 from scheduler_core.__main__ import main
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text
 from scheduler_core.api.quantity import QuantityError, parse_quantity
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text
 
 ROOT = Path(__file__).resolve().parents[3]
 GALLERY = sorted((ROOT / "playground" / "gallery").glob("*.yaml"))

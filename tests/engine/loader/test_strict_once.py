@@ -7,14 +7,14 @@ import pytest
 from helpers import NODE, pod
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader.documents import (
+from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.loader.documents import (
     CheckedObjects,
     check_workload_documents,
     flatten_documents,
 )
-from scheduler_core.api.loader.strict import NotSimulated
-from scheduler_core.api.loader.yaml_input import decode_yaml
-from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.loader.strict import NotSimulated
+from scheduler_core.loader.yaml_input import decode_yaml
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

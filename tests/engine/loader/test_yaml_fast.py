@@ -17,9 +17,9 @@ import pytest
 from helpers import NODE, pod
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text, yaml_input
-from scheduler_core.api.loader.yaml_fast import fast_decode
-from scheduler_core.api.loader.yaml_input import MAX_NESTING_DEPTH, decode_yaml
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text, yaml_input
+from scheduler_core.loader.yaml_fast import fast_decode
+from scheduler_core.loader.yaml_input import MAX_NESTING_DEPTH, decode_yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED = ROOT.parent / "shared" / "conformance"
@@ -223,15 +223,15 @@ def test_valid_dump_loads_alike(monkeypatch):
 def test_stable_uid_is_uuid5(ident):
     import uuid
 
-    from scheduler_core.api.loader.metadata import _UID_NAMESPACE, stable_uid
+    from scheduler_core.loader.metadata import _UID_NAMESPACE, stable_uid
     for salt in ("", "#2"):
         want = str(uuid.uuid5(_UID_NAMESPACE, "/".join(ident) + salt))
         assert stable_uid(*ident, salt) == want
 
 
 def test_resource_list_cache_keeps_types_and_errors():
-    from scheduler_core.api.loader.reader import object_reader
-    from scheduler_core.api.loader.resources import resource_list
+    from scheduler_core.loader.reader import object_reader
+    from scheduler_core.loader.resources import resource_list
 
     r = object_reader("s.yaml", "Pod", "p")
     first = resource_list(r, {"cpu": 1, "memory": "1Gi"}, "x", container=True)

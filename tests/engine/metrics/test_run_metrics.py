@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from scheduler_core.api.loader import load_scenario_file, load_scenario_text
+from scheduler_core.loader import load_scenario_file, load_scenario_text
 from scheduler_core.metrics import PluginWallClock, RunMetrics, exposition
 from scheduler_core.simulation import Simulation
 

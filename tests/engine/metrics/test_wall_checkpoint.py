@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from scheduler_core.api.loader import load_scenario_file
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.metrics.wall import POINT_METHODS, PluginWallClock
 from scheduler_core.simulation import Simulation
 

@@ -24,9 +24,9 @@ import random
 
 import pytest
 
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text
 from scheduler_core.framework.plugins.interpodaffinity.plugin import InterPodAffinity
 from scheduler_core.framework.plugins.podtopologyspread.plugin import PodTopologySpread
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ZONES = ("zone-a", "zone-b", "zone-c", "zone-d")

@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_file
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code
 from scheduler_core.framework.types import NodeScore
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 from scheduler_core.util.goheap import heap_init, max_heap_init_root
 

@@ -16,8 +16,7 @@ import pytest
 from test_batched_paths import _cluster_yaml
 
 from scheduler_core.__main__ import main as cli_main
-from scheduler_core.api.loader import load_scenario_file
-from scheduler_core.events_compact import (
+from scheduler_core.events.compact import (
     feasible_nodes,
     filter_plugins,
     iter_verdicts,
@@ -29,13 +28,14 @@ from scheduler_core.events_compact import (
     verdict_for,
     verdicts_by_node,
 )
-from scheduler_core.events_jsonl import EventLineEncoder
+from scheduler_core.events.jsonl import EventLineEncoder
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis
 from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.runtime.filter_record import CANCELLED_PLUGIN, FilterRecord
 from scheduler_core.framework.runtime.framework import NodeScore
 from scheduler_core.framework.status import Code
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.schedule_one import walk_filters
 from scheduler_core.simulation import Simulation
 from scheduler_core.util.name_table import NameRun, NameTable

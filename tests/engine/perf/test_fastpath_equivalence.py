@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from test_batched_paths import _cluster_yaml
 
-from scheduler_core.api.loader import load_scenario_file
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis
 from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.status import Code
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.schedule_one import prioritize_nodes, select_host, walk_filters
 from scheduler_core.simulation import Simulation
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_file
 from scheduler_core.api.types import Affinity
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 
 _ANTI = """  affinity:

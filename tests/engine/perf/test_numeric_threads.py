@@ -1,4 +1,4 @@
-"""Importing the engine keeps NumPy's BLAS pool to the calling thread (numeric_threads.py)."""
+"""Importing the engine keeps NumPy's BLAS pool to the calling thread (util/numeric_threads.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from scheduler_core.numeric_threads import VARIABLES
+from scheduler_core.util.numeric_threads import VARIABLES
 
 THREADS = ("import numpy, re; print(re.search(r'Threads:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
 

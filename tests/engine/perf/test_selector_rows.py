@@ -20,13 +20,13 @@ import random
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_file
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis
 from scheduler_core.framework.plugins.podtopologyspread.scoring import PRE_SCORE_STATE_KEY, ScoringMixin
 from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.runtime.filter_record import FilterRecord
 from scheduler_core.framework.status import Code
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.schedule_one import walk_filters
 from scheduler_core.simulation import Simulation
 

@@ -17,8 +17,8 @@ import random
 
 import pytest
 
-from scheduler_core.api.loader import CLI_LIMITS, load_scenario_text
 from scheduler_core.framework.plugins.podtopologyspread.plugin import PodTopologySpread
+from scheduler_core.loader import CLI_LIMITS, load_scenario_text
 from scheduler_core.simulation import Simulation
 
 ZONES = ("zone-a", "zone-b", "zone-c")

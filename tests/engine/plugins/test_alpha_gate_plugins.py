@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.api.types import Taint, Toleration
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 FEATURE_POD = """apiVersion: v1

@@ -230,8 +230,8 @@ spec: {containers: [{name: c}]}
 
 def test_a_factory_function_gets_its_registered_name_and_must_build_a_plugin(tmp_path: Path) -> None:
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.api.loader import load_scenario_text
     from scheduler_core.framework.api import FilterPlugin, Registry
+    from scheduler_core.loader import load_scenario_text
 
     class Anonymous(FilterPlugin):
         def filter(self, state, pod, node_info):  # noqa: ANN001, ANN201
@@ -257,8 +257,8 @@ def test_a_factory_function_gets_its_registered_name_and_must_build_a_plugin(tmp
 
 
 def test_loading_the_same_modules_again_changes_nothing(bad_modules: Path) -> None:
+    from scheduler_core.framework.plugins.plugin_modules import load_plugin_modules
     from scheduler_core.framework.plugins.registry import out_of_tree_names
-    from scheduler_core.plugin_modules import load_plugin_modules
 
     assert load_plugin_modules("allocatable_plugin") == ["NodeResourcesAllocatable"]
     cls = get_registry()["NodeResourcesAllocatable"]

@@ -11,8 +11,8 @@ import pytest
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.export import dump_scenario
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.framework.types import pod_requests
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODES = """apiVersion: v1

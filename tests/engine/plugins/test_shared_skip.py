@@ -9,8 +9,8 @@ import pickle
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.framework.status import SKIP, Code
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 

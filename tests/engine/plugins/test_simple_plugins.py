@@ -170,7 +170,7 @@ def test_volume_binding_args():
         VolumeBinding({"bindTimeoutSeconds": -1}, None)
     from types import SimpleNamespace
 
-    from scheduler_core.features import DEFAULT_GATES, with_overrides
+    from scheduler_core.featuregate.features import DEFAULT_GATES, with_overrides
     shape = [{"utilization": 0, "score": 0}]
     with pytest.raises(PluginArgsError, match="remove it or turn on the feature gate StorageCapacityScoring"):
         VolumeBinding({"shape": shape}, SimpleNamespace(feature_gates=DEFAULT_GATES))

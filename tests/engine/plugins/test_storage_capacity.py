@@ -9,10 +9,10 @@ import pytest
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.export import dump_scenario
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.framework.interface import PluginArgsError
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
-from scheduler_core.storage_view import storage_view
+from scheduler_core.view.storage import storage_view
 
 
 def node(name: str, cpu: str = "4", zone: str = "a") -> str:

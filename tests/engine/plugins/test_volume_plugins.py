@@ -6,8 +6,8 @@ conflicts), NodeVolumeLimits (inline migrated disks), VolumeZone, ephemeral volu
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.api.storage_types import ANN_SELECTED_NODE
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 

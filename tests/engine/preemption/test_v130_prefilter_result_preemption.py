@@ -5,7 +5,7 @@ before "preemption:" does not count them at all (v1.35 lists them as "didn't sat
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODES = "".join(

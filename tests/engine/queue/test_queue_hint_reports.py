@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from queue_fakes import NODE_ADD, POD_DELETE, HintPlugin, fail, make_queue, mkpod
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.framework import events as fe
 from scheduler_core.framework.types import QueueingHint
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 SCENARIO = """

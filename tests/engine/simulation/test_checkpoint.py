@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_file
+from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 
 CASES = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "cases"

@@ -16,7 +16,7 @@ hints). Each scenario is one path where the order of requeues decides an outcome
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 A1 = "# a1: preemptor P (prio 100) evicts v on n1; lower-priority L (prio 10) must not take the room.\napiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {kubernetes.io/hostname: n1}}\nstatus: {capacity: {cpu: '2', memory: 4Gi}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: v}\nspec:\n  nodeName: n1\n  priority: 0\n  containers: [{name: c, image: pause, resources: {requests: {cpu: '2'}}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: 100\n  containers: [{name: c, image: pause, resources: {requests: {cpu: '2'}}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: l}\nspec:\n  priority: 10\n  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"

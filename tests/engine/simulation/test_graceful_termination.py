@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 SCENARIO = textwrap.dedent("""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import yaml
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 

@@ -9,8 +9,8 @@ import random
 import pytest
 import yaml
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.framework.types import calculate_resource
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.descheduler import schedule as desched_schedule
 from scheduler_core.framework import types as node_types
-from scheduler_core.pod_view import PodViewMemo
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
+from scheduler_core.view.pods import PodViewMemo
 
 SCENARIO = Path(__file__).resolve().parents[3] / "playground" / "gallery" / "descheduler-rebalance.yaml"
 

@@ -6,7 +6,7 @@ checkpoint in the middle of it restoring to the same outcome."""
 
 from __future__ import annotations
 
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODES = "".join(

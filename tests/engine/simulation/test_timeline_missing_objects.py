@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from scheduler_core.api.errors import ActionError
-from scheduler_core.api.loader import load_scenario_text
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODE_NOT_READY = Path(__file__).resolve().parents[3] / "playground" / "gallery" / "node-not-ready.yaml"

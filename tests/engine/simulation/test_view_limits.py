@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.pod_view import PodViewMemo
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
+from scheduler_core.view.pods import PodViewMemo
 
 GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"
 SCENARIOS = ["priority-preemption.yaml", "noexecute-eviction.yaml", "preemption-pdb.yaml", "topology-spread.yaml"]

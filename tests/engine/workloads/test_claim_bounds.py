@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.api.loader.limits import SETTINGS_HINTS, Limits
+from scheduler_core.loader import load_scenario_text
+from scheduler_core.loader.limits import SETTINGS_HINTS, Limits
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: '4', memory: 8Gi}}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from scheduler_core.api.loader import load_scenario_file, load_scenario_text
+from scheduler_core.loader import load_scenario_file, load_scenario_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 KUBECTL = FIXTURES / "kubectl-get-all.yaml"

@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
 from scheduler_core.controllers.workloads.naming import ALPHANUMS, compute_hash, fnv32a, safe_encode
+from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation
 
 NODES = """

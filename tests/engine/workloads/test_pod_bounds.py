@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import load_scenario_text
-from scheduler_core.api.loader.limits import CLI_HINTS, SETTINGS_HINTS, Limits
+from scheduler_core.loader import load_scenario_text
+from scheduler_core.loader.limits import CLI_HINTS, SETTINGS_HINTS, Limits
 
 ROOT = Path(__file__).resolve().parents[3]
 BILLION = 1_000_000_000

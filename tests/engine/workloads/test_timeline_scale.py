@@ -8,7 +8,7 @@ import json
 import pytest
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.loader import DEFAULT_LIMITS, Limits, load_scenario_text
+from scheduler_core.loader import DEFAULT_LIMITS, Limits, load_scenario_text
 from scheduler_core.simulation import Simulation
 from workloads.test_scale_deployment import SCENARIO
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import PREEMPT_NEVER, Pod
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,

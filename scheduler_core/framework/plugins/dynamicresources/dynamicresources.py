@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from scheduler_core.api.loader.metadata import stable_uid
 from scheduler_core.api.resource_types import (
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
     AllocationResult,
@@ -65,7 +64,7 @@ from scheduler_core.dra.structured.allocator import (
 from scheduler_core.dra.structured.pools import SliceIndex
 from scheduler_core.dra.taint_rules import apply_taint_rules
 from scheduler_core.featuregate import spec_at
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,
@@ -109,6 +108,7 @@ from scheduler_core.framework.types import (
     QueueingHint,
     pod_requests,
 )
+from scheduler_core.loader.metadata import stable_uid
 
 NAME = names.DYNAMIC_RESOURCES
 _NO_RULES: list[Any] = []  # one object, so the slice index is not rebuilt for every pod

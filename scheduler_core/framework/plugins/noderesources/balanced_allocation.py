@@ -12,7 +12,7 @@ from typing import Any
 
 from scheduler_core.api.types import Pod
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import MAX_NODE_SCORE, PluginArgsError, PreScorePlugin, ScorePlugin
 from scheduler_core.framework.plugins import names

@@ -32,7 +32,7 @@ from scheduler_core.api.types import (
 from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows, RowRuns, RowValues, take_kept
 from scheduler_core.dra.extended_resource_cache import DeviceClassResolver, is_dra_extended_resource_name
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,

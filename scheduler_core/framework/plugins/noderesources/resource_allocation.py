@@ -20,7 +20,7 @@ from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import RowRuns, RowValues, take_kept
 from scheduler_core.dra.extended_resource_cache import DeviceClassResolver
 from scheduler_core.dra.structured.allocator import DeviceCelCache
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.plugins.noderesources.dra_extended_scoring import (
     DRAPreScoreState,
     dra_pre_score_state,

@@ -12,7 +12,7 @@ from typing import Any
 from scheduler_core.api.storage_types import MIGRATABLE_SOURCES, CSINode, Volume, claim_class
 from scheduler_core.api.types import Pod
 from scheduler_core.controllers.ephemeral import is_owned_by
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,

@@ -21,7 +21,7 @@ from scheduler_core.api.types import (
     Pod,
     TopologySpreadConstraint,
 )
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
     EnqueueExtensions,

@@ -8,7 +8,7 @@ from typing import Any
 from scheduler_core.api.types import TAINT_EFFECT_PREFER_NO_SCHEDULE, Node, Pod, Toleration
 from scheduler_core.backend.cache.kept_columns import take_column
 from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,

@@ -26,10 +26,10 @@ from scheduler_core.api.storage_types import (
     volume_class,
 )
 from scheduler_core.api.types import LABEL_HOSTNAME, Node, Pod
+from scheduler_core.apiserver.store.storage_state import StorageState
 from scheduler_core.controllers.ephemeral import is_owned_by
 from scheduler_core.framework.plugins.helper.volumes import check_node_affinity, claim_name
 from scheduler_core.framework.plugins.volumebinding.assume_cache import AssumeCache, AssumeError
-from scheduler_core.storage_state import StorageState
 
 __all__ = ["ERR_REASON_BIND_CONFLICT", "ERR_REASON_NODE_CONFLICT", "ERR_REASON_NOT_ENOUGH_SPACE",
            "ERR_REASON_PV_NOT_EXIST", "BinderError", "PodVolumeClaims", "PodVolumes", "BindingInfo",

@@ -24,7 +24,7 @@ from typing import Any
 from scheduler_core.api.storage_types import PVC_LOST
 from scheduler_core.api.types import Pod
 from scheduler_core.controllers.ephemeral import is_owned_by
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     MAX_NODE_SCORE,

@@ -12,7 +12,7 @@ from typing import Any
 
 from scheduler_core.api.storage_types import DISK_SOURCES, READ_WRITE_ONCE_POD, Volume
 from scheduler_core.api.types import Pod
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,

@@ -16,7 +16,7 @@ from scheduler_core.api.types import (
     LABEL_TOPOLOGY_ZONE,
     Pod,
 )
-from scheduler_core.features import gates_of
+from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import (
     ClusterEventWithHint,
