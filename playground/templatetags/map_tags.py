@@ -1,4 +1,4 @@
-"""Filters that draw the cluster map's node boxes and pod chips (presenters/runs/cluster_map.py).
+"""Filters that draw the cluster map's node boxes, compact node cells and pod chips (presenters/runs/cluster_map.py).
 
 Built in Python rather than template loops: a map holds hundreds of boxes and thousands of
 chips, and a template include per chip costs several times more. Every value printed is escaped.
@@ -12,6 +12,8 @@ from typing import Any
 from django import template
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+
+from playground.presenters.runs import cluster_map_delta
 
 register = template.Library()
 
@@ -86,3 +88,29 @@ def _node(n: dict[str, Any]) -> str:
 def map_nodes(boxes: Any) -> str:
     """Node boxes (cluster_map's `_node_box`), each with its bars, marks and chips."""
     return mark_safe("".join(_node(n) for n in boxes or ()))  # noqa: S308 - built from escaped values
+
+
+def _cell(c: dict[str, Any]) -> str:
+    """A compact node cell: `c<cpu decile> m<memory decile>` and its one-letter marks as
+    classes; inside, one `<i>` per bound pod (`o<owner colour>`, `p` when its priority is above
+    0), or the pod count when the map draws no chips."""
+    classes = f"c{c['cpu']} m{c['memory']}" + "".join(f" {letter}" for letter in c["marks"])
+    if c["chips"] is None:
+        inside = str(c["count"]) if c["count"] else ""
+    else:
+        inside = "".join(
+            f'<i class="o{colour}{" p" if prio else ""}" data-pod="{escape(key)}"></i>' for key, colour, prio in c["chips"]
+        )
+    return f'<b class="{classes}" data-node="{escape(c["name"])}">{inside}</b>'
+
+
+@register.filter
+def map_cells(cells: Any) -> str:
+    """Compact node cells (cluster_map's `_cell`), for a map of AGGREGATE_AT nodes or more."""
+    return mark_safe("".join(_cell(c) for c in cells or ()))  # noqa: S308 - built from escaped values
+
+
+@register.simple_tag
+def map_delta(screen: Any) -> dict[str, Any] | None:
+    """This step's change to a big map for a live update (presenters/runs/cluster_map_delta.py)."""
+    return cluster_map_delta.map_delta(screen)

@@ -48,9 +48,14 @@ window.addEventListener("htmx:beforeOnLoad", function (event) {
 // each pod chip (view-transition-name per pod) moves from where it was to where it is now: a
 // bind carries it from its queue to its node, a deleted pod fades out. Messages that arrive
 // while a transition is starting wait for it, so updates are swapped in the order they came.
-// Without the API, or when the viewer asks for reduced motion, htmx swaps as before.
+// Without the API, or when the viewer asks for reduced motion, the swap happens at once.
+// A bigger map (more than 50 nodes) comes as this step's change, a <template id="map-delta">
+// (partials/cluster_map_delta.html): it is taken out of the message and its nodes swapped in by
+// data-node when the map shows the frame it starts from (data-from); otherwise (the page missed
+// a step, a zone is open, a node is new) the map's body is fetched from its data-url.
 (function () {
   var queued = null;
+  var DELTA = /<template id="map-delta"[\s\S]*?<\/template>/;
   // A message redraws the map at another point of the run than the page shows (a reconnect's
   // first message redraws the same one: nothing to animate).
   function mapMoves(message) {
@@ -58,21 +63,73 @@ window.addEventListener("htmx:beforeOnLoad", function (event) {
     var map = document.getElementById("run-map");
     return !!found && !!map && map.getAttribute("data-seq") !== found[1];
   }
+  function shownSeq() {
+    var layout = document.querySelector("#map-body > .map-layout");
+    return layout ? layout.getAttribute("data-seq") : null;
+  }
+  function refetch(template) {
+    var values = {};
+    var scope = document.getElementById("map-query");
+    if (scope) Array.prototype.forEach.call(scope.elements, function (input) { if (input.name) values[input.name] = input.value; });
+    values.step = template.getAttribute("data-step");
+    htmx.ajax("GET", template.getAttribute("data-url"), { target: "#map-body", swap: "innerHTML", values: values });
+  }
+  // Swap a delta's parts into the map; false: it does not apply, the body is fetched instead.
+  function applyDelta(template) {
+    var seq = shownSeq();
+    if (seq === template.getAttribute("data-seq")) return true;  // shown already
+    var zone = document.querySelector('#map-body input[name="map_zone"]');
+    if (seq !== template.getAttribute("data-from") || (zone && zone.value)) { refetch(template); return false; }
+    var map = document.getElementById("map-body");
+    var parts = template.content;
+    var pairs = [];
+    var nodes = parts.querySelectorAll("[data-node]");
+    for (var i = 0; i < nodes.length; i++) {
+      var old = map.querySelector('.map-cluster [data-node="' + CSS.escape(nodes[i].getAttribute("data-node")) + '"]');
+      if (!old) { refetch(template); return false; }
+      pairs.push([old, nodes[i]]);
+    }
+    // Chips of pods deleted by the step before leave with it.
+    Array.prototype.forEach.call(map.querySelectorAll(".map-cluster [data-left]"), function (chip) { chip.remove(); });
+    pairs.forEach(function (pair) { pair[0].replaceWith(document.importNode(pair[1], true)); });
+    ["#run-map-title", ".map-queues"].forEach(function (selector) {
+      var now = parts.querySelector(selector);
+      var old = map.querySelector(selector);
+      if (now && old) old.replaceWith(document.importNode(now, true));
+    });
+    map.querySelector(".map-layout").setAttribute("data-seq", template.getAttribute("data-seq"));
+    return true;
+  }
   var reduce = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  function swap(socketElt, message) {
+    var found = DELTA.exec(message);
+    if (!found) { htmx.swap(socketElt, message, { swapStyle: "none", swapDelay: 0, settleDelay: 0 }); return; }
+    var holder = document.createElement("div");
+    holder.innerHTML = found[0];
+    htmx.swap(socketElt, message.replace(DELTA, ""), { swapStyle: "none", swapDelay: 0, settleDelay: 0 });
+    applyDelta(holder.firstElementChild);
+  }
+  // The delta moves the map: it starts where the page's map is.
+  function deltaMoves(message) {
+    var found = /<template id="map-delta" data-from="(\d+)" data-seq="(\d+)"/.exec(message);
+    return !!found && shownSeq() === found[1];
+  }
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     var message = event.detail && event.detail.message;
-    if (typeof message !== "string" || !window.htmx || !document.startViewTransition) return;
-    if (queued === null && (!mapMoves(message) || (reduce && reduce.matches) || document.hidden)) return;
+    if (typeof message !== "string" || !window.htmx) return;
+    var hasDelta = message.indexOf('<template id="map-delta"') >= 0;
+    var animate = !!document.startViewTransition && !(reduce && reduce.matches) && !document.hidden &&
+      (mapMoves(message) || deltaMoves(message));
+    if (queued === null && !animate && !hasDelta) return;
     event.preventDefault();
     var socketElt = event.target;
     if (queued !== null) { queued.push(message); return; }
+    if (!animate) { swap(socketElt, message); return; }
     queued = [message];
     document.startViewTransition(function () {
       var messages = queued;
       queued = null;
-      messages.forEach(function (m) {
-        htmx.swap(socketElt, m, { swapStyle: "none", swapDelay: 0, settleDelay: 0 });
-      });
+      messages.forEach(function (m) { swap(socketElt, m); });
     });
   });
 })();
@@ -93,16 +150,10 @@ document.addEventListener("keydown", function (event) {
   var link = event.target.querySelector("a[data-open-node]");
   if (link) { event.preventDefault(); link.click(); }
 });
-document.addEventListener("click", function (event) {
-  var link = mapNodeLink(event);
-  if (!link) return;
-  if (link !== event.target.closest("a[data-open-node]")) { event.preventDefault(); link.click(); return; }
-  var name = link.getAttribute("data-open-node");
-  var card = document.querySelector('#run-cluster [data-node="' + CSS.escape(name) + '"]');
+function openNodeDetail(name) {
   var detail = document.getElementById("node-detail");
   var map = document.getElementById("run-map");
-  if (card || !detail || !map || !window.htmx) return;  // the anchor scrolls to the card
-  event.preventDefault();
+  if (!detail || !map || !window.htmx) return false;
   var values = { node: name };
   var scope = document.getElementById("map-query");  // a pinned page's step
   if (scope) Array.prototype.forEach.call(scope.elements, function (input) { if (input.name) values[input.name] = input.value; });
@@ -110,4 +161,39 @@ document.addEventListener("click", function (event) {
   htmx.ajax("GET", map.getAttribute("data-node-url"), { target: "#node-detail", values: values }).then(function () {
     detail.scrollIntoView({ block: "start" });
   });
+  return true;
+}
+document.addEventListener("click", function (event) {
+  var cell = event.target && event.target.closest && event.target.closest("#run-map .mcells [data-node]");
+  if (cell) { openNodeDetail(cell.getAttribute("data-node")); return; }
+  var link = mapNodeLink(event);
+  if (!link) return;
+  if (link !== event.target.closest("a[data-open-node]")) { event.preventDefault(); link.click(); return; }
+  var name = link.getAttribute("data-open-node");
+  var card = document.querySelector('#run-cluster [data-node="' + CSS.escape(name) + '"]');
+  if (card) return;  // the anchor scrolls to the card
+  if (openNodeDetail(name)) event.preventDefault();
+});
+
+// A compact map cell (500+ nodes) says what it is on hover: its name, pods and fill, read from
+// its classes (c<tenths of cpu> m<tenths of memory>, one-letter marks), written once.
+var CELL_MARKS = { x: "cordoned", t: "tainted", n: "NotReady", s: "chosen this cycle", k: "preemption makes room here", g: "a pod nominated here" };
+document.addEventListener("mouseover", function (event) {
+  var cell = event.target && event.target.closest && event.target.closest("#run-map .mcells [data-node]");
+  if (!cell || cell.title) return;
+  var parts = [cell.getAttribute("data-node")];
+  var chips = cell.querySelectorAll("i").length;
+  parts.push((chips || Number(cell.textContent) || 0) + " pods");
+  cell.className.split(" ").forEach(function (name) {
+    var tenth = /^([cm])(\d+)$/.exec(name);
+    if (tenth) parts.push((tenth[1] === "c" ? "cpu " : "memory ") + "~" + Number(tenth[2]) * 10 + "%");
+    else if (CELL_MARKS[name]) parts.push(CELL_MARKS[name]);
+  });
+  cell.title = parts.join(" · ");
+});
+// A pod's square names its pod.
+document.addEventListener("mouseover", function (event) {
+  var chip = event.target;
+  if (!chip || chip.tagName !== "I" || !chip.closest || !chip.closest("#run-map .mcells") || chip.title) return;
+  chip.title = chip.getAttribute("data-pod");
 });

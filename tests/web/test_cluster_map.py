@@ -4,6 +4,7 @@ node, and a bounded picture of a big cluster."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -133,16 +134,16 @@ def _screen(view: dict[str, Any], params: dict[str, str]) -> Screen:
 
 
 def test_a_big_cluster_is_drawn_as_zones_with_a_bounded_size() -> None:
+    """5,000 nodes and 150,000 pods: every node a cell with its pod count (chips past the budget),
+    grouped by zone, the whole map within 300 KB; a zone's drill-down a page of full boxes."""
     view = _synthetic_view(5000, 30, 6)  # 5,000 nodes, 150,000 pods
     screen = _screen(view, {})
     m = screen.cluster_map
-    assert m["large"] and len(m["cells"]) == 6
-    assert sum(c["nodes"] for c in m["cells"]) == 5000 and sum(c["pods"] for c in m["cells"]) == 150_000
+    assert m["large"] and not m["chips"] and len(m["groups"]) == 6
+    assert sum(len(g["cells"]) for g in m["groups"]) == 5000 and sum(g["pods"] for g in m["groups"]) == 150_000
     first = render_to_string("playground/runs/partials/cluster_map.html", {"screen": screen, "run": screen.run})
     assert len(first.encode()) <= 300_000
-    body = render_to_string("playground/runs/partials/cluster_map_body.html",
-                            {"screen": screen, "run": screen.run, "m": m})
-    assert len(body.encode()) <= 50_000  # what a step's refresh fetches
+    assert first.count("data-node=") == 5000
     zone = _screen(view, {"map_zone": "/zone-1", "map_page": "2"})
     drill = zone.cluster_map
     assert drill["zone"]["zone"] == "zone-1" and drill["page"].number == 2
@@ -196,7 +197,7 @@ def test_zonal_volumes_sit_in_their_zone_and_nodes_count_their_pods_volumes(clie
 
 def test_a_refreshed_map_body_carries_the_step_and_counts(client: Client, inline_worker: list) -> None:  # noqa: F811
     """Above 50 nodes a step's update fetches the map's body: its heading's counts move with it."""
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from playground.services.scenarios import scenario_create
     from tests.web.scale import big_cluster_yaml
 
@@ -208,3 +209,94 @@ def test_a_refreshed_map_body_carries_the_step_and_counts(client: Client, inline
     bound = sum(len(n["pods"]) for n in view_at(run=run, step=run.head_step)["nodes"])
     assert bound == 2 and "2 bound pods" in body and 'data-step="2"' in body
     assert body.count("data-node=") == 60
+
+
+class _Where(HTMLParser):
+    """pod -> the data-node of the innermost element around its chip, and every data-node seen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str | None] = []
+        self.nodes: list[str] = []
+        self.pods: dict[str, str | None] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        node = found.get("data-node")
+        if node:
+            self.nodes.append(node)
+        if found.get("data-pod"):
+            self.pods[str(found["data-pod"])] = next((n for n in reversed(self.stack) if n), None)
+        if tag not in {"input", "br", "img", "meta", "link"}:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack:
+            self.stack.pop()
+
+
+def _where(html: str) -> _Where:
+    parser = _Where()
+    parser.feed(html)
+    return parser
+
+
+def test_a_big_map_draws_every_node_with_its_pods_inside() -> None:
+    """From 500 nodes each node is a compact cell (data-node) holding its bound pods' chips, in
+    its zone's group; past the chip budget a cell shows its count instead."""
+    view = _synthetic_view(600, 3, 4)
+    screen = _screen(view, {})
+    html = render_to_string("playground/runs/partials/cluster_map.html", {"screen": screen, "run": screen.run})
+    where = _where(html)
+    assert sorted(where.nodes) == sorted(n["name"] for n in view["nodes"])
+    bound = {p: n["name"] for n in view["nodes"] for p in n["pods"]}
+    assert {p: where.pods[p] for p in bound} == bound
+    for zone in range(4):
+        group = html[html.index(f'data-zone="/zone-{zone}"'):]
+        group = group[: group.find('class="mgroup"', 1) if 'class="mgroup"' in group[1:] else len(group)]
+        assert group.count("data-node=") == 150
+    counted = _screen(_synthetic_view(600, 30, 4), {})  # 18,000 pods: past the chips' budget
+    html = render_to_string("playground/runs/partials/cluster_map.html", {"screen": counted, "run": counted.run})
+    where = _where(html)
+    assert len(where.nodes) == 600 and not any(n for n in where.pods.values())
+    assert '<b class="c4 m0" data-node="node-00000">30</b>' in html  # cpu 37.5%, memory 2.9%
+
+
+def _live_map(run: Any) -> str:
+    """The cluster map's part of the live update every viewer of `run` is pushed (live_render)."""
+    from playground.consumers import live_render
+
+    update = live_render.shared_update(run.id, OWNER, True, 0.0)
+    assert update is not None
+    html = update.html
+    at = html.find('<template id="map-delta"')
+    return html[at: html.index("</template>", at) + len("</template>")] if at >= 0 else ""
+
+
+def test_a_live_step_carries_only_the_nodes_it_changed(client: Client, inline_worker: list) -> None:  # noqa: F811
+    """A step's live update of a big map is the changed cells (here: where the pod bound), the
+    queues and the heading: its size does not grow with the cluster (600 against 1,200 nodes)."""
+    from playground.services.runs import actions as svc
+    from playground.services.scenarios import scenario_create
+    from tests.web.scale import big_cluster_yaml
+
+    sizes = {}
+    for nodes in (600, 1200):
+        yaml_text = big_cluster_yaml(nodes, 40)
+        run = svc.run_start(scenario=scenario_create(actor=OWNER, name=str(nodes), yaml_text=yaml_text), actor=OWNER)
+        for _ in range(3):
+            act(run, "step")
+        run.refresh_from_db()
+        delta = _live_map(run)
+        assert delta, "a live step of a big map is a delta, not a whole map nor a fetch"
+        before, after = view_at(run=run, step=run.head_step - 1), view_at(run=run, step=run.head_step)
+        changed = [n["name"] for n, o in zip(after["nodes"], before["nodes"], strict=True) if n["pods"] != o["pods"]]
+        assert changed
+        where = _where(delta)
+        assert set(changed) <= set(where.nodes) and len(where.nodes) <= 2  # the bind's node (and last cycle's)
+        for node in after["nodes"]:
+            if node["name"] in changed:
+                assert all(where.pods[p] == node["name"] for p in node["pods"])
+        assert f'data-seq="{run_screen(run=run, actor=OWNER).shown_seq}"' in delta
+        sizes[nodes] = len(delta.encode())
+    assert max(sizes.values()) < 8_000 and abs(sizes[600] - sizes[1200]) < 200, sizes

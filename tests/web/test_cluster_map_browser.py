@@ -136,3 +136,63 @@ def test_reduced_motion_swaps_without_a_transition(browser: Browser, live_url: s
         assert page.evaluate("window.__transitions") == 0
     finally:
         context.close()
+
+
+def _start_big(page: Page, nodes: int, pods: int) -> dict[str, list[Any]]:
+    """Open a run of a generated cluster of `nodes` nodes (tests/web/scale.py) and `pods` pending
+    pods; what the page then fetches of the map over HTTP, its websocket messages' sizes and its
+    errors are collected in the lists returned."""
+    from playground.ownership import Actor
+    from playground.services.scenarios import scenario_create
+    from tests.web.scale import big_cluster_yaml
+
+    seen: dict[str, list[Any]] = {"fetches": [], "frames": [], "errors": []}
+    page.on("console", lambda msg: seen["errors"].append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: seen["errors"].append(str(exc)))
+    page.on("request", lambda request: seen["fetches"].append(request.url) if "/map/" in request.url else None)
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda payload: seen["frames"].append(len(payload.encode() if isinstance(payload, str) else payload))))
+    scenario = scenario_create(actor=Actor(session_token="map-author"), name=f"{nodes} nodes",
+                               yaml_text=big_cluster_yaml(nodes, pods))
+    page.goto(f"/scenarios/{scenario.share_token}/")
+    page.locator("#start-run").click()
+    expect(page).to_have_url(re.compile(r"/runs/[^/]+/$"))
+    expect(page.locator("#run-socket")).to_have_text("live", timeout=WAIT)
+    expect(page.locator("#run-map [data-node]")).to_have_count(nodes, timeout=WAIT)
+    return seen
+
+
+def test_a_mid_size_map_moves_like_the_small_one(page: Page, live_url: str, celery_worker: Any) -> None:
+    """60 nodes: each Step's change comes over the websocket and is swapped in inside a View
+    Transition (the chip moves from its queue into its node), not fetched over HTTP."""
+    page.add_init_script(COUNT_TRANSITIONS)
+    seen = _start_big(page, 60, 8)
+    fetched = len(seen["fetches"])
+    pod, node = _step_until(page, _bound)
+    pod, node = _step_until(page, _bound)  # a second step: the first delta was applied in place
+    expect(page.locator(f'#run-map [data-node="{node}"] [data-pod="{pod}"]')).to_be_visible()
+    expect(page.locator(f'#run-map [data-queue] [data-pod="{pod}"]')).to_have_count(0)
+    assert len(seen["fetches"]) == fetched, seen["fetches"]
+    assert page.evaluate("window.__transitions") >= 2
+    assert seen["errors"] == []
+
+
+def test_a_600_node_map_shows_every_node_and_follows_each_step(page: Page, live_url: str, celery_worker: Any) -> None:
+    """600 nodes: every node is a compact cell (data-node) with its bound pods' chips inside; a
+    Step's change comes as the changed cells only; a click on a cell opens the node's details."""
+    page.add_init_script(COUNT_TRANSITIONS)
+    seen = _start_big(page, 600, 12)
+    fetched = len(seen["fetches"])
+    first = len(seen["frames"])
+    for _ in range(2):
+        pod, node = _step_until(page, _bound)
+    expect(page.locator(f'#run-map .mcells [data-node="{node}"] [data-pod="{pod}"]')).to_have_count(1)
+    state = page.evaluate(MAP_STATE)
+    assert len(state["bound"]) == 2 and all(n for n in state["bound"].values())
+    assert len(seen["fetches"]) == fetched, seen["fetches"]
+    assert max(seen["frames"][first:]) < 40_000, seen["frames"]
+    page.locator(f'#run-map .mcells [data-node="{node}"]').click()
+    expect(page.locator("#node-detail-card")).to_contain_text(node)
+    page.locator('#run-map .mcells [data-node="node-00002"]').hover()
+    expect(page.locator('#run-map .mcells [data-node="node-00002"]')).to_have_attribute("title", re.compile(r"^node-00002 · 0 pods · cpu ~0%"))
+    assert seen["errors"] == []

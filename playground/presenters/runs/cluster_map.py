@@ -12,8 +12,12 @@ Every chip carries a `view-transition-name` derived from its pod, so the page's 
 (static/js/run-page.js) moves a chip from its queue to its node when the pod binds.
 
 The map's size is bounded: each node shows at most a few chips ("+N more"), each queue its first
-pods, and a cluster of AGGREGATE_AT nodes or more is drawn as one cell per zone with its counts
-and fill; a click opens the zone's nodes a page at a time (`map_zone`, `map_page`).
+pods. From AGGREGATE_AT nodes every node is a compact cell (`data-node`, shaded by its cpu and
+memory fill, cordoned/tainted/NotReady/chosen as classes) grouped by zone, with its bound pods
+as tiny chips (`<i data-pod>`) while the map stays within MAP_BYTES; past it a cell shows its
+pod count instead. A zone's button opens its nodes as full boxes a page at a time
+(`map_zone`, `map_page`); a click on a cell opens that node's details. A cell's tooltip is built
+by the page's script from its classes (a title per cell would double the map's bytes).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from playground.frame_views import QUEUE_NAMES
+from playground.presenters.runs.cluster import SMALL_CLUSTER
 from playground.presenters.runs.node_search import NOT_REJECTING
 from playground.presenters.runs.paging import int_param, paginate, param
 from scheduler_core.events.compact import iter_verdicts, score_totals
@@ -35,7 +40,11 @@ REGION_LABEL = "topology.kubernetes.io/region"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 NO_ZONE = ""  # the group of nodes without a zone label
 AGGREGATE_AT = 500  # from this many nodes: one cell per zone, drill down to its nodes
-ZONE_CELLS = 120  # zone cells drawn at most (the rest are counted)
+# A compact map draws its chips while its estimated bytes stay within MAP_BYTES (a cell ~48 bytes
+# plus its name, a chip ~50): 2,000 nodes x 4,000 pods do, 5,000 x 10,000 show counts instead.
+MAP_BYTES = 400_000
+CELL_BYTES, CHIP_BYTES = 48, 50
+CELL_CHIPS = 60  # chips in one compact cell at most (past it: that cell shows its count)
 MAP_PAGE = 24  # nodes per page of a zone's drill-down
 CHIPS_PER_NODE = 12  # bound pods drawn per node box (the rest: "+N more")
 CHIPS_PER_NODE_LARGE = 5  # ... in a large cluster's drill-down
@@ -96,18 +105,21 @@ def topology(node: dict[str, Any]) -> tuple[str, str]:
 
 
 class _Cycle:
-    """What the shown step's scheduling cycle said about each node."""
+    """What the shown step's scheduling cycle said about each node. `per_node`: the nodes Filter
+    rejected and the scores are marked on each node; past SMALL_CLUSTER nodes they are not (a
+    cycle touches every node, so a live update would carry them all: the cycle inspector shows
+    them), only the chosen node, the node preemption makes room on and the victims."""
 
-    def __init__(self, screen: Screen) -> None:
+    def __init__(self, screen: Screen, per_node: bool = True) -> None:
         self.rejected: dict[str, list[str]] = {}
-        verdicts = screen.first("filter_verdicts")
+        verdicts = screen.first("filter_verdicts") if per_node else None
         for node, by_plugin in iter_verdicts(verdicts) if verdicts else ():
             plugins = [p for p, v in by_plugin.items() if (v or {}).get("code") not in NOT_REJECTING]
             if plugins:
                 self.rejected[node] = sorted(plugins)
         self.heat: dict[str, int] = {}
         self.score: dict[str, int] = {}
-        scores = screen.first("scores")
+        scores = screen.first("scores") if per_node else None
         if scores:
             totals = score_totals(scores)
             if totals:
@@ -128,6 +140,7 @@ class _Cycle:
         self.preemptor = preemption.get("pod") or ""
         self.evicting = {e.get("pod") for e in screen.view.get("evictions") or ()}  # a taint's timer runs
         self.active = bool(verdicts or scores or selected or preemption)
+        self.per_node = per_node
 
 
 class _Pods:
@@ -268,37 +281,62 @@ def _zone_key(region: str, zone: str) -> str:
     return f"{region}/{zone}"
 
 
-def _zone_cells(screen: Screen, cycle: _Cycle) -> list[dict[str, Any]]:
-    """One cell per (region, zone): node count, bound pods, mean cpu and memory fill, marks and
-    what this cycle did in it."""
-    cells: dict[tuple[str, str], dict[str, Any]] = {}
-    for node in screen.view.get("nodes") or ():
+def chips_fit(nodes: int, pods: int) -> bool:
+    """Whether a compact map of `nodes` nodes draws its `pods` bound pods as chips."""
+    return nodes * CELL_BYTES + pods * CHIP_BYTES <= MAP_BYTES
+
+
+def _decile(pct: int) -> int:
+    return min(10, round(pct / 10))
+
+
+def _cell(node: dict[str, Any], pods: _Pods, cycle: _Cycle, chips: bool) -> dict[str, Any]:
+    """A node's compact cell: its fill deciles, its marks as one-letter classes, and its bound
+    pods (as (key, owner colour, priority) when drawn, else just their count)."""
+    name = node["name"]
+    keys = list(node.get("pods") or ())
+    cpu, memory = (bar["pct"] for bar in _bars(node)[:2])
+    marks = "".join(
+        letter for letter, on in (
+            ("x", node.get("unschedulable")), ("t", node.get("taints")), ("n", _not_ready(node)),
+            ("s", name == cycle.chosen), ("k", name == cycle.preempted), ("g", node.get("nominated")),
+        ) if on
+    )
+    drawn = chips and len(keys) <= CELL_CHIPS
+    return {
+        "name": name,
+        "cpu": _decile(cpu),
+        "memory": _decile(memory),
+        "marks": marks,
+        "count": len(keys),
+        "chips": [
+            (k, owner_colour(k, (pods.by_key.get(k) or {}).get("owner")),
+             ((pods.by_key.get(k) or {}).get("priority") or 0) > 0)
+            for k in keys
+        ] if drawn else None,
+    }
+
+
+def _zone_key(region: str, zone: str) -> str:
+    return f"{region}/{zone}"
+
+
+def compact_groups(screen: Screen, cycle: _Cycle, pods: _Pods) -> list[dict[str, Any]]:
+    """Every node as a compact cell, grouped by (region, zone) in name order; chips drawn when
+    the cluster's bound pods fit (`chips_fit`)."""
+    nodes = screen.view.get("nodes") or []
+    chips = chips_fit(len(nodes), sum(len(n.get("pods") or ()) for n in nodes))
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for node in nodes:
         region, zone = topology(node)
-        cell = cells.get((region, zone))
-        if cell is None:
-            cell = cells[(region, zone)] = {
-                "region": region, "zone": zone, "key": _zone_key(region, zone), "nodes": 0, "pods": 0,
-                "cpu": 0, "memory": 0, "cordoned": 0, "tainted": 0, "notready": 0, "rejected": 0,
-                "nominated": 0, "chosen": False,
+        group = groups.get((region, zone))
+        if group is None:
+            group = groups[(region, zone)] = {
+                "region": region, "zone": zone, "key": _zone_key(region, zone), "cells": [], "pods": 0,
             }
-        cell["nodes"] += 1
-        cell["pods"] += len(node.get("pods") or ())
-        for bar in _bars(node)[:2]:
-            cell[bar["name"]] += bar["pct"]
-        cell["cordoned"] += bool(node.get("unschedulable"))
-        cell["tainted"] += bool(node.get("taints"))
-        cell["notready"] += _not_ready(node)
-        cell["rejected"] += node["name"] in cycle.rejected
-        cell["nominated"] += len(node.get("nominated") or ())
-        cell["chosen"] = cell["chosen"] or node["name"] == cycle.chosen
-    result = []
-    for (_, _), cell in sorted(cells.items()):
-        cell["cpu"] = round(cell["cpu"] / cell["nodes"])
-        cell["memory"] = round(cell["memory"] / cell["nodes"])
-        cell["fill"] = max(cell["cpu"], cell["memory"])
-        cell["fill_step"] = min(10, cell["fill"] // 10)
-        result.append(cell)
-    return result
+        group["cells"].append(_cell(node, pods, cycle, chips))
+        group["pods"] += len(node.get("pods") or ())
+    return [groups[k] for k in sorted(groups)]
 
 
 def cluster_map(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -306,7 +344,7 @@ def cluster_map(screen: Screen, params: Mapping[str, Any] | None = None) -> dict
     the zone cells, or the nodes of the zone the viewer opened (`map_zone`, a page at a time:
     `map_page`)."""
     nodes = screen.view.get("nodes") or []
-    cycle = _Cycle(screen)
+    cycle = _Cycle(screen, per_node=len(nodes) <= SMALL_CLUSTER)
     pods = _Pods(screen.view)
     result: dict[str, Any] = {
         "total": len(nodes),
@@ -324,17 +362,17 @@ def cluster_map(screen: Screen, params: Mapping[str, Any] | None = None) -> dict
         result["zoned"] = any(topology(n) != ("", NO_ZONE) for n in nodes)
         return result
     zone = param(params, "map_zone") if params is not None else ""
-    cells = _zone_cells(screen, cycle)
-    result["zoned"] = any(c["zone"] or c["region"] for c in cells)
-    chosen = next((c for c in cells if c["key"] == zone), None)
+    groups = compact_groups(screen, cycle, pods)
+    result["zoned"] = any(g["zone"] or g["region"] for g in groups)
+    chosen = next((g for g in groups if g["key"] == zone), None)
     if chosen is None:
-        result["cells"] = cells[:ZONE_CELLS]
-        result["cells_hidden"] = max(0, len(cells) - ZONE_CELLS)
+        result["groups"] = groups
+        result["chips"] = chips_fit(len(nodes), result["pods"])
         return result
     members = [n for n in nodes if _zone_key(*topology(n)) == zone]
     page = paginate(members, int_param(params, "map_page"), MAP_PAGE)
     gone = _gone(screen, pods, {n["name"] for n in page.items})
-    result["zone"] = chosen
+    result["zone"] = {k: v for k, v in chosen.items() if k != "cells"} | {"nodes": len(members)}
     result["page"] = page
     result["boxes"] = [_node_box(n, pods, cycle, gone, CHIPS_PER_NODE_LARGE) for n in page.items]
     return result
