@@ -144,3 +144,15 @@ def test_how_it_works_pages_are_served(client: Any) -> None:
         response = client.get(reverse("playground:docs_page", args=[slug]))
         assert response.status_code == 200
         assert title in unescape(response.content.decode())
+
+
+def test_the_page_links_to_the_capacity_lesson(client: Any) -> None:
+    from playground.services import gallery
+
+    gallery.seed()
+    _, page = _get(client, _scenario())
+    link = re.search(r'<a href="([^"]+)" id="capacity-lesson-link">', page)
+    assert link and link.group(1) == reverse("playground:gallery", args=["capacity-what-stops-the-next"])
+    lesson = client.get(link.group(1), follow=True)  # the gallery's address leads to the lesson's scenario
+    assert lesson.status_code == 200
+    assert "How many more fit, and what stops the next one?" in unescape(lesson.content.decode())
