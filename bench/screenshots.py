@@ -1,6 +1,6 @@
 """Screenshots of the playground as a visitor sees it, at a phone's and a desktop's width.
 
-    python bench/screenshots.py --out /tmp/shots [--with-5000] [--steps 3]
+    python bench/screenshots.py --out /tmp/shots [--sizes 3,500,2000] [--with-5000] [--steps 3]
 
 Starts the real stack (Redis, one Celery worker, the web server, a temporary SQLite database:
 bench/web_stack.py, as bench/envelope_web.py does), seeds the gallery, and drives headless
@@ -10,7 +10,7 @@ Chromium at 390 and 1440 px wide through:
 - a lesson mid-way (--lesson, priority-preemption by default): its page, then its run after
   --steps clicks on Step;
 - runs of generated scenarios (bench/generate.py's owned shape: zones, pods owned by ReplicaSets)
-  at 3 and 500 nodes, and 5,000 with --with-5000 (uploading and starting that one takes minutes
+  at 3 and 500 nodes (--sizes), and 5,000 with --with-5000 (uploading and starting that one takes minutes
   here): each uploaded, started and stepped --steps times, then its run page and (3 nodes) its
   metrics page.
 
@@ -88,7 +88,7 @@ def capture(stack: Stack, browser: Browser, args: argparse.Namespace) -> list[di
 
     gallery.seed()
     shots: list[dict[str, Any]] = []
-    sizes = [3, 500] + ([5000] if args.with_5000 else [])
+    sizes = [int(n) for n in args.sizes.split(",")] + ([5000] if args.with_5000 else [])
     context = browser.chromium.new_context(base_url=stack.url, viewport={"width": 1440, "height": 900})
     context.set_default_timeout(args.timeout * 1000)
     page = context.new_page()
@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="directory for the PNG files")
     parser.add_argument("--lesson", default="priority-preemption", help="gallery slug of the lesson")
     parser.add_argument("--steps", type=int, default=3, help="Step clicks on each run before its screenshot")
+    parser.add_argument("--sizes", default="3,500", help="node counts of the generated runs, comma-separated (3 is needed: its metrics page)")
     parser.add_argument("--with-5000", action="store_true", help="also a 5,000-node run (slow to upload and start)")
     parser.add_argument("--max-height", type=int, default=4000, help="px of each page's top kept")
     parser.add_argument("--timeout", type=float, default=600.0, help="s for any one phase")
