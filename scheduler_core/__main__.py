@@ -20,7 +20,7 @@ cluster takes and quotes the FailedScheduling message of the first that does not
 event stream, as Prometheus text to FILE at the end (docs/metrics.md); stdout is unchanged.
 
 A file's leading `# feature-gates: A=true,B=true` comment (the gallery's header, read by the same
-parser as the web's start form: scheduler_core.api.scenario_header) sets those gates for the run,
+parser as the web's start form: scheduler_core.loader.scenario_header) sets those gates for the run,
 said on stderr as a `note:` line; `--feature-gates` is applied after it, a gate in both taking the
 flag's value. A header naming another run setting (`# version:`, `# seed:` ...) is not read: a
 `warning:` line names the flag to use.
@@ -37,17 +37,17 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.api.scenario_header import file_header, merge_gates
 from scheduler_core.capacity import PodTemplate, count_capacity, read_pod_template
 from scheduler_core.events.jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.featuregate import FeatureGateError
 from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION, SUPPORTED_VERSIONS, UnknownVersionError
-from scheduler_core.featuregate.newer import gate_names, gate_notes
 from scheduler_core.framework.interface import PluginArgsError
 from scheduler_core.framework.plugins.plugin_modules import PluginModuleError, load_plugin_modules
 from scheduler_core.framework.runtime.framework import FrameworkError
 from scheduler_core.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
+from scheduler_core.loader.newer_gates import gate_names, gate_notes
+from scheduler_core.loader.scenario_header import file_header, merge_gates
 from scheduler_core.simulation import Simulation
 from scheduler_core.why_pending import PendingCollector
 

@@ -33,10 +33,10 @@ from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.runtime.batch import sign_pod
 from scheduler_core.framework.runtime.filter_record import FilterRecord
 from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
+from scheduler_core.framework.runtime.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
-from scheduler_core.framework.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
 from scheduler_core.util.name_table import table_for

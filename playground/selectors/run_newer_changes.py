@@ -16,7 +16,7 @@ from typing import Any
 from django.core.cache import cache
 
 from scheduler_core.api.newer_versions import CHANGES, Change, changes_touched
-from scheduler_core.featuregate.newer import gate_names
+from scheduler_core.loader.newer_gates import gate_names
 
 __all__ = ["newer_changes_of", "run_newer_changes"]
 

@@ -1,7 +1,7 @@
 """Importing a real cluster: a `kubectl get ... -A -o yaml` dump or a kube-scheduler-simulator
 export becomes the scenario's objects, and the user is told what was kept, created and dropped.
 
-The engine decides (scheduler_core.api.cluster_import and the workload controllers); this
+The engine decides (scheduler_core.loader.cluster_import and the workload controllers); this
 service stores the reduced objects: finished pods and unmodelled kinds are not stored,
 controllers and their existing pods are (the engine does not duplicate owned pods), and
 `metadata.managedFields` and the last-applied-configuration annotation, large and meaningless
@@ -62,9 +62,9 @@ def _slim(manifest: dict[str, Any]) -> dict[str, Any]:
 def scenario_import_any(*, scenario: Scenario, actor: Actor, text: str, source: str = "<input>") -> ImportResult:
     """Replace the scenario's objects with those of `text`, a cluster dump or plain manifests.
     Bad input raises ScenarioInvalid and changes nothing."""
-    from scheduler_core.api.cluster_import import normalize_dump
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.loader import load_scenario_text
+    from scheduler_core.loader.cluster_import import normalize_dump
 
     scenario_service.ensure_can_edit(scenario=scenario, actor=actor)
     scenario_service.refuse_nul(text, source=source)

@@ -55,7 +55,7 @@ class GalleryEntry:
 def read_header(text: str) -> dict:
     """The leading `# key: value` comment block of a gallery file, as a mapping: the engine's
     parser, which the command line reads the same header with (its `# feature-gates:`)."""
-    from scheduler_core.api.scenario_header import read_header as engine_read_header
+    from scheduler_core.loader.scenario_header import read_header as engine_read_header
 
     return engine_read_header(text)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from scheduler_core.api.api_versions import CONFIG_API_VERSION, TIMELINE_API_VERSION
 from scheduler_core.api.export_meta import object_meta
 from scheduler_core.api.export_resource import (
     pod_resource_claim_statuses,
@@ -39,7 +40,6 @@ from scheduler_core.api.types import (
     WorkloadSelector,
 )
 from scheduler_core.config.types import KubeSchedulerConfiguration, Plugins, Profile
-from scheduler_core.loader import CONFIG_API_VERSION, TIMELINE_API_VERSION
 
 __all__ = ["dump_scenario", "scenario_manifests", "pod_manifest", "node_manifest"]
 

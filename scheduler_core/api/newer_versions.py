@@ -9,7 +9,7 @@ scheduling, DRA and storage entries.
 
 One home for these facts: the loader's notes on newer objects and fields
 (`scheduler_core.loader.newer_kinds`), the feature-gate notes
-(`scheduler_core.featuregate.newer`), the "Reading an older article?" page and the run page's
+(`scheduler_core.loader.newer_gates`), the "Reading an older article?" page and the run page's
 notice all read this module.
 """
 

@@ -1,6 +1,6 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), as the engine uses it.
 
-The loader (`scheduler_core.config.loader`) fills these from YAML and applies upstream's
+The loader (`scheduler_core.loader.scheduler_config`) fills these from YAML and applies upstream's
 defaults; the framework runtime expands `multi_point` into per-extension-point plugin lists
 exactly as upstream's runtime.NewFramework does.
 """

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from scheduler_core.api.storage_types import PersistentVolumeClaim, ephemeral_claim_name
 from scheduler_core.api.types import OwnerReference, Pod
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.apiserver.store.storage_state import StorageState
-from scheduler_core.loader.metadata import stable_uid
 
 __all__ = ["claims_for_pod", "owned_claims", "is_owned_by"]
 

@@ -51,7 +51,7 @@ def claims_for_new_pod(api: Any, pod: Pod) -> Pod:
         key = f"{pod.namespace}/{name}"
         existing = api.cluster.resource_claims.get(key)
         if existing is None:
-            from scheduler_core.loader.metadata import stable_uid
+            from scheduler_core.api.uid import stable_uid
 
             claim = ResourceClaim(
                 name=name, namespace=pod.namespace, uid=stable_uid("ResourceClaim", pod.namespace, name, pod.uid),

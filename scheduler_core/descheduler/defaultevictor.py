@@ -95,7 +95,7 @@ class DefaultEvictor:
         self.handle = handle
         self.threshold: int | None = args.priority_threshold_value
         if args.priority_threshold_name:
-            from scheduler_core.loader.admission import SYSTEM_PRIORITY_CLASSES
+            from scheduler_core.api.system_priority_classes import SYSTEM_PRIORITY_CLASSES
 
             name = args.priority_threshold_name
             pc = handle.priority_classes.get(name) or SYSTEM_PRIORITY_CLASSES.get(name)

@@ -143,7 +143,7 @@ def split_policies(docs: list[Any], source: str = "<input>") -> tuple[list[Any],
 
 def check_against_scenario(policy: DeschedulerPolicy, priority_classes: list[Any], source: str) -> None:
     """What needs the scenario: a priorityThreshold.name must be a PriorityClass it has."""
-    from scheduler_core.loader.admission import SYSTEM_PRIORITY_CLASSES
+    from scheduler_core.api.system_priority_classes import SYSTEM_PRIORITY_CLASSES
 
     names = {pc.name for pc in priority_classes} | set(SYSTEM_PRIORITY_CLASSES)
     for i, prof in enumerate(policy.profiles):

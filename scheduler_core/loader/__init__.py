@@ -25,7 +25,8 @@ kind, "not simulated" warnings), `documents` (List flattening, kinds), `limits`,
 from __future__ import annotations
 
 from scheduler_core.api.errors import LoadWarning, ScenarioError
-from scheduler_core.loader.admission import SYSTEM_PRIORITY_CLASSES
+from scheduler_core.api.system_priority_classes import SYSTEM_PRIORITY_CLASSES
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.loader.kinds import CONFIG_API_VERSION, TIMELINE_API_VERSION
 from scheduler_core.loader.limits import (
     CLI_HINTS,
@@ -35,7 +36,6 @@ from scheduler_core.loader.limits import (
     Limits,
 )
 from scheduler_core.loader.load import load_scenario_file, load_scenario_text
-from scheduler_core.loader.metadata import stable_uid
 from scheduler_core.loader.nodes import parse_node, parse_taint
 from scheduler_core.loader.pods import parse_pod
 from scheduler_core.loader.reader import FieldReader, Location, object_reader

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scheduler_core.api.default_toleration_seconds import PLUGIN_NAME as DEFAULT_TOLERATION_SECONDS
+from scheduler_core.api.system_priority_classes import SYSTEM_PRIORITY_CLASSES
 from scheduler_core.api.types import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
 from scheduler_core.loader.reader import FieldReader
 
@@ -12,15 +13,6 @@ __all__ = ["PodRaw", "PriorityAdmission", "SYSTEM_PRIORITY_CLASSES",
            "HIGHEST_USER_DEFINABLE_PRIORITY"]
 
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
-SYSTEM_PRIORITY_CLASSES: dict[str, PriorityClass] = {
-    "system-node-critical": PriorityClass("system-node-critical", 2_000_001_000,
-                                          description="Used for system critical pods that must "
-                                          "not be moved from their current node."),
-    "system-cluster-critical": PriorityClass("system-cluster-critical", 2_000_000_000,
-                                             description="Used for system critical pods that "
-                                             "must run in the cluster, but can be moved to "
-                                             "another node if necessary."),
-}
 
 
 class PodRaw:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from scheduler_core.api.api_versions import CONFIG_API_VERSION, TIMELINE_API_VERSION
 from scheduler_core.loader.resource_schema import RESOURCE_KINDS
 
 __all__ = ["KINDS", "TIMELINE_API_VERSION", "CONFIG_API_VERSION"]
 
-TIMELINE_API_VERSION = "playground.kube-scheduler.dev/v1"
-CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
 
 KINDS: dict[str, tuple[str, ...]] = {
     "Node": ("v1",),

@@ -19,6 +19,7 @@ from scheduler_core.controllers.workloads.summary import DROPPED
 from scheduler_core.descheduler.loader import check_against_scenario, split_policies
 from scheduler_core.loader.bounds import limit_check
 from scheduler_core.loader.build import build_scenario
+from scheduler_core.loader.cluster_import import normalize_dump
 from scheduler_core.loader.documents import check_workload_documents, flatten_documents
 from scheduler_core.loader.limits import DEFAULT_LIMITS, Limits
 from scheduler_core.loader.newer_kinds import reduce_newer
@@ -101,7 +102,8 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     notes = NotSimulated()
     checked = check_workload_documents(docs, source, notes)
     try:
-        docs, summary = expand_workloads(docs, source, check=limit_check(docs, source, limits))
+        check = limit_check(docs, source, limits)
+        docs, summary = expand_workloads(*normalize_dump(docs), source, check=check)
     except (AttributeError, TypeError, KeyError, ValueError, IndexError):
         # Only malformed input trips the controllers; the strict pass below names the field.
         flatten_documents(docs, source, NotSimulated())

@@ -124,7 +124,7 @@ def parse_workload(r: FieldReader, obj: dict[str, Any], kind: str) -> WorkloadSe
 
 
 def parse_config_document(r: FieldReader, obj: dict[str, Any]) -> KubeSchedulerConfiguration:
-    from scheduler_core.config.loader import ConfigError, parse_config
+    from scheduler_core.loader.scheduler_config import ConfigError, parse_config
 
     try:
         return parse_config(obj)

@@ -10,9 +10,9 @@ from typing import Any
 from scheduler_core.api.errors import LoadWarning, ScenarioError
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import DEFAULT_SCHEDULER_NAME, Node, Pod
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.api.validation import label_value_error, qualified_name_error
 from scheduler_core.loader.admission import PriorityAdmission
-from scheduler_core.loader.metadata import stable_uid
 from scheduler_core.loader.nodes import parse_node, parse_taint
 from scheduler_core.loader.pods import parse_pod
 from scheduler_core.loader.reader import FieldReader, Location, type_name

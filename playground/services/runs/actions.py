@@ -71,7 +71,7 @@ def feature_gates_of(value: str | None, version: str) -> str:
     try:
         return format_gates(parse_feature_gates(text, version).items())
     except FeatureGateError as error:
-        from scheduler_core.featuregate.newer import gate_names, gate_notes
+        from scheduler_core.loader.newer_gates import gate_names, gate_notes
 
         notes = "".join(f" Note: {line}." for line in gate_notes(gate_names(text)))  # v1.36/v1.37 names
         raise RunError(f"Feature gates: {error}.{notes}") from None

@@ -1,8 +1,9 @@
 """Workload controllers at load time: Deployments, ReplicaSets, StatefulSets, DaemonSets and
 Jobs become the pods their controllers would create, before the loader builds objects.
 
-`expand_workloads` is the loader's one entry point. It first reduces cluster dumps to what the
-scheduler sees (scheduler_core.api.cluster_import), then runs the controllers over the objects:
+`expand_workloads` is the loader's one entry point. It takes the documents the loader has already
+reduced to what the scheduler sees (scheduler_core.loader.cluster_import: a dump's finished pods
+and unmodelled kinds dropped, with that summary), then runs the controllers over the objects:
 Deployments roll out a ReplicaSet, then every ReplicaSet, StatefulSet, DaemonSet and Job
 creates its missing pods. Pods a controller already owns count, so a dump's pods are never
 duplicated. Created objects follow their controller in the same document, so document numbers
@@ -72,7 +73,7 @@ def _is_controller(o: Located) -> bool:
     return o.kind in CONTROLLER_KINDS and o.obj.get("apiVersion") in CONTROLLER_KINDS[o.kind]
 
 
-def expand_workloads(documents: list[Any], source: str = "<input>",
+def expand_workloads(docs: list[Any], summary: WorkloadSummary, source: str = "<input>",
                      check: Callable[[WorkloadPlan], None] | None = None,
                      ) -> tuple[list[Any], WorkloadSummary]:
     """The documents with every workload controller's pods added (see the module docstring)
@@ -80,10 +81,9 @@ def expand_workloads(documents: list[Any], source: str = "<input>",
     document and field when a controller cannot work from its manifest.
 
     `check` sees how many pods the input gives and each controller will create, before any
-    is built, and raises to refuse (the loader's pod limit)."""
-    from scheduler_core.api.cluster_import import normalize_dump
-
-    docs, summary = normalize_dump(documents)
+    is built, and raises to refuse (the loader's pod limit). `docs` and `summary` are what
+    `normalize_dump` made of the input: the reduction of dumps is the loader's, which sits above
+    the controllers."""
     objects = _locate(docs)
     controllers = [o for o in objects if _is_controller(o)]
     for o in objects:

@@ -27,9 +27,9 @@ from scheduler_core.featuregate.features import gates_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import PostFilterResult
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime.version_behaviour import preemption_potential_nodes
 from scheduler_core.framework.status import Code, Status, is_success
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.framework.version_behaviour import preemption_potential_nodes
 
 if TYPE_CHECKING:
     from scheduler_core.framework.interface import Handle

@@ -1,5 +1,5 @@
 """The command line reads a scenario file's `# feature-gates:` header as the web's start form
-does (one parser, scheduler_core.api.scenario_header): the gang lesson's workers wait at Permit
+does (one parser, scheduler_core.loader.scenario_header): the gang lesson's workers wait at Permit
 on the command line too; `--feature-gates` is applied after the header; a header naming another
 run setting is reported on stderr, not silently dropped."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scheduler_core.__main__ import main
-from scheduler_core.api.scenario_header import file_header, merge_gates, read_header
+from scheduler_core.loader.scenario_header import file_header, merge_gates, read_header
 
 ROOT = Path(__file__).resolve().parents[3]
 GANG = ROOT / "playground" / "gallery" / "gang-scheduling.yaml"

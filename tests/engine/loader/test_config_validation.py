@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.config.loader import ConfigError, parse_config
 from scheduler_core.loader import load_scenario_text
+from scheduler_core.loader.scheduler_config import ConfigError, parse_config
 
 ROOT = Path(__file__).resolve().parents[3]
 PC = "profiles[0].pluginConfig[0].args"

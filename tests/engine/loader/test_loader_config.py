@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from scheduler_core.config.loader import ConfigError, parse_config, parse_duration
+from scheduler_core.loader.scheduler_config import ConfigError, parse_config, parse_duration
 
 
 def cfg(text: str):

@@ -8,6 +8,7 @@ from helpers import NODE, pod
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.controllers.workloads import expand_workloads
+from scheduler_core.loader.cluster_import import normalize_dump
 from scheduler_core.loader.documents import (
     CheckedObjects,
     check_workload_documents,
@@ -64,7 +65,7 @@ def test_skipping_checked_objects_gives_the_same_entries_and_warnings(texts):
     docs = _docs(*texts)
     checked = check_workload_documents(docs, "s.yaml", NotSimulated())
     assert len(checked) > 0
-    expanded, _ = expand_workloads(docs, "s.yaml")
+    expanded, _ = expand_workloads(*normalize_dump(docs), "s.yaml")
     full, once = NotSimulated(), NotSimulated()
     assert _entries(flatten_documents(expanded, "s.yaml", once, checked)) == \
         _entries(flatten_documents(expanded, "s.yaml", full))
@@ -77,7 +78,7 @@ def test_skipping_checked_objects_gives_the_same_entries_and_warnings(texts):
 def test_objects_the_controllers_create_are_still_checked():
     docs = _docs(NODE, DEPLOYMENT)
     checked = check_workload_documents(docs, "s.yaml", NotSimulated())
-    expanded, _ = expand_workloads(docs, "s.yaml")
+    expanded, _ = expand_workloads(*normalize_dump(docs), "s.yaml")
     created = [d for d in expanded if isinstance(d, dict) and d.get("kind") == "List"]
     pods = [it for d in created for it in d["items"] if it.get("kind") == "Pod"]
     assert pods and not any(checked.contains(p, 2, "Pod") for p in pods)

@@ -223,7 +223,7 @@ def test_valid_dump_loads_alike(monkeypatch):
 def test_stable_uid_is_uuid5(ident):
     import uuid
 
-    from scheduler_core.loader.metadata import _UID_NAMESPACE, stable_uid
+    from scheduler_core.api.uid import _UID_NAMESPACE, stable_uid
     for salt in ("", "#2"):
         want = str(uuid.uuid5(_UID_NAMESPACE, "/".join(ident) + salt))
         assert stable_uid(*ident, salt) == want

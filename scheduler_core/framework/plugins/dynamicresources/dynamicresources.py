@@ -52,6 +52,7 @@ from scheduler_core.api.resource_types import (
     ResourceClaimConsumerReference,
 )
 from scheduler_core.api.types import Pod
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.dra.extended_resource_cache import DeviceClassResolver
 from scheduler_core.dra.structured.allocator import (
     AllocationError,
@@ -108,7 +109,6 @@ from scheduler_core.framework.types import (
     QueueingHint,
     pod_requests,
 )
-from scheduler_core.loader.metadata import stable_uid
 
 NAME = names.DYNAMIC_RESOURCES
 _NO_RULES: list[Any] = []  # one object, so the slice index is not rebuilt for every pod

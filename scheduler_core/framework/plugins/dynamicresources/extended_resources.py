@@ -39,10 +39,10 @@ from scheduler_core.api.resource_types import (
     ResourceClaim,
 )
 from scheduler_core.api.types import Container, OwnerReference, Pod
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.dra.extended_resource_cache import DeviceClassResolver, is_dra_extended_resource_name
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, is_scalar_resource_name, pod_requests, value
-from scheduler_core.loader.metadata import stable_uid
 
 __all__ = [
     "SPECIAL_CLAIM_IN_MEM_NAME", "is_special_claim_name", "pod_scalar_resources",

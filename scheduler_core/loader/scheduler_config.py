@@ -40,7 +40,8 @@ from scheduler_core.config.types import (
     PluginSet,
     Profile,
 )
-from scheduler_core.config.validation import (
+from scheduler_core.framework.plugins.registry import out_of_tree_points
+from scheduler_core.loader.config_validation import (
     aggregate,
     args_unknown_field,
     check_frameworks,
@@ -48,7 +49,6 @@ from scheduler_core.config.validation import (
     validate_leader_election,
     validate_plugin_args,
 )
-from scheduler_core.framework.plugins.registry import out_of_tree_points
 
 __all__ = ["ConfigError", "parse_config", "IN_TREE_PLUGINS", "DEFAULT_EXTENDER_TIMEOUT_SECONDS"]
 

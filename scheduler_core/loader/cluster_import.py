@@ -99,7 +99,7 @@ def _from_simulator(doc: dict[str, Any], summary: WorkloadSummary) -> dict[str, 
 
 def _simulator_config(config: dict[str, Any], summary: WorkloadSummary) -> dict[str, Any] | None:
     """The exported KubeSchedulerConfiguration, if this engine accepts it; else the defaults."""
-    from scheduler_core.config.loader import ConfigError, parse_config
+    from scheduler_core.loader.scheduler_config import ConfigError, parse_config
 
     doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
            **config}
