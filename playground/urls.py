@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from playground.presenters.runs import panels
 from playground.views import (
     capacity,
     challenges,
@@ -55,13 +56,13 @@ urlpatterns = [
     path("runs/<str:token>/compare/", compare.run_compare, name="run_compare"),
     path("runs/<str:token>/why-pending/", run_why_pending.run_why_pending, name="run_why_pending"),
     path("runs/<str:token>/metrics.txt", run_metrics.run_metrics_text, name="run_metrics_text"),
-    path("runs/<str:token>/cluster/", run_panels.run_cluster, name="run_cluster"),
-    path("runs/<str:token>/devices/", run_panels.run_devices, name="run_devices"),
+    # The paged panels' pages (run_cluster, run_map, run_devices, run_pods, ...): the panel registry's.
+    *(
+        path(f"runs/<str:token>/{p.paged.path}/", run_panels.run_panel, {"key": p.key}, name=p.paged.url_name)
+        for p in panels.REGISTRY.paged()
+        if p.paged is not None
+    ),
     path("runs/<str:token>/node/", run_panels.run_node, name="run_node"),
-    path("runs/<str:token>/map/", run_panels.run_map, name="run_map"),
-    path("runs/<str:token>/pods/", run_panels.run_pods, name="run_pods"),
-    path("runs/<str:token>/storage/", run_panels.run_storage, name="run_storage"),
-    path("runs/<str:token>/events/", run_panels.run_events, name="run_events"),
     path("runs/<str:token>/log/", run_panels.run_log, name="run_log"),
     path("runs/<str:token>/log/gap/", run_panels.run_log_gap, name="run_log_gap"),
     path("runs/<str:token>/filter-group/", run_panels.run_filter_group, name="run_filter_group"),

@@ -13,7 +13,9 @@ GET /runs/<token>/log/gap/?after=&upto=                 the log rows a live view
 GET /runs/<token>/filter-group/?group=<i>&page=           one Filter outcome group's nodes
 GET /runs/<token>/scores/?page=                           the whole score table, a page at a time
 Each takes `step` (the step the viewer's page shows; default: the head) and `pinned=1` for a
-read-only viewer of a past step.
+read-only viewer of a past step. The panels' pages (cluster, map, pods, storage, devices, events)
+are one view, `run_panel`, with one URL per paged panel of the panel registry
+(presenters/runs/panels.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from playground.ownership import actor_for_request
-from playground.presenters.runs import Screen, cycle_groups, run_screen
+from playground.presenters.runs import Screen, cycle_groups, panels, run_screen
 from playground.presenters.runs import cluster as cluster_panel
 from playground.presenters.runs.events import search_events
 from playground.presenters.runs.paging import int_param, param
@@ -50,15 +52,13 @@ def _context(run: Any, screen: Screen, **extra: Any) -> dict[str, Any]:
 
 
 @require_GET
-def run_cluster(request: HttpRequest, token: str) -> HttpResponse:
+def run_panel(request: HttpRequest, token: str, key: str) -> HttpResponse:
+    """A paged panel's body (cluster, map, devices, pods, storage, events, ...: every panel of the
+    registry with `paged`), for the viewer's query and page."""
+    panel = panels.REGISTRY[key]
+    assert panel.paged is not None  # the URL exists for paged panels only (playground/urls.py)
     run, screen = _screen(request, token)
-    return render(request, PARTIALS + "cluster_body.html", _context(run, screen, cluster=screen.cluster))
-
-
-@require_GET
-def run_map(request: HttpRequest, token: str) -> HttpResponse:
-    run, screen = _screen(request, token)
-    return render(request, PARTIALS + "cluster_map_body.html", _context(run, screen, m=screen.cluster_map))
+    return render(request, PARTIALS + panel.paged.body, _context(run, screen, **panel.paged.context(screen)))
 
 
 @require_GET
@@ -69,33 +69,6 @@ def run_node(request: HttpRequest, token: str) -> HttpResponse:
         return HttpResponse("")
     card = cluster_panel.node(screen, name)
     return render(request, PARTIALS + "node_detail.html", _context(run, screen, n=card, name=name))
-
-
-@require_GET
-def run_devices(request: HttpRequest, token: str) -> HttpResponse:
-    run, screen = _screen(request, token)
-    return render(request, PARTIALS + "devices_body.html", _context(run, screen, d=screen.devices))
-
-
-@require_GET
-def run_pods(request: HttpRequest, token: str) -> HttpResponse:
-    run, screen = _screen(request, token)
-    return render(request, PARTIALS + "pods_body.html", _context(run, screen, t=screen.pod_table))
-
-
-@require_GET
-def run_storage(request: HttpRequest, token: str) -> HttpResponse:
-    run, screen = _screen(request, token)
-    return render(request, PARTIALS + "storage_body.html", _context(run, screen, t=screen.storage_table))
-
-
-@require_GET
-def run_events(request: HttpRequest, token: str) -> HttpResponse:
-    run, screen = _screen(request, token)
-    page, query = search_events(run=run, upto_seq=screen.shown_seq, params=request.GET)
-    return render(
-        request, PARTIALS + "events_body.html", _context(run, screen, events=page.items, page=page, query=query)
-    )
 
 
 @require_GET

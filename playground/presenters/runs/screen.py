@@ -1,6 +1,7 @@
 """What one viewer sees of a run: the frame (the head, or a pinned step/cycle), how much of its
 cycle is revealed, and the state the panels draw. Each panel is built by its own presenter
-module; the Screen's properties are the names the templates use for them."""
+module; the Screen's properties are the names the templates use for them, one per panel from
+the panel registry (`panels.py`) plus the smaller facts panels share."""
 
 from __future__ import annotations
 
@@ -10,24 +11,18 @@ from typing import Any
 
 from playground.models import Run, RunFrame
 from playground.ownership import Actor, can_control
-from playground.presenters.runs import challenge as challenge_panel
 from playground.presenters.runs import cluster as cluster_panel
-from playground.presenters.runs import cluster_map as cluster_map_panel
 from playground.presenters.runs import cycle as cycle_panel
-from playground.presenters.runs import cycle_groups
-from playground.presenters.runs import devices as devices_panel
+from playground.presenters.runs import cycle_groups, panels
 from playground.presenters.runs import events as events_panel
 from playground.presenters.runs import evictions as evictions_panel
-from playground.presenters.runs import framework as framework_panel
-from playground.presenters.runs import lesson as lesson_panel
 from playground.presenters.runs import pods as pods_panel
-from playground.presenters.runs import preemption as preemption_panel
 from playground.presenters.runs import queues as queues_panel
 from playground.presenters.runs import storage as storage_panel
 from playground.presenters.runs import story as story_panel
-from playground.presenters.runs import timeline as timeline_panel
 from playground.presenters.runs import waiting as waiting_panel
 from playground.presenters.runs.moves import where
+from playground.presenters.runs.panels import Layout
 from playground.presenters.runs.partial import view_at_point
 from playground.selectors.frame_views import view_at
 from playground.selectors.points import event_groups, point_groups
@@ -129,7 +124,6 @@ class Screen:
         return where(self.previous)
 
     # -- the panels, each built by its presenter (once per screen) ------------------------------
-    queues = cached_property(queues_panel.queues)
     moves = cached_property(queues_panel.moves)
     hint_skips = cached_property(queues_panel.hint_skips)
     nodes = cached_property(cluster_panel.nodes)
@@ -138,13 +132,9 @@ class Screen:
     pending_pods = cached_property(pods_panel.pending_pods)
     many_pods = cached_property(pods_panel.many_pods)
     has_storage = cached_property(storage_panel.has_storage)
-    evictions = cached_property(evictions_panel.evictions)
-    waiting = cached_property(waiting_panel.waiting)
     waiting_groups = cached_property(waiting_panel.waiting_groups)
     permit_rejections = cached_property(waiting_panel.permit_rejections)
-    preemption = cached_property(preemption_panel.preemption)
     point_labels = cached_property(cycle_panel.point_labels)
-    cycle_started = cached_property(cycle_panel.cycle_started)
     snapshot = cached_property(cycle_panel.snapshot)
     prefilters = cached_property(cycle_panel.prefilters)
     filter_matrix = cached_property(cycle_panel.filter_matrix)
@@ -156,35 +146,22 @@ class Screen:
     large_cycle = cached_property(cycle_groups.is_large)
     selected = cached_property(cycle_panel.selected)
     binding = cached_property(cycle_panel.binding)
-    framework = cached_property(framework_panel.framework)
-    lesson = cached_property(lesson_panel.lesson)
-    challenge = cached_property(challenge_panel.challenge)
-    timeline = cached_property(timeline_panel.timeline)
     outcome = cached_property(story_panel.outcome)
     pop = cached_property(story_panel.pop)
-    narrative = cached_property(story_panel.narrative)
     steps_between = cached_property(story_panel.steps_between)
     settled_text = cached_property(story_panel.settled_text)
     max_time_text = cached_property(story_panel.max_time_text)
 
     @cached_property
+    def layout(self) -> Layout:
+        """Which panels this screen shows where, and which live ones go as refresh markers (the
+        panels themselves, and their presenters' properties on this class, come from
+        `panels.REGISTRY`)."""
+        return panels.layout(self)
+
+    @cached_property
     def top_scores(self) -> dict[str, Any] | None:
         return cycle_groups.top_scores(self, self.scores)
-
-    @cached_property
-    def cluster(self) -> dict[str, Any]:
-        """The cluster panel for this viewer's query (`params`)."""
-        return cluster_panel.cluster(self, self.params)
-
-    @cached_property
-    def cluster_map(self) -> dict[str, Any]:
-        """The cluster map for this viewer's drill-down (`map_zone`, `map_page` in `params`)."""
-        return cluster_map_panel.cluster_map(self, self.params)
-
-    @cached_property
-    def devices(self) -> dict[str, Any]:
-        """The devices (DRA) panel for this viewer's query."""
-        return devices_panel.devices(self, self.params)
 
     @cached_property
     def version_notes(self) -> list[str]:
@@ -200,13 +177,8 @@ class Screen:
 
         return run_newer_changes(run=self.run)
 
-    @cached_property
-    def pod_table(self) -> dict[str, Any]:
-        return pods_panel.pod_table(self, self.params)
 
-    @cached_property
-    def storage_table(self) -> dict[str, Any]:
-        return storage_panel.storage_table(self, self.params)
+panels.REGISTRY.bind(Screen)
 
 
 def run_screen(
