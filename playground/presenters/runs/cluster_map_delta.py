@@ -27,12 +27,16 @@ from playground.presenters.runs.cluster_map import (
     _queues,
     chips_fit,
 )
-from playground.selectors.runs import frame_events, frame_for
+from playground.selectors.runs import frame_for
 
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
 
 DELTA_NODES = 48  # changed nodes one update carries at most (more: the page fetches the map)
+# The events a map past SMALL_CLUSTER nodes draws from (`_Cycle(per_node=False)`): only these are
+# read of the frame before (a fast-forward's frame holds its whole slice's events: 140,000 at
+# 5,000 x 10,000).
+CYCLE_TYPES = ("selected", "preemption", "victim_deleted")
 
 
 @dataclass
@@ -71,7 +75,9 @@ def map_delta(screen: Screen) -> dict[str, Any] | None:
     before_frame = frame_for(run=run, step=screen.step - 1)
     if before_frame.step != screen.step - 1:
         return None
-    before = _Frame(view=screen.previous, frame_events=frame_events(run=run, frame=before_frame))
+    marks = list(run.events.filter(step=before_frame.step, type__in=CYCLE_TYPES).order_by("seq")
+                 .values_list("data", flat=True))
+    before = _Frame(view=screen.previous, frame_events=marks)
     cycle, old_cycle = _Cycle(screen, per_node=False), _Cycle(before, per_node=False)  # type: ignore[arg-type]
     pods = _Pods(screen.view)
     large = len(nodes) >= AGGREGATE_AT
