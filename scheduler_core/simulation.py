@@ -15,9 +15,14 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from scheduler_core.actions import drain_node
+from scheduler_core.actions.names import ClusterNames, first_missing
+from scheduler_core.actions.refusal import timeline_refusal
+from scheduler_core.actions.registry import action_names, spec_of
+from scheduler_core.actions.scale_deployment import deployments_view
 from scheduler_core.api.errors import ActionError
 from scheduler_core.api.scenario import Scenario, TimelineAction
-from scheduler_core.api.types import Node, Pod, Taint
+from scheduler_core.api.types import Taint
 from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
 from scheduler_core.descheduler import schedule as desched_schedule
 from scheduler_core.dra.versions import dra_version_notes
@@ -32,19 +37,13 @@ from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.runtime.waiting_pods import waiting_pods_view
 from scheduler_core.loader import parse_action
 from scheduler_core.loader.limits import Limits
-from scheduler_core.scale_action import deployments_view
 from scheduler_core.scheduler import Scheduler, VirtualClock
-from scheduler_core.timeline_refusal import timeline_refusal
 from scheduler_core.util.collector import collector_paused
 from scheduler_core.view.devices import DeviceView
 from scheduler_core.view.pods import PodViewMemo, pods_view
 from scheduler_core.view.storage import storage_view
 
 __all__ = ["ActionError", "Simulation"]
-
-# Live actions are numbered by their place in a run's log; timeline scale actions count from
-# here, so the two never derive the same pod names or uids.
-TIMELINE_SCALE_INDEX = 1_000_000
 
 KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION  # the default modelled version
 RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection before their restore
@@ -84,6 +83,7 @@ class Simulation:
         self._settled_reported = False
         self._actions_applied = 0
         self._gang_rounds = GangStallDetector()
+        self.drains: list[drain_node.Drain] = []  # kubectl drains in progress (actions/drain_node.py)
         desched_schedule.start(self)
         self._start()
 
@@ -109,73 +109,17 @@ class Simulation:
     def apply_action(self, action: str, params: dict[str, Any]) -> None:
         """Apply one user/timeline action now; it becomes the cluster event upstream would see.
         Raises ActionError (and changes nothing) when the action names a missing object or
-        would create one that exists."""
-        s = self.scheduler
-        self._check_action(action, params)
+        would create one that exists, or its spec refuses it (scheduler_core/actions/)."""
+        spec = spec_of(action)
+        missing = first_missing(spec.refs(params), ClusterNames(self))
+        if missing is not None:
+            raise ActionError(missing.message())
+        spec.check(self, params)
         self._settled_reported = False
         self._actions_applied = getattr(self, "_actions_applied", 0) + 1
         desched_schedule.rearm(self)
         self.sink.emit("cluster_action", action=action, params=_jsonable(params))
-        if action == "addPod":
-            pod: Pod = params["pod"]
-            s.create_pod(pod)
-        elif action == "deletePod":
-            s.delete_pod(_pod_key(params["pod"]), by="User")
-        elif action == "addNode":
-            node: Node = params["node"]
-            s.create_node(node)
-        elif action == "deleteNode":
-            s.delete_node(params["node"])
-        elif action == "cordon":
-            s.set_unschedulable(params["node"], True)
-        elif action == "uncordon":
-            s.set_unschedulable(params["node"], False)
-        elif action == "addTaint":
-            taint: Taint = params["taint"]
-            s.add_taint(params["node"], taint)
-        elif action == "removeTaint":
-            s.remove_taint(params["node"], params["key"], params.get("effect", ""))
-        elif action == "setNodeLabels":
-            s.set_node_labels(params["node"], params["labels"])
-        elif action == "setScoreWeight":
-            s.set_score_weight(params["profile"], params["plugin"], params["weight"])
-        elif action == "failBind":
-            s.fail_next_bind(_pod_key(params["pod"]), params["message"])
-        elif action == "setNodeCondition":
-            s.set_node_condition(params["node"], params["status"])
-        else:
-            raise ValueError(f"unknown action {action!r}")
-
-    def _check_action(self, action: str, params: dict[str, Any]) -> None:
-        cs = self.scheduler.cluster
-        if action == "addPod":
-            if params["pod"].key in cs.pods:
-                raise ActionError(f'pod "{params["pod"].key}" already exists')
-            # A pod bound to a node that does not exist is accepted, as the API server accepts
-            # it: the cache keeps it for that node (docs/loader-references.md).
-        elif action == "deletePod":
-            if _pod_key(params["pod"]) not in cs.pods:
-                raise ActionError(f'pod "{_pod_key(params["pod"])}" does not exist')
-        elif action == "failBind":
-            key = _pod_key(params["pod"])
-            if key not in cs.pods:
-                raise ActionError(f'pod "{key}" does not exist')
-            if cs.pods[key].node_name:
-                raise ActionError(f'pod "{key}" is already bound to node "{cs.pods[key].node_name}": '
-                                  "only a pending pod's binding can fail")
-        elif action == "addNode":
-            if params["node"].name in cs.nodes:
-                raise ActionError(f'node "{params["node"].name}" already exists')
-        elif action == "setScoreWeight":
-            fwk = self.scheduler.profiles.get(params["profile"])
-            if fwk is None:
-                raise ActionError(f'no profile with schedulerName "{params["profile"]}"')
-            if params["plugin"] not in {pl.name for pl in fwk.score_plugins}:
-                raise ActionError(f'"{params["plugin"]}" is not a Score plugin of profile '
-                                  f'"{params["profile"]}" (its Score plugins: '
-                                  f'{", ".join(pl.name for pl in fwk.score_plugins)})')
-        elif params.get("node") not in cs.nodes:
-            raise ActionError(f'node "{params.get("node")}" does not exist')
+        spec.apply(self, params)
 
     def mark_changed(self) -> None:
         """The cluster changed outside apply_action (a controller acted): report settling anew."""
@@ -188,12 +132,10 @@ class Simulation:
         Raises ScenarioError / ActionError with a clear message; nothing changes then.
         `limits`: the node and pod limits the cluster may not pass (the caller's, e.g. the web's
         settings; a scenario's own timeline was counted when it was loaded)."""
-        if isinstance(obj, dict) and obj.get("action") == "scaleDeployment":
-            from scheduler_core.scale_action import scale_deployment
-
-            return scale_deployment(self, obj, index, limits=limits)
-        if isinstance(obj, dict) and obj.get("action") == desched_schedule.ACTION:
-            return desched_schedule.run_action(self, obj)
+        spec = spec_of(obj["action"]) if isinstance(obj, dict) and isinstance(obj.get("action"), str) \
+            and obj["action"] in action_names() else None
+        if spec is not None and (done := spec.live(self, obj, index, limits)) is not None:
+            return done  # an action that is more than one change (scaleDeployment, runDescheduler)
         act = parse_action(obj, self.scenario, at=self.clock.now(), index=index)
         if limits is not None:
             self._check_room(act.action, limits)
@@ -208,31 +150,18 @@ class Simulation:
         if action == "addPod" and len(cs.pods) + 1 > limits.max_pods:
             raise ActionError(limits.refusal("max_pods", f"too many pods ({len(cs.pods) + 1:,})"))
 
-    def _timeline_scale(self, a: TimelineAction) -> None:
-        """A timeline scaleDeployment: the same controller step as the live action. Its index
-        (for the created pods' names and uids) is the action's place among the timeline's
-        scale actions, offset past any live action's, so a replay names the same pods."""
-        from scheduler_core.scale_action import scale_deployment
-
-        self._timeline_scales = getattr(self, "_timeline_scales", 0) + 1  # older checkpoints
-        scale_deployment(self, {"action": "scaleDeployment", "name": a.params["name"],
-                                "namespace": a.params["namespace"],
-                                "replicas": a.params["replicas"]},
-                         TIMELINE_SCALE_INDEX + self._timeline_scales)
-
     # ---- the loop --------------------------------------------------------------------------
     def _process_due(self) -> None:
         """Everything scheduled for the current instant, in a fixed order."""
         now = self.clock.now()
         while self.timeline and self.timeline[0].time <= now:
             a = self.timeline.pop(0)
-            if a.action == "scaleDeployment":
-                self._timeline_scale(a)
-            elif a.action == desched_schedule.ACTION:
-                desched_schedule.run_timeline(self)
-            elif (refusal := timeline_refusal(a.action, a.params, self.scheduler.cluster)) is not None:
+            spec = spec_of(a.action)
+            if spec.due(self, a):
+                pass  # an action that is more than one change took its own path
+            elif (refusal := timeline_refusal(spec, a.params, self)) is not None:
                 # Its object went (or came) since the load: the API server refuses the call and
-                # the run goes on (scheduler_core/timeline_refusal.py).
+                # the run goes on (scheduler_core/actions/refusal.py).
                 self.sink.emit("timeline_action_failed", **refusal.fields())
             else:
                 self.apply_action(a.action, a.params)
@@ -241,6 +170,8 @@ class Simulation:
             self._settled_reported = False
         s.fire_evictions()
         s.finish_terminations()
+        if getattr(self, "drains", None):
+            drain_node.run_due(self)
         desched_schedule.run_due(self)
         s.queue.run_due_timers(now)
 
@@ -269,6 +200,10 @@ class Simulation:
         t = desched_schedule.next_pass(self)
         if t is not None:
             cands.append(t)
+        if getattr(self, "drains", None):
+            t = drain_node.next_wakeup(self)
+            if t is not None:
+                cands.append(t)
         if not cands:
             return None
         # The 5-minute leftover flush is no reason to keep running, but it happens on the way.
@@ -559,10 +494,6 @@ class _EngineUnpickler(pickle.Unpickler):
         if pid[0] == "plugin":
             return self.frameworks[pid[1]].plugins_map[pid[2]]
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
-
-
-def _pod_key(ref: str) -> str:
-    return ref if "/" in ref else f"default/{ref}"
 
 
 def _jsonable(v: Any) -> Any:

@@ -32,7 +32,10 @@ EVENT_TYPES: dict[str, str] = {
                               "failBind of a pod already bound), message (the server's text, e.g. 'nodes "
                               "\"worker-2\" not found'): a due Timeline action whose object a live action, a "
                               "preemption or an eviction removed (or a live action created) since the load; "
-                              "skipped, and the run goes on (scheduler_core/timeline_refusal.py)",
+                              "skipped, and the run goes on (scheduler_core/actions/refusal.py)",
+    "drain": "node, line (kubectl drain's words: 'node/n1 cordoned', 'evicting pod ns/name', 'error when "
+             "evicting pods/\"name\" -n \"ns\" (will retry after 5s): ...', 'pod/name evicted', 'node/n1 drained'), "
+             "level (info|warning|error): one line of a drainNode action (scheduler_core/actions/drain_node.py)",
     "queue_move": "pod, from, to (activeQ|backoffQ|unschedulable|gated|none), reason, event; when queueing "
                   "hints decided the move: strategy (QueueAfterBackoff|QueueImmediately|QueueSkip, what "
                   "upstream's queue logs as the move's hint) and hints [{event, plugin, hint (Queue|"

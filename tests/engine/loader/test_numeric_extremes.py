@@ -159,7 +159,7 @@ def test_gallery_fuzzed_with_numeric_extremes() -> None:
 def test_run_scale_action_refuses_replicas_past_int32() -> None:
     """The run's scaleDeployment action (the web's cluster form) names the int32 range before
     any count of pods."""
-    from scheduler_core.scale_action import scale_deployment
+    from scheduler_core.actions.scale_deployment import scale_deployment
     from scheduler_core.simulation import Simulation
 
     sim = Simulation(load_scenario_text(DEPLOYMENT.format(value=1)))

@@ -2,7 +2,7 @@
 preempted it, the taint manager evicted it) is refused as the API server refuses it, NotFound,
 and the run goes on; so is an add of a name a user took live (AlreadyExists) and a failBind of a
 pod the scheduler bound already. A live action naming a missing object is still refused up front.
-(scheduler_core/timeline_refusal.py)"""
+(scheduler_core/actions/refusal.py)"""
 
 from __future__ import annotations
 

@@ -1,18 +1,19 @@
-"""The `scaleDeployment` live action: {"action": "scaleDeployment", "name": ..., "namespace":
-..., "replicas": N}. The Deployment's ReplicaSet controller then creates or deletes pods on the
-run's cluster (see scheduler_core.controllers.workloads.scale), each an ordinary pod add/delete
-event for the scheduler."""
+"""scaleDeployment: {"action": "scaleDeployment", "name": ..., "namespace": ..., "replicas": N}.
+The Deployment's ReplicaSet controller then creates or deletes pods on the run's cluster (see
+scheduler_core.controllers.workloads.scale), each an ordinary pod add/delete event for the
+scheduler. A controller's step, not one API call: the spec takes the whole live and due paths."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
 from scheduler_core.api.errors import ActionError, ScenarioError
+from scheduler_core.loader.limits import Limits
+from scheduler_core.actions.names import Ref
+from scheduler_core.actions.spec import ActionSpec, ParseContext
 from scheduler_core.api.scenario import TimelineAction
 from scheduler_core.controllers.workloads.plan import pod_claim_templates
 from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
-from scheduler_core.loader import parse_action
-from scheduler_core.loader.limits import Limits
 
 
 class Simulation(Protocol):
@@ -29,6 +30,9 @@ class Simulation(Protocol):
 
 ACTION = "scaleDeployment"
 DELETED_BY = "ReplicaSetController"
+# Live actions are numbered by their place in a run's log; timeline scale actions count from
+# here, so the two never derive the same pod names or uids.
+TIMELINE_SCALE_INDEX = 1_000_000
 
 
 def _params(obj: dict[str, Any]) -> tuple[str, str, int]:
@@ -81,6 +85,8 @@ def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int,
         taken = {k.split("/", 1)[1] for k in cluster.records if k.startswith(namespace + "/")}
         manifests = pods_to_create(target, replicas - len(current), taken,
                                    f"scale/{namespace}/{target.replica_set}/{index}")
+        from scheduler_core.loader import parse_action
+
         for i, manifest in enumerate(manifests):
             act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario,
                                at=sim.clock.now(), index=index * 1000 + i)
@@ -112,3 +118,41 @@ def deployments_view(sim: Simulation) -> list[dict[str, Any]]:
     return [{"key": key, "namespace": t.namespace, "name": t.deployment, "replicaSet": t.replica_set,
              "replicas": active.get((t.namespace, t.replica_set), 0)}
             for key, t in sorted(targets.items())]
+
+
+class ScaleDeployment(ActionSpec):
+    name = ACTION
+    fields = ("name", "namespace", "replicas")
+
+    def parse(self, ctx: ParseContext, m: dict[str, Any]) -> dict[str, Any]:
+        """The Deployment's `name`, `namespace` (default "default") and the new `replicas`, a
+        non-negative integer as in the Deployment's spec."""
+        name = ctx.string(m, "name", required="the Deployment's name")
+        namespace = ctx.string(m, "namespace") or "default"
+        if m.get("replicas") is None:
+            raise ctx.err("replicas", "Required value")
+        replicas = ctx.r.integer(m.get("replicas"), f"{ctx.path}.replicas")
+        if replicas < 0:
+            raise ctx.err("replicas", f"Invalid value: {replicas}: must be greater than or equal to 0")
+        return {"name": name, "namespace": namespace, "replicas": replicas}
+
+    def refs(self, params: dict[str, Any]) -> tuple[Ref, ...]:
+        # The pods it creates are named at run time: not tracked by the timeline's replay.
+        return (Ref("Deployment", f"{params['namespace']}/{params['name']}", "name"),)
+
+    def live(self, sim: Any, obj: dict[str, Any], index: int, limits: Limits | None) -> TimelineAction:
+        return scale_deployment(sim, obj, index, limits=limits)
+
+    def due(self, sim: Any, action: TimelineAction) -> bool:
+        """The same controller step as the live action. Its index (for the created pods' names
+        and uids) is the action's place among the timeline's scale actions, offset past any live
+        action's, so a replay names the same pods."""
+        sim._timeline_scales = getattr(sim, "_timeline_scales", 0) + 1  # older checkpoints
+        scale_deployment(sim, {"action": ACTION, "name": action.params["name"],
+                               "namespace": action.params["namespace"],
+                               "replicas": action.params["replicas"]},
+                         TIMELINE_SCALE_INDEX + sim._timeline_scales)
+        return True
+
+
+SPEC = ScaleDeployment()
