@@ -1,12 +1,12 @@
 """The "How many more fit?" page's answer: `scheduler_core.capacity` on a stored scenario.
 
-In the request, within bounds, not a Celery task: like "compare versions", the question is asked
-of small hand-made and gallery scenarios, and a task with its polling and result store would add
-moving parts for an answer that takes a fraction of a second there. The bounds: scenarios of at
-most MAX_NODES nodes and MAX_OBJECTS objects (counted in the database before anything is
-loaded), at most MAX_COPIES copies, and CPU_BUDGET seconds of CPU for the copies once the
-cluster is loaded; past the budget the answer is "at least N" and says so. The command line
-(`python -m scheduler_core capacity`) has no such bounds.
+Small scenarios (the hand-made and gallery ones: at most MAX_NODES nodes and MAX_OBJECTS
+objects, counted in the database before anything is loaded) are answered in the request, where
+the answer takes a fraction of a second: at most MAX_COPIES copies and CPU_BUDGET seconds of CPU
+for them once the cluster is loaded; past the budget the answer is "at least N" and says so.
+A bigger scenario (an imported dump of thousands of nodes) is counted by a worker
+(services.capacity_queued): the page says it is counting and polls for the answer. The command
+line (`python -m scheduler_core capacity`) has no such bounds.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import yaml
 
 from playground.models import Scenario
-from playground.selectors.scenarios import scenario_yaml
+from playground.selectors.scenarios import objects_version, scenario_yaml
+from playground.services.capacity_queued import Failed, Job, Pending, answer_or_queue
 from scheduler_core.capacity import CapacityResult, PodTemplate, count_capacity, parse_pod_template
 
 MAX_NODES = 300
@@ -62,7 +63,8 @@ def capacity_choices(*, scenario: Scenario) -> list[Choice]:
     return out
 
 
-def _template(scenario: Scenario, pick: str | None, pasted: str | None) -> PodTemplate:
+def _template(scenario: Scenario, pick: str | None, pasted: str | None) -> tuple[PodTemplate, str, str]:
+    """The pod to copy, with its YAML text and where it came from (for a worker to parse again)."""
     from scheduler_core.api.errors import ScenarioError
 
     if pasted is not None and pasted.strip():
@@ -78,7 +80,7 @@ def _template(scenario: Scenario, pick: str | None, pasted: str | None) -> PodTe
     else:
         raise CapacityError("Pick a pod or workload of the scenario, or paste a Pod or Deployment.")
     try:
-        return parse_pod_template(text, source)
+        return parse_pod_template(text, source), text, source
     except ScenarioError as e:
         raise CapacityError(str(e)) from None
 
@@ -96,21 +98,24 @@ def _copies(value: str | None) -> int:
 
 
 def capacity_answer(*, scenario: Scenario, pick: str | None, pasted: str | None,
-                    max_copies: str | None) -> CapacityResult:
-    """How many copies of the picked (or pasted) pod fit the scenario's cluster (see module)."""
+                    max_copies: str | None) -> CapacityResult | Pending:
+    """How many copies of the picked (or pasted) pod fit the scenario's cluster (see module):
+    the answer, or Pending while a worker counts them for a big scenario."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.loader import load_scenario_text
     from scheduler_core.simulation import Simulation
 
     limit = _copies(max_copies)
-    template = _template(scenario, pick, pasted)
+    template, text, source = _template(scenario, pick, pasted)
     nodes = scenario.kube_objects.filter(kind="Node").count()
     objects = scenario.kube_objects.count()
     if nodes > MAX_NODES or objects > MAX_OBJECTS:
-        raise CapacityError(
-            f"This scenario has {nodes:,} nodes and {objects:,} objects; the answer is computed while you wait, "
-            f"so it is limited to {MAX_NODES} nodes and {MAX_OBJECTS:,} objects. Download the scenario and run "
-            "python -m scheduler_core capacity FILE --pod POD.yaml instead.")
+        outcome = answer_or_queue(Job(scenario_id=scenario.pk, version=objects_version(scenario=scenario),
+                                      seed=scenario.seed, gates=scenario.feature_gates or "",
+                                      template_text=text, source=source, max_copies=limit))
+        if isinstance(outcome, Failed):
+            raise CapacityError(outcome.message)
+        return outcome
     try:
         sim = Simulation(load_scenario_text(scenario_yaml(scenario=scenario), source=scenario.name),
                          seed=scenario.seed, feature_gates=scenario.feature_gates or None)

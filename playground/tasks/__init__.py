@@ -5,6 +5,6 @@ Celery's `autodiscover_tasks` imports this package; importing the modules below 
 their tasks under their stable names (`playground.answer_ping`, `playground.advance_run`).
 """
 
-from playground.tasks import compare, diagnostics, priority, runs, scenarios
+from playground.tasks import capacity, compare, diagnostics, priority, runs, scenarios
 
-__all__ = ["compare", "diagnostics", "priority", "runs", "scenarios"]
+__all__ = ["capacity", "compare", "diagnostics", "priority", "runs", "scenarios"]

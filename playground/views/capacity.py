@@ -3,8 +3,9 @@
 GET /scenarios/<token>/capacity/                     the form
 GET ...?pod=<object id>&max=N  or  ?yaml=<Pod or Deployment>&max=N   the answer (htmx: only it)
 
-Computed in the request within bounds (playground.services.capacity); anyone with the scenario's
-link may ask, as with the scenario page: nothing is stored.
+Computed in the request for a small scenario; a big one is counted by a worker while the answer
+polls this same address (playground.services.capacity). Anyone with the scenario's link may ask,
+as with the scenario page; only a worker's answer is kept, for the next viewer.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from playground.presenters.capacity import per_node_table
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services.capacity import (
     DEFAULT_COPIES,
@@ -21,6 +23,7 @@ from playground.services.capacity import (
     capacity_answer,
     capacity_choices,
 )
+from playground.services.capacity_queued import Pending
 
 
 @require_GET
@@ -35,8 +38,14 @@ def scenario_capacity(request: HttpRequest, token: str) -> HttpResponse:
     status = 200
     if pick or (pasted and pasted.strip()) or "max" in request.GET:
         try:
-            context["answer"] = capacity_answer(scenario=scenario, pick=pick, pasted=pasted,
-                                                max_copies=request.GET.get("max"))
+            answer = capacity_answer(scenario=scenario, pick=pick, pasted=pasted, max_copies=request.GET.get("max"))
+            if isinstance(answer, Pending):
+                # The fragment polls this very question until the worker has answered it.
+                context["pending"] = answer
+                context["poll_url"] = request.get_full_path()
+            else:
+                context["answer"] = answer
+                context["per_node"] = per_node_table(answer)
         except CapacityError as error:
             context["error"] = error.message
             status = 400

@@ -31,3 +31,44 @@ def test_pick_count_and_read_the_schedulers_message(page: Page, live_url: str) -
         expect(page.locator("#capacity-per-node")).to_contain_text("node-b")
         if shots:
             page.screenshot(path=f"{shots}/capacity-{width}.png", full_page=True)
+
+
+def _big_cluster(nodes: int) -> str:
+    """`nodes` nodes of 1 cpu (past the request's bound of capacity_service.MAX_NODES) and a
+    Deployment of one 1-cpu replica."""
+    docs = [f"apiVersion: v1\nkind: Node\nmetadata: {{name: n-{i:03d}}}\n"
+            "status: {capacity: {cpu: '1', memory: 4Gi, pods: '110'}}\n" for i in range(nodes)]
+    docs.append("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 1\n"
+                "  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n"
+                "    spec:\n      containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]\n")
+    return "---\n".join(docs)
+
+
+def test_a_big_scenario_is_counted_by_the_worker_and_the_answer_replaces_counting(
+    page: Page, live_url: str, celery_worker: object
+) -> None:
+    from playground.presenters.capacity import PER_NODE_ROWS
+    from playground.services.capacity import MAX_NODES
+
+    nodes = MAX_NODES + 10
+    scenario = scenario_create(actor=OWNER, name="big", yaml_text=_big_cluster(nodes))
+    shots = os.environ.get("CAPACITY_SHOTS")
+    for width, height in ((390, 844), (1440, 900)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"/scenarios/{scenario.share_token}/capacity/")
+        page.locator("#capacity-pod").select_option(label="Deployment default/api")
+        page.locator("#capacity-max").fill(str(nodes))
+        page.locator("#capacity-button").click()
+        if width == 390:  # the first ask: the worker has not answered yet
+            expect(page.locator("#capacity-pending")).to_contain_text("Counting…")
+            if shots:
+                page.screenshot(path=f"{shots}/capacity-big-pending-{width}.png", full_page=True)
+        expect(page.locator("#capacity-count")).to_have_text(f"{nodes - 1} copies of default/api fit", timeout=120_000)
+        expect(page.locator("#capacity-reason")).to_contain_text(f"0/{nodes} nodes are available: {nodes} Insufficient cpu")
+        expect(page.locator("#capacity-pending")).to_have_count(0)
+        # One copy on each node but the replica's: the table lists the first PER_NODE_ROWS of them.
+        expect(page.locator("#capacity-per-node tbody tr")).to_have_count(PER_NODE_ROWS)
+        expect(page.locator("#capacity-per-node-more")).to_contain_text(
+            f"…and {nodes - 1 - PER_NODE_ROWS} more nodes ({nodes - 1} in all took copies")
+        if shots:
+            page.screenshot(path=f"{shots}/capacity-big-{width}.png", full_page=True)

@@ -108,14 +108,6 @@ def test_bad_input_is_said_and_nothing_is_counted(client: Any) -> None:
     assert status == 400 and "is not a Pod, Deployment or ReplicaSet of this scenario" in page
 
 
-def test_a_scenario_over_the_bounds_is_sent_to_the_command_line(client: Any, monkeypatch: Any) -> None:
-    monkeypatch.setattr(capacity_service, "MAX_NODES", 2)
-    scenario = _scenario()
-    status, page = _get(client, scenario, yaml=PASTED)
-    assert status == 400
-    assert "python -m scheduler_core capacity" in page
-
-
 def test_the_htmx_answer_is_the_fragment_only(client: Any) -> None:
     scenario = _scenario()
     response = client.get(reverse("playground:scenario_capacity", args=[scenario.share_token]),
