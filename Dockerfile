@@ -21,4 +21,4 @@ RUN useradd --create-home --uid 1000 playground && chown -R playground /app
 USER playground
 
 EXPOSE 8000
-CMD ["python", "-m", "playground.web_processes", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["python", "-m", "playground.infra.web_processes", "--host", "0.0.0.0", "--port", "8000"]

@@ -67,7 +67,7 @@ def _measure(args: argparse.Namespace) -> int:
     from playground.models import Run
     from playground.ownership import SESSION_KEY, Actor
     from playground.services import gallery
-    from playground.services.runs import advance_run
+    from playground.services.runs.worker import advance_run
 
     gallery.seed()
     client = Client(SERVER_NAME="localhost")

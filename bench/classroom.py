@@ -400,7 +400,7 @@ def _ms(seconds: float | None) -> float | None:
 def check_runs(tokens: list[str]) -> dict[str, int]:
     """Each run's stored events: numbered 1..n once each, and equal to a headless run's first n."""
     from playground.models import Run
-    from playground.services import runs as svc
+    from playground.services.runs import engine as run_engine
 
     checked = lost_or_duplicated = different = 0
     headless: dict[tuple[str, int], list[dict[str, Any]]] = {}
@@ -415,7 +415,7 @@ def check_runs(tokens: list[str]) -> dict[str, int]:
             continue
         key = (run.scenario_yaml, run.seed)
         if key not in headless:
-            sim = svc.load_simulation(run.scenario_yaml, run.seed)
+            sim = run_engine.load_simulation(run.scenario_yaml, run.seed)
             sim.run(run.max_time)
             headless[key] = sim.sink.events
         if stored != headless[key][: len(stored)]:
@@ -545,8 +545,8 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
 
         from playground.models import RunAction
         from playground.ownership import Actor
-        from playground.services import runs as svc
         from playground.services import scenarios as scenario_service
+        from playground.services.runs import actions as svc
 
         owner = Actor(session_token="scale-owner")
         scenario = scenario_service.scenario_create(actor=owner, name="scale", yaml_text=scenario_yaml(100, 1000))
@@ -562,9 +562,9 @@ def scale_out(args: argparse.Namespace, concurrency: int) -> dict[str, Any]:
 
         warm = [svc.run_enqueue(run=r, actor=owner, kind=RunAction.KIND_STEP).pk for r in runs]  # engines built
         wait_all(warm, 300)
-        from playground.services.runs import dispatch
+        from playground.services.runs import fleet
 
-        homes = [dispatch.home_of(r.pk) for r in runs]
+        homes = [fleet.home_of(r.pk) for r in runs]
         spread = {h or "none": homes.count(h) for h in set(homes)}  # the runs' engines per worker process
         # The workers stop taking tasks while every Step is queued (this process queueing them
         # would otherwise be what is measured), then take them all at once.

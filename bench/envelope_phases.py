@@ -69,14 +69,14 @@ def main() -> None:
     from playground.models import Scenario
     from playground.ownership import Actor
     from playground.services import scenarios
-    from playground.services.runs import actions
+    from playground.services.runs import actions, prepare
 
     text = render(args.nodes, args.pods)
     actor = Actor(session_token="b" * 32)
     print(f"{args.nodes} nodes x {args.pods} pods: {len(text) / 1e6:.1f} MB of YAML", flush=True)
     created = phase("create", lambda: scenarios.scenario_create(actor=actor, name="Envelope", yaml_text=text),
                     args.profile)
-    phase("prepare", lambda: scenarios.scenario_prepare_by_id(scenario_id=created.pk), args.profile)
+    phase("prepare", lambda: prepare.scenario_prepare_by_id(scenario_id=created.pk), args.profile)
     scenario = Scenario.objects.get(pk=created.pk)
     run = phase("start", lambda: actions.run_start(scenario=scenario, actor=actor), args.profile)
     print(f"run {run.pk}: {run.events.count()} events, head step {run.head_step}")

@@ -133,7 +133,8 @@ SETUP = """
 import django, os, sys
 django.setup()
 from playground.ownership import Actor
-from playground.services import runs, scenarios
+from playground.services import scenarios
+from playground.services.runs import actions as runs
 actor = Actor(session_token="bench-owner")
 text = sys.stdin.read()
 sc = scenarios.scenario_create(actor=actor, name="shared link", yaml_text=text)
@@ -159,7 +160,7 @@ def serve(args: argparse.Namespace, tmp: Path) -> tuple[subprocess.Popen[bytes],
     if args.single_daphne:
         argv = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
     else:
-        argv = [sys.executable, "-m", "playground.web_processes", "--host", "127.0.0.1", "--port", str(port)]
+        argv = [sys.executable, "-m", "playground.infra.web_processes", "--host", "127.0.0.1", "--port", str(port)]
         if args.processes:
             argv += ["--processes", str(args.processes)]
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed with the process)

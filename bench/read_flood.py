@@ -216,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
 
         from playground.models import RunAction
         from playground.ownership import Actor
-        from playground.services import runs, scenarios
+        from playground.services import scenarios
+        from playground.services.runs import actions as runs
 
         owner = Actor(session_token="bench-owner")
         text = (ROOT / "playground" / "gallery" / "topology-spread.yaml").read_text()

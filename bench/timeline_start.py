@@ -3,7 +3,7 @@
     python bench/timeline_start.py [--actions 200000]
 
 One node, one pod and a Timeline of `--actions` cordon/uncordon actions (one a second). Such a
-scenario used to count as small (2 objects: under services.scenarios.PREPARE_MIN_OBJECTS), so its
+scenario used to count as small (2 objects: under services.runs.prepare.PREPARE_MIN_OBJECTS), so its
 run start was computed inside the web request. The timeline's actions now count with the
 objects (services.runs.prepare.start_weight) and a worker computes it. Phases, each timed in this
 process on a temporary SQLite database (no Redis: the queued preparation is not sent, so this
@@ -73,7 +73,7 @@ def main() -> None:
     from playground.ownership import Actor
     from playground.services import scenarios
     from playground.services.runs import actions, prepare
-    from playground.services.scenarios import PREPARE_MIN_OBJECTS
+    from playground.services.runs.prepare import PREPARE_MIN_OBJECTS
     from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     text = timeline_yaml(args.actions)
@@ -88,7 +88,7 @@ def main() -> None:
     yaml_text = scenario_yaml(scenario=scenario)
     phase("compute (was the request's, now a worker's)",
           lambda: prepare.compute_start(yaml_text, scenario.seed, DEFAULT_KUBERNETES_VERSION))
-    phase("prepare (worker)", lambda: scenarios.scenario_prepare_by_id(scenario_id=created.pk))
+    phase("prepare (worker)", lambda: prepare.scenario_prepare_by_id(scenario_id=created.pk))
     scenario = Scenario.objects.get(pk=created.pk)
     phase("start, prepared (request)", lambda: actions.run_start(scenario=scenario, actor=actor))
 

@@ -57,8 +57,8 @@ def owner() -> tuple[Any, tuple[str, str]]:
 
 
 def start_run(nodes: int, pods: int, actor: Any) -> tuple[Any, dict[str, float]]:
-    from playground.services import runs as run_service
     from playground.services import scenarios as scenario_service
+    from playground.services.runs import actions as run_service
 
     t0 = time.monotonic()
     text = scenario_yaml(nodes, pods)
@@ -121,7 +121,7 @@ def pct(values: list[float], q: float) -> float | None:
 
 def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: argparse.Namespace) -> dict[str, Any]:
     from playground.models import RunAction
-    from playground.services import runs as run_service
+    from playground.services.runs import actions as run_service
 
     actor, cookie = owner()
     result: dict[str, Any] = {"size": f"{nodes}x{pods}", "nodes": nodes, "pods": pods}
@@ -188,7 +188,7 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
 
 
 def play(page: Any, run: Any, actor: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from playground.services import runs as run_service
+    from playground.services.runs import actions as run_service
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # it notifies: not in Playwright's loop thread
         pool.submit(run_service.run_set_speed, run=run, actor=actor, speed=0.0).result()
@@ -203,7 +203,7 @@ def play(page: Any, run: Any, actor: Any, args: argparse.Namespace) -> dict[str,
 
 def measure_viewers(stack: Stack, nodes: int, pods: int, args: argparse.Namespace) -> dict[str, Any]:
     from playground.models import Run, RunAction
-    from playground.services import runs as run_service
+    from playground.services.runs import actions as run_service
 
     actor, _cookie = owner()
     run, timings = start_run(nodes, pods, actor)

@@ -118,7 +118,7 @@ def main() -> None:
         scenario=Scenario.objects.get(pk=cap.pk), actor=actor))
     cpu("start of the long timeline (a worker's since start_weight)", lambda: prepare.compute_start(
         scenario_yaml(scenario=Scenario.objects.get(pk=long.pk)), 0, DEFAULT_KUBERNETES_VERSION))
-    scenarios.scenario_prepare_by_id(scenario_id=long.pk)
+    prepare.scenario_prepare_by_id(scenario_id=long.pk)
     run = actions.run_start(scenario=Scenario.objects.get(pk=long.pk), actor=actor)
     cpu("cluster-action preflight (addPod) on the long timeline's run", lambda: preflight.check_cluster_action(
         run, {"action": "addPod", "pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "extra"},

@@ -1,4 +1,4 @@
-"""ASGI entry point (uvicorn via playground.web_processes; daphne for runserver): HTTP through Django, websockets through Channels."""
+"""ASGI entry point (uvicorn via playground.infra.web_processes; daphne for runserver): HTTP through Django, websockets through Channels."""
 
 from __future__ import annotations
 

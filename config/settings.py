@@ -122,8 +122,8 @@ else:
     _database = {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
 if _database["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker) write to one file: WAL, and writers take turns
-    # (playground/sqlite_backend: woken when the file is free, not by SQLite's polling).
-    _database["ENGINE"] = "playground.sqlite_backend"
+    # (playground/infra/sqlite_backend: woken when the file is free, not by SQLite's polling).
+    _database["ENGINE"] = "playground.infra.sqlite_backend"
     _database["CONN_MAX_AGE"] = 0
     _database["OPTIONS"] = {
         "timeout": 20,
@@ -230,7 +230,7 @@ LOGGING = {
 # nodes, 256 MiB) because it spends only its user's machine. The classroom quotas below bound
 # how often one visitor may spend that.
 # Django's query log under DEBUG (connection.queries), on SQLite: off unless asked (see
-# playground/sqlite_backend/base.py, `queries_logged`).
+# playground/infra/sqlite_backend/base.py, `queries_logged`).
 PLAYGROUND_LOG_QUERIES = env_bool("PLAYGROUND_LOG_QUERIES", default=False)
 PLAYGROUND_MAX_NODES = env_int("PLAYGROUND_MAX_NODES", 5_000)
 PLAYGROUND_MAX_PODS = env_int("PLAYGROUND_MAX_PODS", 150_000)

@@ -1,4 +1,4 @@
-"""WSGI entry point (HTTP only, no websockets); the app is meant to run under an ASGI server (playground.web_processes)."""
+"""WSGI entry point (HTTP only, no websockets); the app is meant to run under an ASGI server (playground.infra.web_processes)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ Any code (a view, a service, a Celery task) sends through `send_to_group`; the c
 
 - `html.fragment` (`push_fragment` / `push_template`): ready HTML that `FragmentConsumer`
   forwards to its browser, where the htmx ws extension swaps it in out-of-band by element id.
-- `run.updated` (`playground.services.runs.notify`): the run's log grew; each `RunConsumer`
+- `run.updated` (`playground.services.runs.news.notify`): the run's log grew; each `RunConsumer`
   renders what changed for its own viewer from the database.
 - `challenge.changed` (`playground.services.challenges.notify_results`): a learner of a
   challenge joined or one of their runs moved; each `ChallengeResultsConsumer` re-renders the

@@ -9,7 +9,7 @@ A child that dies (a worker, Redis, the web server, the sample extender) is star
 launcher says so; one that keeps dying stops everything. `--port N` fails when N is taken.
 Ctrl-C or SIGTERM stops every child process group; nothing is left running. A launcher that is
 killed outright takes its children with it too: each is started with the kernel's parent-death
-signal (playground.parent_death), and so are the web server's own processes.
+signal (playground.infra.parent_death), and so are the web server's own processes.
 
 The process helpers here are also used by the test fixtures in tests/conftest.py.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from playground.parent_death import die_with_parent
+from playground.infra.parent_death import die_with_parent
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -87,8 +87,10 @@ def find_redis_server() -> str:
 def redis_ping(url: str, timeout: float = 1.0) -> bool:
     import redis
 
+    from playground.infra import redis_client
+
     try:
-        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        client = redis_client.connect(url, timeout=timeout)
         try:
             return bool(client.ping())
         finally:
@@ -299,8 +301,8 @@ def runs_worker_argvs(count: int | None = None) -> list[list[str]]:
 
 def web_server_argv(host: str, port: int) -> list[str]:
     """The web server: uvicorn processes, one per core (WEB_PROCESSES), on one listening socket
-    (playground.web_processes)."""
-    from playground.web_processes import web_argv
+    (playground.infra.web_processes)."""
+    from playground.infra.web_processes import web_argv
 
     return web_argv(host, port)
 

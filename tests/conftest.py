@@ -10,7 +10,7 @@ servers (tests/engine/) pay nothing. Fixtures:
 - ``live_env`` (session): the environment for child processes: test database, Redis, DEBUG on.
 - ``celery_worker`` (session): a real ``celery worker --pool=solo`` on that Redis and test
   database, answering control pings; yields a ``LiveProcess`` (``.hostname``, ``.log_path``).
-- ``asgi_server`` (session): the web server (playground.web_processes) serving config.asgi on a free port; yields a ``LiveProcess``
+- ``asgi_server`` (session): the web server (playground.infra.web_processes) serving config.asgi on a free port; yields a ``LiveProcess``
   (``.url`` like ``http://127.0.0.1:PORT``). ``live_url`` yields just that URL.
 - ``browser`` (session): headless Debian Chromium driven by Playwright's sync API.
 - ``page`` (function): a fresh browser context and page with ``base_url`` = ``live_url``; it
@@ -146,7 +146,7 @@ def database_url(settings_dict: dict[str, Any]) -> str:
     """A DATABASE_URL (as config/settings.py reads it) for a Django connection's settings."""
     engine = settings_dict["ENGINE"]
     name = str(settings_dict["NAME"])
-    if engine in ("django.db.backends.sqlite3", "playground.sqlite_backend"):
+    if engine in ("django.db.backends.sqlite3", "playground.infra.sqlite_backend"):
         if name == ":memory:" or name.startswith("file:"):
             raise RuntimeError("the test database is in memory: other processes cannot open it")
         return f"sqlite:///{Path(name).resolve()}"

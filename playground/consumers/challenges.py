@@ -20,7 +20,7 @@ from playground.consumers.db import consumer_db
 from playground.groups import challenge_group
 from playground.models import Scenario
 from playground.ownership import actor_for_scope, can_edit
-from playground.selectors.challenge_results import challenge_results
+from playground.presenters.challenge_results import challenge_results
 
 RENDER_INTERVAL = 1.0  # s: at most one render per socket this often
 

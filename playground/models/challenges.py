@@ -9,7 +9,7 @@ from playground.models.scenarios import Scenario
 
 class ChallengeLearner(models.Model):
     """One learner (an anonymous session, by its owner token) of one challenge scenario. Their
-    attempts are their runs of their forks of it (selectors/challenge_results.py)."""
+    attempts are their runs of their forks of it (presenters/challenge_results.py)."""
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="learners")
     owner_token = models.CharField(max_length=64, db_index=True)

@@ -10,6 +10,9 @@ from typing import Any
 from django.conf import settings
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from playground.infra import redis_client
+from playground.infra.queues import runs_queue
+
 logger = logging.getLogger(__name__)
 
 RUN_STEPS_KEY = "playground:metrics:run-steps"
@@ -21,25 +24,21 @@ def record_steps(n: int) -> None:
     if n <= 0:
         return
     try:
-        from playground.services.runs.dispatch import _shared_redis
-
-        _shared_redis().incrby(RUN_STEPS_KEY, n)
+        redis_client.shared().incrby(RUN_STEPS_KEY, n)
     except Exception:
         logger.debug("could not count %s stored steps", n, exc_info=True)
 
 
 def celery_queues(client: Any) -> list[str]:
     """The run queues: the shared one, the extenders' one, and each live worker's home queue."""
-    from playground.services.runs import dispatch
+    from playground.services.runs.fleet import alive_queues
 
-    shared = dispatch.runs_queue() or "celery"
+    shared = runs_queue() or "celery"
     names = [shared]
     extender = getattr(settings, "PLAYGROUND_EXTENDER_QUEUE", "")
     if extender:
-        names.append(f"{dispatch.runs_queue()}.{extender}" if dispatch.runs_queue() else extender)
-    prefix = "playground:worker-alive:"
-    for key in client.scan_iter(match=prefix + "*", count=100):
-        names.append((key.decode() if isinstance(key, bytes) else key)[len(prefix):])
+        names.append(f"{runs_queue()}.{extender}" if runs_queue() else extender)
+    names.extend(alive_queues(client))
     return sorted(set(names))
 
 
@@ -50,14 +49,12 @@ class RedisCollector:
     def collect(self) -> Iterator[Metric]:
         from kombu.transport.redis import Channel
 
-        from playground.services.runs.dispatch import _shared_redis
-
         depth = GaugeMetricFamily("playground_celery_queue_depth",
                                   "Celery tasks waiting in a queue for a worker (every priority).", labels=["queue"])
         steps = CounterMetricFamily("playground_run_steps", "Steps of runs the workers have stored.")
         up = GaugeMetricFamily("playground_redis_up", "1 when this scrape could read Redis.")
         try:
-            client = _shared_redis()
+            client = redis_client.shared()
             queues = celery_queues(client)
             with client.pipeline(transaction=False) as pipe:
                 for name in queues:

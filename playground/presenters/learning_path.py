@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground.chapters import CHAPTER_BY_SLUG, CHAPTERS, Chapter
+from playground.selectors.gallery import GalleryEntry
 from playground.selectors.lesson_progress import Progress
-from playground.services.gallery import GalleryEntry
 
 STATUS_LABELS = {"new": "", "started": "started", "finished": "done ✓"}
 

@@ -137,7 +137,7 @@ def run_progress(*, run: Run, counts: tuple[int, int, int] | None = None) -> dic
 def run_recovering(*, run: Run) -> bool:
     """Has the run an action marked running that no live worker holds (its worker died; the
     run is being queued again)? A running action's worker renews the run's lease every fraction
-    of a second (services/runs/lease.py); when Redis cannot be asked, it is not claimed."""
+    of a second (infra/lease.py); when Redis cannot be asked, it is not claimed."""
     return run_id_recovering(run_id=run.pk)
 
 
@@ -145,7 +145,7 @@ def run_id_recovering(*, run_id: int) -> bool:
     """`run_recovering` by the run's id. The lease is asked first: while a run plays, its worker
     holds it and the answer costs one Redis EXISTS, not a database query (the live pages ask this
     several times a second for every playing run)."""
-    from playground.services.runs import lease
+    from playground.infra import lease
 
     if lease.held(run_id) is not False:
         return False
@@ -155,7 +155,7 @@ def run_id_recovering(*, run_id: int) -> bool:
 def lease_lost(*, run: Run) -> bool:
     """Is nobody holding the lease of a run that has an action running? (Redis cannot be asked:
     not claimed.)"""
-    from playground.services.runs import lease
+    from playground.infra import lease
 
     return lease.held(run.pk) is False
 

@@ -74,7 +74,7 @@ def cached_yaml(*, scenario: Scenario, version: str | None = None) -> str | None
 
 def scenario_yaml(*, scenario: Scenario) -> str:
     """The whole scenario as multi-document YAML: what export downloads and import reads back
-    (the kept copy when it is current: see services.scenarios.scenario_yaml_prepare)."""
+    (the kept copy when it is current: see services.runs.prepare.scenario_yaml_prepare)."""
     cached = cached_yaml(scenario=scenario)
     return cached if cached is not None else build_yaml(scenario_manifests(scenario=scenario))
 

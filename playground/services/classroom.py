@@ -14,8 +14,6 @@ import json
 import logging
 from typing import Any
 
-from django.conf import settings
-
 from playground.groups import run_group, send_to_group
 
 logger = logging.getLogger(__name__)
@@ -30,9 +28,9 @@ def _key(run_id: int) -> str:
 
 
 def _redis() -> Any:
-    import redis
+    from playground.infra import redis_client
 
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redis_client.shared()
 
 
 def is_presenting(session: Any, token: str) -> bool:

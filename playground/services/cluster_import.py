@@ -21,6 +21,7 @@ from playground.manifests import split_documents
 from playground.models import Scenario, ScenarioObject
 from playground.ownership import Actor
 from playground.services import scenarios as scenario_service
+from playground.services.runs import prepare
 from playground.services.scenarios import ScenarioInvalid
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -88,5 +89,5 @@ def scenario_import_any(*, scenario: Scenario, actor: Actor, text: str, source: 
         scenario.kube_objects.all().delete()
         ScenarioObject.objects.bulk_create(scenario_service.build_rows(scenario, manifests), batch_size=500)
         scenario.save(update_fields=["updated_at"])
-        scenario_service.prepare_yaml_later(scenario, len(manifests))
+        prepare.prepare_yaml_later(scenario, len(manifests))
     return ImportResult(scenario, summary.source_format, summary.as_dict(), summary.lines(), loaded.warnings)

@@ -6,14 +6,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground.groups import DIAGNOSTICS_GROUP, push_template
+from playground.infra.queues import send_task
 from playground.models import DiagnosticPing
-from playground.tasks.diagnostics import answer_ping_task
+
+PING_TASK = "playground.answer_ping"  # playground/tasks/diagnostics.py, sent by name
 
 
 def request_ping() -> DiagnosticPing:
     """Record a ping and have a Celery worker answer it once the row is committed."""
     ping = DiagnosticPing.objects.create()
-    transaction.on_commit(lambda: answer_ping_task.delay(ping.pk))
+    transaction.on_commit(lambda: send_task(PING_TASK, (ping.pk,)))
     return ping
 
 

@@ -82,14 +82,14 @@ _limiters: dict[str, Any] = {}
 
 
 def _limiter() -> Any:
-    from limits.storage import RedisStorage
     from limits.strategies import SlidingWindowCounterRateLimiter
+
+    from playground.infra import redis_client
 
     url = settings.REDIS_URL
     limiter = _limiters.get(url)
     if limiter is None:
-        storage = RedisStorage(url, key_prefix="playground-quota", socket_timeout=2, socket_connect_timeout=2)
-        limiter = _limiters[url] = SlidingWindowCounterRateLimiter(storage)
+        limiter = _limiters[url] = SlidingWindowCounterRateLimiter(redis_client.limits_storage("playground-quota", url))
     return limiter
 
 
@@ -201,18 +201,11 @@ def check_playing(client: Client, run: Any) -> None:
 # ---- the worker's side: charging node-steps ------------------------------------------------------
 
 
-_clients: dict[str, Any] = {}
-
-
 def _redis() -> Any:
-    """One client (and connection pool) per process and Redis URL."""
-    import redis
+    """The process's Redis client (one connection pool per process and Redis URL)."""
+    from playground.infra import redis_client
 
-    url = settings.REDIS_URL
-    found = _clients.get(url)
-    if found is None:
-        found = _clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-    return found
+    return redis_client.shared()
 
 
 def _client_key(run_id: int) -> str:

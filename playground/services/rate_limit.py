@@ -15,14 +15,14 @@ _limiters: dict[str, Any] = {}
 
 
 def _limiter() -> Any:
-    from limits.storage import RedisStorage
     from limits.strategies import FixedWindowRateLimiter
+
+    from playground.infra import redis_client
 
     url = settings.REDIS_URL
     limiter = _limiters.get(url)
     if limiter is None:
-        storage = RedisStorage(url, key_prefix="playground-rate", socket_timeout=2, socket_connect_timeout=2)
-        limiter = _limiters[url] = FixedWindowRateLimiter(storage)
+        limiter = _limiters[url] = FixedWindowRateLimiter(redis_client.limits_storage("playground-rate", url))
     return limiter
 
 

@@ -1,7 +1,7 @@
 """Runs recover by themselves: a run whose worker died (SIGKILL, OOM, a Redis restart that lost
 its queued task) has actions left 'pending' or 'running' while nobody holds its lock.
 
-`recover_run` re-queues such a run once its lease has expired (services/runs/lease.py: renewed
+`recover_run` re-queues such a run once its lease has expired (infra/lease.py: renewed
 by a heartbeat while a worker works, so a live worker is never doubled); the task it queues replays the run from its stored log
 and continues with the same events (see services/runs/). Duplicate tasks are harmless (they find
 the work done or the lock taken); a short Redis marker keeps sweeps from piling them up.
@@ -19,8 +19,9 @@ import threading
 from django.db import close_old_connections
 from django.db.models import Max
 
+from playground.infra import lease
 from playground.models import RunAction
-from playground.services.runs import dispatch, lease
+from playground.services.runs import dispatch
 
 logger = logging.getLogger(__name__)
 

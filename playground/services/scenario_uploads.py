@@ -153,13 +153,15 @@ def upload_later(
     return upload
 
 
+CHECK_TASK = "playground.check_scenario_upload"  # playground/tasks/scenarios.py, sent by name
+
+
 def _queue(upload_id: int) -> None:
-    from playground.services.runs.dispatch import runs_queue
-    from playground.tasks.scenarios import check_scenario_upload_task
+    from playground.infra.queues import runs_queue, send_task
 
     queue = runs_queue()
     try:
-        check_scenario_upload_task.apply_async((upload_id,), **({"queue": queue} if queue else {}))
+        send_task(CHECK_TASK, (upload_id,), **({"queue": queue} if queue else {}))
     except Exception:  # no broker: say so on the upload's page rather than "checking" forever
         logger.warning("upload %s: could not queue its check", upload_id, exc_info=True)
         upload_fail(upload_id, "The scenario could not be checked now (no worker could be reached): try again.")

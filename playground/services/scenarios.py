@@ -23,18 +23,18 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
-from playground.bulk_insert import insert_rows
+from playground.infra.bulk_insert import insert_rows
 from playground.limits import web_limits
 from playground.manifests import API_VERSIONS, ManifestError, build_yaml, identity, split_documents, split_loaded
 from playground.models import Scenario, ScenarioObject
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
 from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.extender_access import refused_extender
+from playground.services.runs.prepare import copy_prepared, prepare_yaml_later
 
 logger = logging.getLogger(__name__)
 
 MAX_BULK = 5000
-PREPARE_MIN_OBJECTS = 1000  # scenarios with this many objects get their YAML built ahead
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -149,62 +149,6 @@ def insert_manifests(scenario: Scenario, manifests: Iterable[dict[str, Any]], *,
 def _locked(scenario: Scenario) -> Scenario:
     """Re-read the scenario inside a transaction, locking its row where the database can."""
     return Scenario.objects.select_for_update().defer("yaml_cache").get(pk=scenario.pk)
-
-
-# ---- the kept YAML ------------------------------------------------------------------------------
-
-
-def scenario_yaml_prepare(*, scenario: Scenario) -> str:
-    """The scenario's YAML, built and kept for the current version of its objects unless it is
-    kept already (a run start then snapshots it without building it: seconds at 5,000 nodes).
-    A change meanwhile only leaves a copy whose version never matches again."""
-    return scenario_yaml_versioned(scenario=scenario)[0]
-
-
-def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
-    """`scenario_yaml_prepare`, and the version of the objects the text is the YAML of."""
-    version = objects_version(scenario=scenario)
-    cached = cached_yaml(scenario=scenario, version=version)
-    if cached is not None:
-        return cached, version
-    text = build_yaml(scenario_manifests(scenario=scenario))
-    Scenario.objects.filter(pk=scenario.pk).update(yaml_cache=text, yaml_cache_version=version)
-    return text, version
-
-
-def scenario_prepare_by_id(*, scenario_id: int) -> None:
-    """A worker's part (see `prepare_yaml_later`): keep the YAML, then the run start."""
-    from playground.services.runs.prepare import prepare_start
-
-    scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
-    if scenario is not None:
-        prepare_start(scenario=scenario)
-
-
-def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
-    """After this transaction commits, have a worker build the YAML of a big scenario whose
-    objects just changed, and its run start (services.runs.prepare), so the owner's next Start
-    or download finds them ready. Best effort (small scenarios build theirs in milliseconds
-    when needed; a broker that cannot take the task now only means the next start builds it)."""
-    if objects < PREPARE_MIN_OBJECTS:
-        from playground.services.runs.prepare import start_weight
-
-        if start_weight(scenario.pk) < PREPARE_MIN_OBJECTS:  # a long Timeline counts too
-            return
-
-    def queue() -> None:
-        from playground.services.runs.dispatch import CONTINUATION_PRIORITY, runs_queue
-        from playground.tasks.scenarios import prepare_scenario_yaml_task
-
-        try:
-            queue = runs_queue()
-            # Background work: behind every waiting Step, like a play's next slice.
-            prepare_scenario_yaml_task.apply_async((scenario.pk,), priority=CONTINUATION_PRIORITY,
-                                                   **({"queue": queue} if queue else {}))
-        except Exception:
-            logger.warning("scenario %s: could not queue its YAML", scenario.pk, exc_info=True)
-
-    transaction.on_commit(queue)
 
 
 # ---- scenarios ---------------------------------------------------------------------------------
@@ -322,8 +266,6 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             Scenario.objects.filter(pk=fork.pk).update(
                 workload_pods_cache=pods[1], workload_pods_version=objects_version(scenario=fork))
         if kept is not None:  # the same objects: the same YAML and start, kept for the fork's version
-            from playground.services.runs.prepare import copy_prepared
-
             fork_version = objects_version(scenario=fork)
             Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=fork_version)
             if copy_prepared(source=scenario, source_version=source_version, fork=fork, fork_version=fork_version):

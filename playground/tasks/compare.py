@@ -19,15 +19,16 @@ def compare_scenario_task(self: Task, job: dict[str, Any]) -> None:
     so this worker process is marked busy meanwhile (runs whose engines it holds go elsewhere).
     Bounded like a run's action (PLAYGROUND_TASK_SOFT_TIME_LIMIT / PLAYGROUND_TASK_TIME_LIMIT):
     past them the page shows a line naming the limit and its setting."""
-    from playground.services.runs import dispatch
+    from playground.infra.queues import home_queue
+    from playground.services.runs import fleet
     from playground.services.versions import queued
 
     the_job = queued.Job(**job)
-    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    home = home_queue(self.request.hostname) if self.request.hostname else None
     limits = Limits.for_runs()
     try:
         with time_limited(limits, lambda: queued.fail(the_job, f"The comparison {limits.hard_message()}.")), \
-                dispatch.busy(home):
+                fleet.busy(home):
             queued.compute(the_job)
     except SoftTimeLimitExceeded:
         logger.warning("compare %s: %s", the_job.key, limits.soft_message())

@@ -1,4 +1,6 @@
-"""Celery tasks for runs: thin wrappers around playground.services.runs (imported in their bodies)."""
+"""Celery tasks for runs: thin wrappers around playground.services.runs (imported in their bodies).
+
+Services send them by name (`dispatch.ADVANCE_RUN_TASK`), never by importing this module."""
 
 from __future__ import annotations
 
@@ -20,28 +22,30 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
     """Execute the run's pending actions (action_index names the one that queued this task; a
     task whose action another task already executed does nothing; 0: a run just started, build
     its engine ahead of the first action; -1: the next slice of a play, with its `ticket`)."""
-    from playground.services import runs as run_service
+    from playground.infra.queues import home_queue, runs_queue
     from playground.services.runs import dispatch
+    from playground.services.runs.errors import LeaseLost, RunBusy
+    from playground.services.runs.worker import advance_run
 
     if ticket is not None and not dispatch.ticket_is_current(run_id, ticket):
         return 0  # a newer continuation of this play exists (or a user action's task took it over)
     dispatch.taken(run_id)  # before the pending actions are read: an action queued after this gets a task
     queue = (
         (self.request.delivery_info or {}).get("routing_key")
-        or run_service.runs_queue()
+        or runs_queue()
         or self.app.conf.task_default_queue
     )
-    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    home = home_queue(self.request.hostname) if self.request.hostname else None
     served = [q for q in dict.fromkeys([queue, home, *consumed_queues(self.app)]) if q]  # where a play looks for waiting work
 
     limits = Limits.for_runs()
 
     def advance() -> int:
-        return run_service.advance_run(run_id, warm=action_index == 0, queues=served, home=home,
+        return advance_run(run_id, warm=action_index == 0, queues=served, home=home,
                                        stopped=limits.soft_message())
 
     def overran() -> None:  # the hard limit, from the watchdog thread: the process restarts next
-        from playground.services.runs import lease
+        from playground.infra import lease
         from playground.services.runs.worker import EXECUTING, stop_overrun
 
         stop_overrun(run_id, limits.hard_message(), index=EXECUTING.get(run_id))
@@ -58,9 +62,9 @@ def advance_run_task(self: Task, run_id: int, action_index: int, ticket: str | N
         logger.warning("run %s: task stopped at its soft time limit between actions", run_id)
         stop_overrun(run_id, limits.soft_message())
         return 0
-    except run_service.LeaseLost:
+    except LeaseLost:
         return 0  # another worker took the run over; it continues from the stored log
-    except run_service.RunBusy:
+    except RunBusy:
         options = {"queue": queue} if queue else {}
         priority = (self.request.delivery_info or {}).get("priority")
         raise self.retry(countdown=0.2, priority=priority, **options) from None
@@ -74,10 +78,10 @@ def consumed_queues(app: Any) -> list[str]:
 @celeryd_after_setup.connect
 def _consume_home_queue(sender: str, instance: Any, **kwargs: object) -> None:
     """Every worker also consumes its own queue, where the runs whose engines it holds are sent
-    (dispatch.home_of): a run's next step then finds its engine in memory."""
-    from playground.services.runs import dispatch
+    (fleet.home_of): a run's next step then finds its engine in memory."""
+    from playground.infra.queues import home_queue
 
-    instance.app.amqp.queues.select_add(dispatch.home_queue(sender))
+    instance.app.amqp.queues.select_add(home_queue(sender))
 
 
 def _beat_alive(home: str, serves: list[str]) -> None:
@@ -85,11 +89,11 @@ def _beat_alive(home: str, serves: list[str]) -> None:
     while it can take them."""
     import time
 
-    from playground.services.runs import dispatch
+    from playground.services.runs import fleet
 
     while True:
         try:
-            dispatch.beat_alive(home, serves)
+            fleet.beat_alive(home, serves)
         except Exception:  # Redis away for a moment
             pass
         time.sleep(1.0)
@@ -99,10 +103,10 @@ def _beat_alive(home: str, serves: list[str]) -> None:
 def _resume_runs_on_startup(sender: object = None, **kwargs: object) -> None:
     """A worker killed mid-play left its action 'running' (its message waits in Redis until the
     broker's visibility timeout): a starting worker queues those runs again at once."""
-    from playground.services import runs as run_service
+    from playground.services.runs import dispatch
 
     try:
-        count = run_service.resume_unfinished_runs()
+        count = dispatch.resume_unfinished_runs()
     except Exception:  # no tables yet (fresh database): nothing to resume
         logger.warning("could not look for unfinished runs", exc_info=True)
         return
@@ -110,12 +114,12 @@ def _resume_runs_on_startup(sender: object = None, **kwargs: object) -> None:
         logger.info("resumed %d unfinished run(s)", count)
     import threading
 
+    from playground.infra.queues import home_queue
     from playground.services.run_recovery import start_sweeper
-    from playground.services.runs import dispatch
 
     start_sweeper()  # in the main process: it outlives a pool process that is killed mid-run
     hostname = getattr(sender, "hostname", None)
     if hostname:
-        home = dispatch.home_queue(hostname)
+        home = home_queue(hostname)
         serves = [queue for queue in consumed_queues(sender.app) if queue != home]
         threading.Thread(target=_beat_alive, args=(home, serves), name="alive", daemon=True).start()

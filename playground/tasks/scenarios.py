@@ -17,16 +17,15 @@ def prepare_scenario_yaml_task(self: Task, scenario_id: int) -> None:
     """Seconds of work for a big scenario: meanwhile this process is marked busy, so the runs
     whose engines it holds are sent to another worker rather than wait behind it. Bounded by
     PLAYGROUND_PREPARE_SOFT_TIME_LIMIT / PLAYGROUND_PREPARE_TIME_LIMIT (tasks/limits.py)."""
-    from playground.services import scenarios
-    from playground.services.runs import dispatch
+    from playground.infra.queues import home_queue
+    from playground.services.runs import fleet, prepare
 
-    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
-    from playground.services.runs.prepare import mark_stopped
+    home = home_queue(self.request.hostname) if self.request.hostname else None
 
     limits = Limits.for_preparing()
     try:
-        with time_limited(limits, lambda: mark_stopped(scenario_id, limits.hard_message())), dispatch.busy(home):
-            scenarios.scenario_prepare_by_id(scenario_id=scenario_id)
+        with time_limited(limits, lambda: prepare.mark_stopped(scenario_id, limits.hard_message())), fleet.busy(home):
+            prepare.scenario_prepare_by_id(scenario_id=scenario_id, stopped=limits.soft_message())
     except SoftTimeLimitExceeded:  # nothing kept: a start computes it, or tries again
         logger.warning("scenario %s: its start's preparation %s", scenario_id, limits.soft_message())
 
@@ -37,14 +36,15 @@ def check_scenario_upload_task(self: Task, upload_id: int) -> None:
     scenario's rows, seconds of CPU that no web request spends. Bounded like a start's
     preparation (PLAYGROUND_PREPARE_SOFT_TIME_LIMIT / PLAYGROUND_PREPARE_TIME_LIMIT): past them
     the upload fails with a line naming the limit, and nothing of it is kept."""
+    from playground.infra.queues import home_queue
     from playground.services import scenario_uploads
-    from playground.services.runs import dispatch
+    from playground.services.runs import fleet
 
-    home = dispatch.home_queue(self.request.hostname) if self.request.hostname else None
+    home = home_queue(self.request.hostname) if self.request.hostname else None
     limits = Limits.for_preparing()
     try:
         with time_limited(limits, lambda: scenario_uploads.upload_fail(upload_id, f"The check {limits.hard_message()}.")), \
-                dispatch.busy(home):
+                fleet.busy(home):
             scenario_uploads.upload_check(upload_id=upload_id)
     except SoftTimeLimitExceeded:
         scenario_uploads.upload_fail(upload_id, f"The check {limits.soft_message()}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 
 from playground.chapters import CHAPTER_BY_SLUG
-from playground.services.gallery import GalleryEntry, cached_gallery_entries
+from playground.selectors.gallery import GalleryEntry, cached_gallery_entries
 
 register = template.Library()
 

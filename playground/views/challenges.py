@@ -15,7 +15,8 @@ from django.views.decorators.http import require_http_methods
 
 from playground.models import ChallengeLearner, Scenario
 from playground.ownership import actor_for_request, can_edit
-from playground.selectors.challenge_results import challenge_results, current_challenge
+from playground.presenters.challenge_results import challenge_results
+from playground.selectors.challenge_results import current_challenge
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services import challenges as challenge_service
 from playground.services.scenarios import ScenarioInvalid

@@ -8,8 +8,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from playground.presenters.learning_path import learning_path
+from playground.selectors.gallery import cached_gallery_entries
 from playground.selectors.lesson_progress import progress_of
-from playground.services.gallery import cached_gallery_entries
 
 
 @require_GET

@@ -30,8 +30,10 @@ from playground.presenters.runs import run_screen
 from playground.selectors import runs as run_selectors
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services import classroom, lesson_progress
-from playground.services import runs as run_service
+from playground.services.runs import actions as run_service
+from playground.services.runs import errors as run_errors
 from playground.services.runs import fast_forward
+from playground.services.runs import forms as run_forms
 from playground.views import read_cache
 
 SIMPLE_ACTIONS = {
@@ -85,7 +87,7 @@ def run_start(request: HttpRequest, token: str) -> HttpResponse:
             kubernetes_version=request.POST.get("kubernetes_version"),
             feature_gates=request.POST.get("feature_gates"),
         )
-    except run_service.RunError as error:
+    except run_errors.RunError as error:
         messages.error(request, error.message)
         return _go(request, reverse("playground:scenario", args=[scenario.share_token]))
     return _go(request, _run_url(run))
@@ -168,8 +170,8 @@ def _run_page(
         "owner": can_control(run=run, actor=actor),
         "share_url": request.build_absolute_uri(_run_url(run, screen.share_query)),
         "speeds": run_service.SPEEDS,
-        "taint_effects": run_service.TAINT_EFFECTS,
-        "max_replicas": run_service.MAX_REPLICAS,
+        "taint_effects": run_forms.TAINT_EFFECTS,
+        "max_replicas": run_forms.MAX_REPLICAS,
         "score_plugins": run_selectors.score_plugins(run=run),
         "filter_plugins": run_selectors.filter_plugins(run=run),
         "event_types": run_selectors.event_types(run=run),
@@ -228,7 +230,7 @@ def _field_errors(request: HttpRequest, action: str, error: Any = None) -> list[
 def _cluster_field_errors(request: HttpRequest, error: Any = None) -> list[tuple[str, str]]:
     """The error spans of the cluster form that was sent: the message next to its field, the
     form's other spans cleared."""
-    form = run_service.CLUSTER_FORMS.get(request.POST.get("what", ""))
+    form = run_forms.FORMS.get(request.POST.get("what", ""))
     if form is None:
         return []
     form_id, fields = form
@@ -270,12 +272,12 @@ def _scale(request: HttpRequest, run: Any, actor: Any) -> HttpResponse:
     context: dict[str, Any] = {
         "run": run,
         "deployments": deployments,
-        "max_replicas": run_service.MAX_REPLICAS,
+        "max_replicas": run_forms.MAX_REPLICAS,
         "scale_values": values,
     }
     try:
-        params = run_service.scale_action_from_form(request.POST, [d["key"] for d in deployments])
-    except run_service.FieldError as error:
+        params = run_forms.scale_action_from_form(request.POST, [d["key"] for d in deployments])
+    except run_errors.FieldError as error:
         if not request.htmx:
             messages.error(request, error.message)
             return redirect(_run_url(run))
@@ -336,17 +338,17 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
             try:
                 speed = float(raw)
             except ValueError:
-                raise run_service.RunError(f"speed: {raw!r} is not a number of steps per second.") from None
+                raise run_errors.RunError(f"speed: {raw!r} is not a number of steps per second.") from None
             if speed not in run_service.SPEEDS:
                 choices = ", ".join(f"{s:g}" for s in run_service.SPEEDS)
-                raise run_service.RunError(f"speed: {raw!r} is not one of the speeds ({choices}; 0 is max).")
+                raise run_errors.RunError(f"speed: {raw!r} is not one of the speeds ({choices}; 0 is max).")
             run_service.run_set_speed(run=run, actor=actor, speed=speed)
             text = "Speed: " + (f"{speed:g} steps/s" if speed else "as fast as possible")
             return _flash(request, run, text, field_errors=_field_errors(request, action))
         if action == "cluster" and request.POST.get("what") == "scaleDeployment":
             return _scale(request, run, actor)
         if action == "cluster":
-            params = run_service.cluster_action_from_form(request.POST)
+            params = run_forms.cluster_action_from_form(request.POST)
             queued = run_service.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_CLUSTER, params=params)
             return _flash(
                 request, run, f"Queued: {params['action']}", field_errors=_cluster_field_errors(request),
@@ -354,7 +356,7 @@ def _run_action(request: HttpRequest, run: Any) -> HttpResponse:
             )
     except PermissionDenied as error:
         return _flash(request, run, str(error), error=True, status=403)
-    except (run_service.RunError, ValueError) as error:
+    except (run_errors.RunError, ValueError) as error:
         fields = _field_errors(request, action, error)
         return _flash(request, run, getattr(error, "message", str(error)), error=True, status=400, field_errors=fields)
     return _flash(request, run, "Unknown action.", error=True, status=400)

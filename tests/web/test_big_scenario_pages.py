@@ -18,8 +18,8 @@ from playground.presenters.scenarios import listing as listing_presenter
 from playground.presenters.scenarios import yaml_view
 from playground.selectors.scenarios import scenario_manifests, scenario_yaml
 from playground.services import gallery
-from playground.services import runs as run_service
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as run_service
 from playground.services.runs import prepare
 from playground.services.scenarios import ScenarioInvalid, node_manifest
 from tests.web.test_scenarios_views import HX, NODE, create, post, url
@@ -204,12 +204,12 @@ def test_small_scenarios_keep_the_whole_yaml_to_edit_in_the_editor(client: Clien
 
 def test_the_kept_yaml_follows_every_change(client: Client) -> None:
     scenario = create(client, yaml_text=NODE.format(name="n1"))
-    kept = scenario_service.scenario_yaml_prepare(scenario=scenario)
+    kept = prepare.scenario_yaml_prepare(scenario=scenario)
     assert Scenario.objects.get(pk=scenario.pk).yaml_cache == kept
     post(client, scenario, "import_yaml", **{"import-text": NODE.format(name="n2")})
     assert "name: n2" in scenario_yaml(scenario=scenario) and "name: n1" not in scenario_yaml(scenario=scenario)
     row = scenario.kube_objects.get()
-    scenario_service.scenario_yaml_prepare(scenario=scenario)
+    prepare.scenario_yaml_prepare(scenario=scenario)
     manifest = {**row.manifest, "metadata": {**row.manifest["metadata"], "labels": {"disk": "ssd"}}}
     actor = Actor(session_token=scenario.owner_token)
     scenario_service.scenario_object_save(scenario=scenario, actor=actor, manifest=manifest, object_id=row.pk)

@@ -1,4 +1,4 @@
-"""`playground.bulk_insert.insert_rows` stores exactly what the ORM stores: the same column values,
+"""`playground.infra.bulk_insert.insert_rows` stores exactly what the ORM stores: the same column values,
 read back raw, for JSON, binary, date and plain fields."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from playground.bulk_insert import insert_rows
+from playground.infra.bulk_insert import insert_rows
 from playground.models import PreparedStart, Run, RunEvent, Scenario
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from playground import then_and_now
-from playground.services.gallery import GalleryEntry, gallery_entries
+from playground.selectors.gallery import GalleryEntry, gallery_entries
 from scheduler_core.events.compact import iter_verdicts, prefilter_results
 from scheduler_core.extender.sample import serve
 from scheduler_core.loader import load_scenario_text

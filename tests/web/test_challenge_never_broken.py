@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from playground.models import ChallengeLearner, Scenario
 from playground.ownership import Actor
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create, scenario_fork
 from tests.web.test_challenge_results import act_as
 from tests.web.test_challenges import GALLERY

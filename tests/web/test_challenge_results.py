@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from playground.models import RunAction
 from playground.ownership import Actor
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create, scenario_fork, scenario_import_yaml
 from tests.web.test_challenges import GALLERY
 from tests.web.test_runs_services import act, inline_worker  # noqa: F401  (fixture)

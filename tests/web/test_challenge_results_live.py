@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from config.asgi import application
 from playground.ownership import Actor
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create, scenario_fork
 from tests.web.call_async import call_async
 from tests.web.test_challenges import GALLERY

@@ -75,7 +75,7 @@ def test_the_run_page_says_solved_or_not_from_the_run(client, inline_worker: lis
     from django.urls import reverse
 
     from playground.models import RunAction
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from playground.services.scenarios import scenario_create
     from tests.web.test_runs_services import OWNER, act
 

@@ -18,8 +18,9 @@ from django.test import Client
 
 from playground.models import RunAction, RunFrame
 from playground.ownership import Actor
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
+from playground.services.runs import engine as run_engine
 from tests.web.test_runs_live import _many_pods_yaml, _wait
 
 pytestmark = pytest.mark.live
@@ -119,7 +120,7 @@ def test_twenty_concurrent_steps_from_two_sessions_lose_and_duplicate_nothing(
     assert steps == list(range(0, STEPS + 1))  # frame 0 (the start) and one frame per step
     stored = list(run.events.order_by("seq").values_list("data", flat=True))
     assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1))  # no gap, no duplicate
-    headless = svc.load_simulation(run.scenario_yaml, run.seed)
+    headless = run_engine.load_simulation(run.scenario_yaml, run.seed)
     results = [headless.step(run.max_time) for _ in range(STEPS)]
     assert stored == headless.sink.events
     assert [result for *_, result in actions] == results

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from playground.ownership import SESSION_KEY
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from tests.web.test_runs_owners import OWNER, _scenario
 from tests.web.test_scenarios_views import create, post
 

@@ -13,7 +13,8 @@ from django.test import Client
 from playground.models import RunAction, RunEvent
 from playground.ownership import SESSION_KEY
 from playground.selectors.frame_views import view_at
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
+from playground.services.runs import errors as run_errors
 from tests.web.test_runs_services import OWNER, _capture_run, inline_worker, start  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -79,14 +80,15 @@ def test_without_a_policy_the_action_is_refused_and_the_button_absent(inline_wor
     response = _post(client, url, {"action": "cluster", "what": "runDescheduler"})
     assert response.status_code == 400 and "no DeschedulerPolicy" in response.content.decode()
     assert not run.actions.exists()
-    with pytest.raises(svc.RunError, match="no DeschedulerPolicy"):
+    with pytest.raises(run_errors.RunError, match="no DeschedulerPolicy"):
         svc.run_enqueue(run=run, actor=OWNER, kind=RunAction.KIND_CLUSTER, params={"action": "runDescheduler"})
 
 
 def test_the_web_yaml_paths_accept_a_policy_and_refuse_a_bad_one_with_its_field() -> None:
     from pathlib import Path
 
-    from playground.services.scenarios import ScenarioInvalid, scenario_create, scenario_yaml_versioned
+    from playground.services.runs.prepare import scenario_yaml_versioned
+    from playground.services.scenarios import ScenarioInvalid, scenario_create
 
     text = Path("playground/gallery/descheduler-rebalance.yaml").read_text()
     scenario = scenario_create(actor=OWNER, name="rebalance", yaml_text=text)

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from playground.services.runs import dispatch
+from playground.infra import redis_client
+from playground.infra.queues import CONTINUATION_PRIORITY, home_queue
+from playground.services.runs import dispatch, fleet
 
 SHARED = "home-test-shared"
 
@@ -24,17 +26,18 @@ def sent(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any,
     settings.PLAYGROUND_EXTENDER_QUEUE = ""
     queues: list[str | None] = []
 
-    def apply_async(args: tuple[int, int], kwargs: Any = None, **options: Any) -> None:
+    def send_task(name: str, args: tuple[int, int], kwargs: Any = None, **options: Any) -> None:
+        assert name == dispatch.ADVANCE_RUN_TASK
         queues.append(options.get("queue"))
         if not request.node.get_closest_marker("tasks_wait"):
             dispatch.taken(args[0])  # a worker takes it at once
 
-    monkeypatch.setattr(dispatch.advance_run_task, "apply_async", apply_async)
+    monkeypatch.setattr(dispatch, "send_task", send_task)
     monkeypatch.setattr(dispatch, "action_priority", lambda *a, **k: 0)
     # A shared queue of this test's own: the session's live workers (same Redis) serve another.
     monkeypatch.setattr(dispatch, "runs_queue", lambda: SHARED)
     yield queues
-    client = dispatch._shared_redis()
+    client = redis_client.shared()
     for pattern in ("*@home-test*", "playground:run-home:-*", "playground:run-queued:-*", f"{SHARED}*"):
         for key in client.scan_iter(match=pattern):
             client.delete(key)
@@ -44,29 +47,29 @@ def _waiting(queue: str, tasks: int, priority: int = 0) -> None:
     from kombu.transport.redis import Channel
 
     key = f"{queue}{Channel.sep}{priority}" if priority else queue
-    dispatch._shared_redis().rpush(key, *[b"task"] * tasks)
+    redis_client.shared().rpush(key, *[b"task"] * tasks)
 
 
 def test_a_run_goes_home_while_its_worker_keeps_up_and_to_any_worker_past_a_backlog(sent: list[str | None]) -> None:
-    home = dispatch.home_queue("runs1@home-test")
-    dispatch.beat_alive(home)
-    dispatch.set_home(-7, home)
+    home = home_queue("runs1@home-test")
+    fleet.beat_alive(home)
+    fleet.set_home(-7, home)
     dispatch.schedule(-7, 1)
     _waiting(home, 2)
-    _waiting(home, 1, priority=dispatch.CONTINUATION_PRIORITY)  # a play's next slice: not a backlog
+    _waiting(home, 1, priority=CONTINUATION_PRIORITY)  # a play's next slice: not a backlog
     dispatch.schedule(-7, 2)
     _waiting(home, 1, priority=3)  # every client priority's list counts
     dispatch.schedule(-7, 3)
     assert sent == [home, home, dispatch.queue_for(-7)]  # the shared queue
-    assert dispatch.waiting_in(home) == dispatch.HOME_BACKLOG
+    assert fleet.waiting_in(home) == fleet.HOME_BACKLOG
 
 
 def test_a_dead_or_busy_home_is_skipped(sent: list[str | None]) -> None:
-    home = dispatch.home_queue("runs2@home-test")
-    dispatch.set_home(-8, home)
+    home = home_queue("runs2@home-test")
+    fleet.set_home(-8, home)
     dispatch.schedule(-8, 1)  # not beating: dead
-    dispatch.beat_alive(home)
-    with dispatch.busy(home):
+    fleet.beat_alive(home)
+    with fleet.busy(home):
         dispatch.schedule(-8, 2)
     dispatch.schedule(-8, 3)
     shared = dispatch.queue_for(-8)
@@ -78,12 +81,12 @@ def test_a_run_without_an_engine_gets_one_where_the_least_waits_and_workers_take
     """A class starting together: new runs' engines alternate between the workers that serve
     the runs' shared queue, a worker with a backlog gets none until the other has as many, and
     a worker serving another queue (runs with extenders have their own) or busy gets none."""
-    first, second = dispatch.home_queue("runs1@home-test"), dispatch.home_queue("runs2@home-test")
-    other, busy = dispatch.home_queue("extenders@home-test"), dispatch.home_queue("runs3@home-test")
+    first, second = home_queue("runs1@home-test"), home_queue("runs2@home-test")
+    other, busy = home_queue("extenders@home-test"), home_queue("runs3@home-test")
     for home in (first, second, busy):
-        dispatch.beat_alive(home, [SHARED])
-    dispatch.beat_alive(other, ["another-queue"])
-    with dispatch.busy(busy):
+        fleet.beat_alive(home, [SHARED])
+    fleet.beat_alive(other, ["another-queue"])
+    with fleet.busy(busy):
         for run_id in range(-20, -26, -1):
             dispatch.schedule(run_id, 1)
         assert sorted(sent) == sorted([first, second] * 3)
@@ -97,12 +100,12 @@ def test_a_run_without_an_engine_gets_one_where_the_least_waits_and_workers_take
         placed = sent[0]
         sent.clear()
         dispatch.schedule(-30, 2)  # the run's next action, its engine not yet built: it follows
-        assert sent == [placed] and dispatch.home_of(-30) == placed
+        assert sent == [placed] and fleet.home_of(-30) == placed
 
 
 def test_no_worker_serving_the_runs_queue_leaves_a_new_run_to_the_shared_queue(sent: list[str | None]) -> None:
-    dispatch.beat_alive(dispatch.home_queue("extenders@home-test"), ["another-queue"])
-    dispatch.beat_alive(dispatch.home_queue("old@home-test"))  # says nothing of what it serves
+    fleet.beat_alive(home_queue("extenders@home-test"), ["another-queue"])
+    fleet.beat_alive(home_queue("old@home-test"))  # says nothing of what it serves
     dispatch.schedule(-40, 1)
     assert sent == [SHARED]
 

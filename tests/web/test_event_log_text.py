@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from playground.services.gallery import gallery_entries
+from playground.selectors.gallery import gallery_entries
 from playground.templatetags.run_tags import event_summary
 from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation

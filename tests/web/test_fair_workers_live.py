@@ -15,8 +15,8 @@ import pytest
 from playground.launcher import stop_process_group
 from playground.models import Run, RunAction, RunFrame
 from playground.ownership import Actor
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
 from tests.web.broker import switch_broker
 from tests.web.test_reliability_live import RedisServer, _start_worker
 from tests.web.test_runs_live import _many_pods_yaml, _wait

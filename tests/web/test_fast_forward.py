@@ -20,9 +20,10 @@ from playground import frame_views, keyframe_rule
 from playground.models import Run, RunAction
 from playground.ownership import SESSION_KEY
 from playground.selectors import frame_views as view_selector
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch, fast_forward
 from playground.services.runs import engine as run_engine
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.errors import FieldError
 from tests.web.test_frames_replay_property import _check
@@ -46,7 +47,7 @@ def worker_here(
 
     def schedule(run_id: int, index: int, **_: object) -> None:
         cache = state["cache"] if state["cache"] is not None else EngineCache(1)
-        svc.advance_run(run_id, cache=cache)
+        run_worker.advance_run(run_id, cache=cache)
 
     monkeypatch.setattr(dispatch, "schedule", schedule)
     monkeypatch.setattr(fast_forward, "CHUNK_STEPS", 3)

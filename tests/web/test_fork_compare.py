@@ -12,8 +12,9 @@ from playground.models import Run, RunAction, Scenario
 from playground.ownership import SESSION_KEY, Actor
 from playground.selectors.frame_views import view_at
 from playground.services import gallery
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from tests.web.compare_here import run_compare_tasks_here
 
@@ -25,7 +26,7 @@ OWNER = Actor(session_token="fork-compare-owner")
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
     run_compare_tasks_here(monkeypatch, settings, redis_url)
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
 
 
 def _enqueue(run: Run, capture: Any, kind: str, params: dict[str, Any] | None = None) -> None:

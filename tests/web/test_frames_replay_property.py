@@ -28,9 +28,11 @@ import pytest
 from playground import frame_views, keyframe_rule
 from playground.models import Run, RunAction
 from playground.selectors import frame_views as view_selector
-from playground.services import runs as svc
-from playground.services.runs import dispatch, worker
+from playground.services.runs import actions as svc
+from playground.services.runs import dispatch, units
 from playground.services.runs import engine as run_engine
+from playground.services.runs import forms as run_forms
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.errors import RunError
 from scheduler_core.framework import types as node_types
@@ -114,17 +116,17 @@ def world(
     def schedule(run_id: int, index: int, **_: object) -> None:
         proc = state["world"].current
         with running_in(proc):
-            svc.advance_run(run_id, cache=proc.cache)
+            run_worker.advance_run(run_id, cache=proc.cache)
 
     monkeypatch.setattr(dispatch, "schedule", schedule)
-    monkeypatch.setattr(worker, "MAX_PLAY_UNITS", PLAY_UNITS)
+    monkeypatch.setattr(units, "MAX_PLAY_UNITS", PLAY_UNITS)
     state["monkeypatch"] = monkeypatch
     return state
 
 
 def _pod_manifest(name: str, cpu: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-            "spec": {"containers": [{"name": "app", "image": svc.PAUSE_IMAGE,
+            "spec": {"containers": [{"name": "app", "image": run_forms.PAUSE_IMAGE,
                                      "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]}}
 
 
@@ -224,13 +226,13 @@ def _drive(state: dict[str, Any], seed: int) -> tuple[list[Run], str]:
 
 def _replayed_views(run: Run) -> Iterator[tuple[int, dict[str, Any], int]]:
     """(step, view, seq) after each stored frame, from a fresh engine replaying the units."""
-    sim = svc.load_simulation(run.scenario_yaml, run.seed, run.kubernetes_version, run.feature_gates)
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed, run.kubernetes_version, run.feature_gates)
     sim.sink.events = []
-    yield 0, frame_views.compact_view(svc.engine_view(sim)), sim.sink.seq
+    yield 0, frame_views.compact_view(run_engine.engine_view(sim)), sim.sink.seq
     for step, unit in run.frames.filter(step__gt=0).order_by("step").values_list("step", "unit"):
-        svc.apply_unit(sim, unit)
+        run_engine.apply_unit(sim, unit)
         sim.sink.events = []
-        yield step, frame_views.compact_view(svc.engine_view(sim)), sim.sink.seq
+        yield step, frame_views.compact_view(run_engine.engine_view(sim)), sim.sink.seq
 
 
 def _difference(stored: dict[str, Any], replayed: dict[str, Any]) -> str:

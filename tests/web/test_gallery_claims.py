@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from playground.services.gallery import GalleryEntry, gallery_entries
+from playground.selectors.gallery import GalleryEntry, gallery_entries
 from scheduler_core.extender.sample import serve
 from scheduler_core.loader import load_scenario_text
 from scheduler_core.simulation import Simulation

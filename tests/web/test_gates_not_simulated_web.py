@@ -11,7 +11,8 @@ from django.urls import reverse
 from playground.models import Run, Scenario
 from playground.ownership import SESSION_KEY, Actor
 from playground.services import gallery
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
+from playground.services.runs import errors as run_errors
 
 pytestmark = [pytest.mark.django_db]
 
@@ -30,7 +31,7 @@ def test_start_refuses_a_value_not_simulated(client: Any) -> None:
     page = client.get(bad["Location"]).content.decode()
     assert ("cannot set feature gate SchedulerAsyncAPICalls to true: not simulated by this engine "
             "(API calls complete at once here, without a dispatcher)") in page
-    with pytest.raises(svc.RunError, match="NominatedNodeNameForExpectation to false: not simulated"):
+    with pytest.raises(run_errors.RunError, match="NominatedNodeNameForExpectation to false: not simulated"):
         svc.run_start(scenario=scenario, actor=OWNER, feature_gates="NominatedNodeNameForExpectation=false")
     run = svc.run_start(scenario=scenario, actor=OWNER, feature_gates="DRAPrioritizedList=false")
     assert run.feature_gates == "DRAPrioritizedList=false"

@@ -12,7 +12,7 @@ import pytest
 
 from playground.models import RunAction
 from playground.ownership import SESSION_KEY
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from tests.web.test_runs_services import OWNER, gallery_scenario, inline_worker, start  # noqa: F401
 
 pytestmark = pytest.mark.django_db

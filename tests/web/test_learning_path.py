@@ -12,7 +12,7 @@ from django.test import Client
 from playground.chapters import CHAPTER_BY_SLUG, CHAPTERS
 from playground.models import RunAction
 from playground.services import gallery
-from playground.services.gallery import gallery_entries
+from playground.selectors.gallery import gallery_entries
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 
 ENTRIES = gallery_entries()
@@ -96,7 +96,7 @@ def _card(html: str, slug: str) -> str:
 def test_progress_is_kept_in_the_session_and_the_next_lesson_suggested(
     client: Client, inline_worker: list  # noqa: F811
 ) -> None:
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
 
     first = next(e for e in ENTRIES if e.chapter == CHAPTERS[0].slug)
     home = client.get("/").content.decode()

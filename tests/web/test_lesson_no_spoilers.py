@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils.html import escape
 
 from playground.presenters.runs.lesson import BOUND, NO_NODE, PASSES, answer_key
-from playground.services.gallery import gallery_entries
+from playground.selectors.gallery import gallery_entries
 from scheduler_core.extender.sample import serve
 from scheduler_core.loader import load_scenario_text
 from tests.web.teach_frames import engine_frames, screen_at

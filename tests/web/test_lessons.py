@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from playground.presenters.runs.lesson import answer_key
-from playground.services.gallery import gallery_entries
+from playground.selectors.gallery import gallery_entries
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import lessons_of_text
 from scheduler_core.extender.sample import serve
@@ -106,7 +106,7 @@ def test_answers_are_checked_against_the_events_and_scored() -> None:
 @pytest.mark.django_db
 def test_predict_then_step_reveals_and_scores_on_the_run_page(client: Any, inline_worker: list) -> None:  # noqa: F811
     from playground.models import RunAction
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, act, gallery_scenario
 
     run = svc.run_start(scenario=gallery_scenario("resource-fit"), actor=OWNER)
@@ -126,7 +126,7 @@ def test_predict_then_step_reveals_and_scores_on_the_run_page(client: Any, inlin
 @pytest.mark.django_db
 def test_the_timeline_marks_failures_preemptions_and_evictions(client: Any, inline_worker: list) -> None:  # noqa: F811
     from playground.models import RunAction
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, act, gallery_scenario
 
     run = svc.run_start(scenario=gallery_scenario("priority-preemption"), actor=OWNER)

@@ -21,7 +21,7 @@ from django.test import Client
 from playground.models import RunAction
 from playground.ownership import SESSION_KEY
 from playground.services import gallery
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create
 from playground.views.docs import PAGES
 from tests.web.compare_here import run_compare_tasks_here

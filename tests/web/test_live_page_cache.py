@@ -71,7 +71,7 @@ def test_owners_followers_and_learners_with_answers_are_rendered_for_themselves(
 
 
 def svc_start_lesson() -> Any:
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
 
     return svc.run_start(scenario=gallery_scenario("resource-fit"), actor=OWNER)
 

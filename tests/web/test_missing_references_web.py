@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from playground.models import RunAction, Scenario
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 from tests.web.test_scenarios_views import GOOD, create, post, url
 

@@ -15,9 +15,10 @@ from django.urls import reverse
 from playground.models import Run
 from playground.ownership import SESSION_KEY, Actor
 from playground.selectors.run_newer_changes import newer_changes_of
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from scheduler_core.api.newer_versions import CHANGES
 
@@ -41,7 +42,7 @@ spec: {containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
 
 
 def _run(yaml_text: str, gates: str = "") -> Run:

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from playground.models import RunAction
 from playground.ownership import SESSION_KEY
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create
 from tests.web import test_runs_services as services
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)

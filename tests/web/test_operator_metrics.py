@@ -14,9 +14,10 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.asgi import application
+from playground.infra import redis_client
+from playground.infra.queues import runs_queue
 from playground.models import RunAction
 from playground.monitoring.instruments import WEBSOCKET_CONNECTIONS
-from playground.services.runs import dispatch
 from tests.web.call_async import call_async
 from tests.web.test_runs_services import (
     act,
@@ -59,8 +60,8 @@ def test_steps_and_queue_depth_come_from_redis(client: Client, settings: Any, in
     after = _values(client.get("/metrics").content.decode())
     assert after[("playground_run_steps_total", ())] - before[("playground_run_steps_total", ())] == 2
 
-    queue = dispatch.runs_queue() or "celery"
-    redis = dispatch._shared_redis()
+    queue = runs_queue() or "celery"
+    redis = redis_client.shared()
     redis.lpush(f"{queue}", b"waiting-task")
     try:
         depth = _values(client.get("/metrics").content.decode())[("playground_celery_queue_depth", (("queue", queue),))]
@@ -89,7 +90,7 @@ def test_websocket_connections_are_counted_while_open() -> None:
 
 
 def test_web_processes_share_a_fresh_metrics_directory(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from playground.web_processes import metrics_dir
+    from playground.infra.web_processes import metrics_dir
 
     given = tmp_path / "prom"
     given.mkdir()

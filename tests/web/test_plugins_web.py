@@ -20,8 +20,8 @@ from django.urls import reverse
 
 from playground.models import Run, Scenario
 from playground.plugins import load_configured_plugins
-from playground.services import runs as svc
 from playground.services.runs import dispatch
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
 from scheduler_core.framework.plugins.registry import forget_out_of_tree, out_of_tree_names
@@ -46,7 +46,7 @@ def plugins_setting(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
            django_capture_on_commit_callbacks: Any) -> Any:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
     return django_capture_on_commit_callbacks
 
 

@@ -29,7 +29,7 @@ def test_the_mark_outlives_its_ttl_while_the_worker_computes_and_goes_with_it(fa
 
 
 def test_a_mark_without_heartbeat_expires(fast_beat: None) -> None:
-    from playground.services.runs.dispatch import _shared_redis
+    from playground.infra.redis_client import shared as _shared_redis
 
     _shared_redis().set(prepare._preparing_key(991_002), 1, ex=prepare.PREPARING_TTL)  # a worker that died
     assert prepare._being_prepared(991_002)

@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from playground.models import Run, RunAction, Scenario
 from playground.services import gallery
-from playground.services import runs as svc
 from playground.services.runs import dispatch
+from playground.services.runs import worker as run_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def visitor() -> Client:
 def inline(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any,
            django_capture_on_commit_callbacks: Any) -> Any:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id))
     monkeypatch.setattr(dispatch, "warm", lambda run_id: None)
     return django_capture_on_commit_callbacks
 

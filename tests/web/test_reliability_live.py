@@ -17,9 +17,11 @@ import pytest
 from playground.launcher import celery_worker_argv, find_redis_server, free_port, redis_ping, spawn, stop_process_group
 from playground.models import Run, RunAction, RunFrame
 from playground.ownership import Actor
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import dispatch as run_dispatch
+from playground.services.runs import engine as run_engine
 from tests.web.test_runs_live import _many_pods_yaml, _wait
 
 pytestmark = pytest.mark.live
@@ -109,7 +111,7 @@ def _assert_complete_and_equal_to_headless(run: Run) -> None:
     assert run.status == Run.STATUS_SETTLED
     stored = list(run.events.order_by("seq").values_list("data", flat=True))
     assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1))  # no gap, no duplicate
-    sim = svc.load_simulation(run.scenario_yaml, run.seed)
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed)
     sim.run(run.max_time)
     assert stored == sim.sink.events
     steps = list(RunFrame.objects.filter(run=run).order_by("step").values_list("step", flat=True))
@@ -225,7 +227,7 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
     settings.EXTENDER_ALLOWED_URLS = [silent_url + "/"]
     sender = Celery("sender", broker=own_redis.url)
     monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: sender.send_task(
-        "playground.advance_run", args=(run_id, index), queue=svc.queue_for(run_id)))
+        "playground.advance_run", args=(run_id, index), queue=run_dispatch.queue_for(run_id)))
     slow_owner, other = Actor(session_token="slow-owner"), Actor(session_token="other-user")
     extender_yaml = (
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n"
@@ -235,7 +237,7 @@ def test_a_run_stuck_on_a_silent_extender_does_not_delay_another_run(
         actor=slow_owner, name="silent extender", yaml_text=extender_yaml), actor=slow_owner)
     fast = svc.run_start(scenario=scenario_service.scenario_create(
         actor=other, name="plain", yaml_text=_many_pods_yaml(pods=5)), actor=other)
-    assert svc.queue_for(slow.pk) == f"{queue}.extenders" and svc.queue_for(fast.pk) == queue
+    assert run_dispatch.queue_for(slow.pk) == f"{queue}.extenders" and run_dispatch.queue_for(fast.pk) == queue
     runs_worker, _ = _start_worker(env, queue, "starve-runs-worker", live_logs_dir, own_redis.url)
     ext_worker, _ = _start_worker(env, f"{queue}.extenders", "starve-ext-worker", live_logs_dir, own_redis.url)
     try:

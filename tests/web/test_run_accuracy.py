@@ -166,7 +166,7 @@ def test_a_clock_jump_says_what_falls_due() -> None:
 @pytest.mark.django_db
 def test_one_advance_clock_lists_every_step_it_ran(client: Any, inline_worker: list) -> None:  # noqa: F811
     from playground.models import RunAction
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, act, gallery_scenario
 
     run = svc.run_start(scenario=gallery_scenario("noexecute-eviction"), actor=OWNER)

@@ -14,22 +14,23 @@ from django.test import Client
 from playground.models import Run, RunAction
 from playground.ownership import SESSION_KEY
 from playground.selectors.frame_views import view_at
-from playground.services import runs as svc
+from playground.services.runs import errors as run_errors
+from playground.services.runs import forms as run_forms
 from tests.web.test_runs_services import OWNER, act, inline_worker, start  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 
-def refused(run: Run, params: dict[str, Any]) -> svc.RunError:
+def refused(run: Run, params: dict[str, Any]) -> run_errors.RunError:
     before = run.actions.count()
-    with pytest.raises(svc.RunError) as error:
+    with pytest.raises(run_errors.RunError) as error:
         act(run, RunAction.KIND_CLUSTER, params)
     assert run.actions.count() == before  # nothing was queued
     return error.value
 
 
 def form(**fields: str) -> dict[str, Any]:
-    return svc.cluster_action_from_form(fields)
+    return run_forms.cluster_action_from_form(fields)
 
 
 @pytest.mark.parametrize(
@@ -69,7 +70,7 @@ def test_names_count_the_actions_queued_before(inline_worker: list) -> None:  # 
 
     preflight.check_cluster_action(run, form(what="node", op="cordon", node="n9"))  # exists by then
     preflight.check_cluster_action(run, form(what="addPod", name="payments"))  # deleted by then
-    with pytest.raises(svc.RunError, match='node "n9" already exists'):
+    with pytest.raises(run_errors.RunError, match='node "n9" already exists'):
         preflight.check_cluster_action(run, form(what="addNode", name="n9"))
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from playground.models import RunAction
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
+from playground.services.runs import engine as run_engine
 from playground.services.runs.errors import RunError
 from tests.web.test_runs_services import OWNER, act, inline_worker, start  # noqa: F401  (fixture)
 
@@ -29,7 +30,7 @@ def test_the_leftover_flush_moves_the_unschedulable_pod_after_five_minutes(inlin
     assert run.frames.order_by("-step").first().clock == 330.0
 
     frames = list(run.frames.order_by("step").values_list("step", "result", "clock"))
-    rebuilt = svc.load_simulation(run.scenario_yaml, run.seed)
+    rebuilt = run_engine.load_simulation(run.scenario_yaml, run.seed)
     from playground.services.runs.engine import apply_unit
 
     replayed = [(0, "start", 0.0)] + [

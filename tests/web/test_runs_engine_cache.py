@@ -10,9 +10,10 @@ import pytest
 from playground import frame_views, keyframe_rule
 from playground.models import Run, RunAction
 from playground.selectors import frame_views as view_selector
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
 from playground.services.runs import engine as run_engine
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from tests.web.test_runs_services import OWNER, gallery_scenario
 
@@ -33,7 +34,7 @@ def workers(
     state: dict[str, Any] = {"caches": {"a": EngineCache(4), "b": EngineCache(4)}, "worker": "a"}
 
     def schedule(run_id: int, index: int, **_: object) -> None:
-        svc.advance_run(run_id, cache=state["caches"][state["worker"]])
+        run_worker.advance_run(run_id, cache=state["caches"][state["worker"]])
 
     monkeypatch.setattr(dispatch, "schedule", schedule)
     state["capture"] = django_capture_on_commit_callbacks
@@ -123,13 +124,13 @@ def test_frames_store_deltas_and_read_back_the_engine_view(
     # Keyframes 3 to 5 frames apart (by their size, at most KEYFRAME_MAX): chains of deltas to read.
     assert keys[0] == 0 and len(keys) > 1 and all(3 <= b - a <= 5 for a, b in zip(keys, keys[1:], strict=False))
     # The same units on a fresh engine, view by view, against what the selector puts together.
-    sim = svc.load_simulation(run.scenario_yaml, run.seed)
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed)
     sim.sink.events = []
-    expected = {0: frame_views.compact_view(svc.engine_view(sim))}
+    expected = {0: frame_views.compact_view(run_engine.engine_view(sim))}
     for frame in run.frames.filter(step__gt=0).order_by("step"):
-        svc.apply_unit(sim, frame.unit)
+        run_engine.apply_unit(sim, frame.unit)
         sim.sink.events = []
-        expected[frame.step] = frame_views.compact_view(svc.engine_view(sim))
+        expected[frame.step] = frame_views.compact_view(run_engine.engine_view(sim))
     for step in sorted(expected, reverse=True):  # newest first: each read walks back to a keyframe
         view_selector.clear_cache()
         assert view_selector.view_at(run=run, step=step) == expected[step], step

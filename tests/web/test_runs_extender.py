@@ -11,7 +11,8 @@ import pytest
 
 from playground.models import RunAction
 from playground.selectors.frame_views import view_at
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
+from playground.services.runs import engine as run_engine
 from playground.services.scenarios import scenario_create
 from scheduler_core.extender.sample import serve
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
@@ -47,7 +48,7 @@ def test_extender_answers_are_replayed_on_rebuild(inline_worker: list, extender_
     assert pods["default/trainer-2"]["status"] == "Pending"
 
     server.shutdown()  # the service is gone: a rebuild must not need it
-    engine = svc.Engine.rebuild(run)  # raises if replay diverged from the stored log
+    engine = run_engine.Engine.rebuild(run)  # raises if replay diverged from the stored log
     assert engine.sim.sink.seq == run.last_seq
 
 

@@ -14,8 +14,10 @@ from playground.ownership import SESSION_KEY, Actor
 from playground.presenters.runs.screen import run_screen
 from playground.selectors.frame_views import view_at
 from playground.services import gallery
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import errors as run_errors
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
 from tests.web.compare_here import run_compare_tasks_here
@@ -34,7 +36,7 @@ def gang_scenario() -> Scenario:
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
 
 
 def _step(run: Run, capture: Any, n: int = 1) -> None:
@@ -47,10 +49,10 @@ def _step(run: Run, capture: Any, n: int = 1) -> None:
 def test_gates_are_validated_canonical_and_kept(worker: None, django_capture_on_commit_callbacks: Any) -> None:
     scenario = gang_scenario()
     assert scenario.feature_gates == GANG
-    with pytest.raises(svc.RunError, match=r"Feature gates: GangScheduling is enabled, but depends on features "
+    with pytest.raises(run_errors.RunError, match=r"Feature gates: GangScheduling is enabled, but depends on features "
                                            r"that are disabled: \[GenericWorkload\]\."):
         svc.run_start(scenario=scenario, actor=OWNER, feature_gates="GangScheduling=true")
-    with pytest.raises(svc.RunError, match="unrecognized feature gate: GenericWorkload"):
+    with pytest.raises(run_errors.RunError, match="unrecognized feature gate: GenericWorkload"):
         svc.run_start(scenario=scenario, actor=OWNER, kubernetes_version="v1.30", feature_gates=GANG)
     assert not Run.objects.exists()
     run = svc.run_start(scenario=scenario, actor=OWNER, feature_gates=" GangScheduling=true, GenericWorkload=true ")

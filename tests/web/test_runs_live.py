@@ -16,9 +16,10 @@ from playground.launcher import celery_worker_argv, spawn, stop_process_group
 from playground.models import Run, RunAction, RunFrame
 from playground.ownership import Actor
 from playground.services import gallery
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import engine as run_engine
 
 pytestmark = pytest.mark.live
 
@@ -214,7 +215,7 @@ def test_killing_the_worker_mid_play_loses_and_duplicates_no_event(
     seqs = [e["seq"] for e in stored]
     assert seqs == list(range(1, len(stored) + 1))  # no gap, no duplicate
     assert list(run.events.order_by("seq").values_list("seq", flat=True)) == seqs
-    sim = svc.load_simulation(run.scenario_yaml, run.seed)  # a straight headless run
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed)  # a straight headless run
     sim.run(run.max_time)
     assert stored == sim.sink.events
     steps = list(RunFrame.objects.filter(run=run).order_by("step").values_list("step", flat=True))

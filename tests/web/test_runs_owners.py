@@ -12,9 +12,10 @@ from playground.models import RunAction, Scenario
 from playground.ownership import SESSION_KEY, Actor
 from playground.presenters.runs import run_screen
 from playground.presenters.runs.owners import group_pods
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 
 pytestmark = [pytest.mark.django_db]
@@ -63,7 +64,7 @@ spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
 
 
 def _scenario() -> Scenario:

@@ -14,9 +14,12 @@ from playground.presenters.runs import run_screen
 from playground.selectors import runs as sel
 from playground.selectors.frame_views import view_at
 from playground.services import gallery
-from playground.services import runs as svc
-from playground.services.runs import dispatch
+from playground.services.runs import actions as svc
+from playground.services.runs import dispatch, news
 from playground.services.runs import engine as run_engine
+from playground.services.runs import errors as run_errors
+from playground.services.runs import forms as run_forms
+from playground.services.runs import worker as run_worker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -38,7 +41,7 @@ def inline_worker(
 
     def schedule(run_id: int, index: int, **_: object) -> None:
         calls.append((run_id, index))
-        svc.advance_run(run_id)
+        run_worker.advance_run(run_id)
 
     monkeypatch.setattr(dispatch, "schedule", schedule)
     global _capture
@@ -76,7 +79,7 @@ def seqs(run: Run) -> list[int]:
 
 
 def headless_events(run: Run) -> list[dict]:
-    sim = svc.load_simulation(run.scenario_yaml, run.seed)
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed)
     sim.run(run.max_time)
     return sim.sink.events
 
@@ -118,7 +121,7 @@ def test_steps_preemption_and_bind_then_settle(inline_worker: list) -> None:
     stored = list(run.events.order_by("seq").values_list("data", flat=True))
     assert stored == headless_events(run)
     # A duplicate task (a redelivery) finds nothing to do.
-    assert svc.advance_run(run.pk) == 0
+    assert run_worker.advance_run(run.pk) == 0
     assert seqs(run) == list(range(1, run.last_seq + 1))
 
 
@@ -142,7 +145,7 @@ def test_checkpoints_and_rebuild_replay_exactly(inline_worker: list, monkeypatch
     for _ in range(3):
         act(run, RunAction.KIND_STEP)
     assert list(run.checkpoints.values_list("step", flat=True)) == [0, 2]
-    engine = svc.Engine.rebuild(run)  # checkpoint 2 + frame 3
+    engine = run_engine.Engine.rebuild(run)  # checkpoint 2 + frame 3
     assert engine.sim.sink.seq == run.last_seq and engine.step == 3
     # The keyframe rule resumes after frame 0 (the keyframe) and the three deltas stored since.
     assert engine.keyframes.chain_frames == 3 and engine.keyframes.chain_bytes > 0
@@ -163,8 +166,8 @@ def test_queued_steps_are_committed_together_each_with_its_own_step(
                                         params=params if kind == RunAction.KIND_CLUSTER else {})
                for i, kind in enumerate(kinds)]
     notified: list[int | None] = []
-    monkeypatch.setattr(dispatch, "notify", lambda run_id, *, head_step=None, last_seq=None: notified.append(head_step))
-    assert svc.advance_run(run.pk) == len(kinds)
+    monkeypatch.setattr(news, "notify", lambda run_id, *, head_step=None, last_seq=None: notified.append(head_step))
+    assert run_worker.advance_run(run.pk) == len(kinds)
     for action in actions:
         action.refresh_from_db()
     assert [a.state for a in actions] == [RunAction.STATE_DONE] * len(kinds)
@@ -177,7 +180,7 @@ def test_queued_steps_are_committed_together_each_with_its_own_step(
     assert actions[3].result == "applied" and "cycle" in [a.result for a in actions[:3]]
     assert notified == [3, 4, 5]  # the three Steps, the cordon, the last Step
     run.refresh_from_db()
-    engine = svc.Engine.rebuild(run)
+    engine = run_engine.Engine.rebuild(run)
     assert engine.sim.sink.seq == run.last_seq and engine.step == 5
 
 
@@ -195,7 +198,7 @@ def test_play_defers_a_due_checkpoint_to_its_end(inline_worker: list, monkeypatc
     # Due at step 2, taken only once it had waited PLAY_DEFER intervals (or at the end).
     assert steps[0] == 0 and 2 not in steps and 4 not in steps
     assert steps[1] == 2 + run_engine.PLAY_DEFER * 2 or steps[-1] == run.head_step
-    engine = svc.Engine.rebuild(run)
+    engine = run_engine.Engine.rebuild(run)
     assert engine.sim.sink.seq == run.last_seq and engine.step == run.head_step
 
 
@@ -216,11 +219,11 @@ def test_advance_clock_schedules_then_fires_an_eviction(inline_worker: list) -> 
 def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: list) -> None:
     run = start("noexecute-eviction")
     ok = act(
-        run, RunAction.KIND_CLUSTER, svc.cluster_action_from_form({"what": "node", "op": "cordon", "node": "worker-2"})
+        run, RunAction.KIND_CLUSTER, run_forms.cluster_action_from_form({"what": "node", "op": "cordon", "node": "worker-2"})
     )
     assert ok.state == RunAction.STATE_DONE
     assert view_at(run=run, step=run.head_step)["nodes"][1]["unschedulable"] is True
-    with pytest.raises(svc.RunError, match='node "nope" does not exist'):  # refused in the request
+    with pytest.raises(run_errors.RunError, match='node "nope" does not exist'):  # refused in the request
         act(run, RunAction.KIND_CLUSTER, {"action": "cordon", "node": "nope"})
     # Something the request could not know (here: written to the log directly) still fails in
     # the worker with the engine's message, and the run goes on.
@@ -228,14 +231,14 @@ def test_cluster_actions_apply_or_fail_with_the_engines_message(inline_worker: l
     bad = RunAction.objects.create(
         run=run, index=last.index + 1, kind=RunAction.KIND_CLUSTER, params={"action": "cordon", "node": "nope"}
     )
-    svc.advance_run(run.pk)
+    run_worker.advance_run(run.pk)
     bad.refresh_from_db()
     run.refresh_from_db()
     assert bad.state == RunAction.STATE_FAILED and "does not exist" in bad.result
     added = act(
         run,
         RunAction.KIND_CLUSTER,
-        svc.cluster_action_from_form({"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}),
+        run_forms.cluster_action_from_form({"what": "addPod", "name": "extra", "cpu": "100m", "memory": "64Mi"}),
     )
     assert added.state == RunAction.STATE_DONE
     assert "default/extra" in [p["pod"] for p in view_at(run=run, step=run.head_step)["queues"]["activeQ"]]
@@ -322,17 +325,17 @@ def test_score_weight_changes_during_a_run(inline_worker: list) -> None:
     action = act(
         run,
         RunAction.KIND_CLUSTER,
-        svc.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodeResourcesFit", "weight": "7"}),
+        run_forms.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodeResourcesFit", "weight": "7"}),
     )
     assert action.state == RunAction.STATE_DONE, action.result
     act(run, RunAction.KIND_STEP)
     scores = [e.data for e in run.events.filter(type="scores").order_by("seq")]
     assert not scores or scores[-1]["weights"]["NodeResourcesFit"] == 7
-    with pytest.raises(svc.RunError, match="not a Score plugin") as refused:
+    with pytest.raises(run_errors.RunError, match="not a Score plugin") as refused:
         act(
             run,
             RunAction.KIND_CLUSTER,
-            svc.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodePorts", "weight": "3"}),
+            run_forms.cluster_action_from_form({"what": "setScoreWeight", "plugin": "NodePorts", "weight": "3"}),
         )
     assert refused.value.field == "plugin"
 

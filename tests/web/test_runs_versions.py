@@ -14,8 +14,11 @@ from playground.ownership import SESSION_KEY, Actor
 from playground.selectors.frame_views import view_at
 from playground.selectors.scenarios import scenario_yaml
 from playground.services import gallery
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
+from playground.services.runs import engine as run_engine
+from playground.services.runs import errors as run_errors
+from playground.services.runs import worker as run_worker
 from playground.services.runs.cache import EngineCache
 from playground.services.runs.engine import Engine
 from playground.services.versions import attribution, compare
@@ -35,7 +38,7 @@ def gallery_scenario(slug: str) -> Scenario:
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, channel_layer: Any) -> None:
     settings.REDIS_URL = redis_url
-    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: svc.advance_run(run_id, cache=EngineCache()))
+    monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id, cache=EngineCache()))
 
 
 def _play(run: Run, capture: Any) -> RunAction:
@@ -47,7 +50,7 @@ def _play(run: Run, capture: Any) -> RunAction:
 
 
 def _headless_nodes(run: Run, version: str) -> dict[str, Any]:
-    sim = svc.load_simulation(run.scenario_yaml, run.seed, version)
+    sim = run_engine.load_simulation(run.scenario_yaml, run.seed, version)
     sim.run(run.max_time)
     return {f"{p['namespace']}/{p['name']}": (p["node"], p["message"]) for p in sim.result(True)["pods"]}
 
@@ -79,7 +82,7 @@ def test_a_rebuild_refuses_a_checkpoint_of_another_version() -> None:
 
 
 def test_an_unknown_version_is_refused_by_name() -> None:
-    with pytest.raises(svc.RunError, match=r"unsupported Kubernetes version 'v1\.12'.*v1\.35, v1\.30"):
+    with pytest.raises(run_errors.RunError, match=r"unsupported Kubernetes version 'v1\.12'.*v1\.35, v1\.30"):
         svc.run_start(scenario=gallery_scenario("resource-fit"), actor=OWNER, kubernetes_version="v1.12")
     assert not Run.objects.exists()
 

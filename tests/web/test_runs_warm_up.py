@@ -8,7 +8,7 @@ from django.test import Client
 
 from playground.models import RunAction
 from playground.ownership import SESSION_KEY
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
 from tests.web.test_runs_services import OWNER, act, gallery_scenario, inline_worker  # noqa: F401
 

@@ -14,9 +14,9 @@ import pytest
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor
 from playground.services import gallery
-from playground.services import runs as run_service
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions, prepare
+from playground.services.runs import actions as run_service
 from tests.web.broker import switch_broker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -116,7 +116,7 @@ def test_a_big_start_is_computed_by_a_worker_while_the_request_waits(
     import time
 
     from config.celery import app
-    from playground.services.scenarios import PREPARE_MIN_OBJECTS
+    from playground.services.runs.prepare import PREPARE_MIN_OBJECTS
     from tests.web.test_runs_live import _many_pods_yaml
 
     settings.REDIS_URL = redis_url

@@ -1,4 +1,4 @@
-"""SQLite's writers take turns through playground.sqlite_backend (a real database file, real
+"""SQLite's writers take turns through playground.infra.sqlite_backend (a real database file, real
 threads and a real second process): a transaction holds the turn from BEGIN to COMMIT or
 ROLLBACK, a write outside a transaction holds it for its statement, a waiting thread gives up
 with SQLite's own error after the connection's timeout, and a process that dies holding the
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection, connections, transaction
 
-from playground.bulk_insert import insert_prepared, prepare_rows
+from playground.infra.bulk_insert import insert_prepared, prepare_rows
+from playground.infra.sqlite_backend.write_lock import write_lock
 from playground.models import Run, RunEvent, Scenario
-from playground.sqlite_backend.write_lock import write_lock
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

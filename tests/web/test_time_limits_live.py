@@ -20,8 +20,9 @@ import pytest
 from playground.launcher import stop_process_group
 from playground.models import Run, RunAction
 from playground.ownership import SESSION_KEY, Actor
-from playground.services import runs as svc
 from playground.services import scenarios as scenario_service
+from playground.services.runs import actions as svc
+from playground.services.runs import errors as run_errors
 from tests.web.broker import switch_broker
 from tests.web.test_reliability_live import RedisServer, _start_worker
 from tests.web.test_runs_live import _many_pods_yaml, _wait
@@ -133,7 +134,7 @@ def test_a_preparation_past_its_limit_fails_the_start_waiting_for_it(
     worker, log_path = _start_worker(env, queue, "limits-prepare", live_logs_dir, own_redis.url)
     try:
         scenario = scenario_service.scenario_create(actor=OWNER, name="long timeline", yaml_text=timeline_yaml(200_000))
-        with pytest.raises(svc.RunError) as refused:
+        with pytest.raises(run_errors.RunError) as refused:
             svc.run_start(scenario=scenario, actor=OWNER)
         assert "could not be prepared" in str(refused.value) and "PLAYGROUND_PREPARE_SOFT_TIME_LIMIT" in str(
             refused.value), str(refused.value)

@@ -38,7 +38,7 @@ def _step_through(run: Run, steps: int) -> list[dict[str, Any]]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("slug", ["priority-preemption", "noexecute-eviction"])
 def test_markers_kept_between_steps_are_the_whole_logs(slug: str, inline_worker: list) -> None:  # noqa: F811
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, gallery_scenario
 
     timeline_presenter._kept.clear()
@@ -52,7 +52,7 @@ def test_markers_kept_between_steps_are_the_whole_logs(slug: str, inline_worker:
 def test_a_kind_full_of_candidates_takes_no_more(monkeypatch: pytest.MonkeyPatch, inline_worker: list) -> None:  # noqa: F811
     """At most MARKERS_PER_KIND candidates of a kind are taken, in order, whether read at once
     or step by step (a preemption that chose no node takes a place and marks nothing)."""
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, gallery_scenario
 
     monkeypatch.setattr(timeline_presenter, "MARKERS_PER_KIND", 1)
@@ -64,7 +64,7 @@ def test_a_kind_full_of_candidates_takes_no_more(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.django_db
 def test_another_run_under_a_reused_id_is_read_afresh(inline_worker: list) -> None:  # noqa: F811
-    from playground.services import runs as svc
+    from playground.services.runs import actions as svc
     from tests.web.test_runs_services import OWNER, gallery_scenario
 
     run = svc.run_start(scenario=gallery_scenario("priority-preemption"), actor=OWNER)

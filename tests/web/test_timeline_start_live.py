@@ -21,10 +21,10 @@ from bench.timeline_start import timeline_yaml
 from playground.launcher import stop_process_group
 from playground.models import PreparedStart, RunFrame
 from playground.ownership import Actor
-from playground.services import runs as run_service
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions, prepare
-from playground.services.scenarios import PREPARE_MIN_OBJECTS
+from playground.services.runs import actions as run_service
+from playground.services.runs.prepare import PREPARE_MIN_OBJECTS
 from tests.web.broker import switch_broker
 from tests.web.test_reliability_live import RedisServer, _start_worker
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.web_processes import listen, web_argv
+from playground.infra.web_processes import listen, web_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def test_an_address_in_use_fails_loudly() -> None:
         with pytest.raises(OSError):
             listen("127.0.0.1", taken.getsockname()[1])
         out = subprocess.run(
-            [sys.executable, "-m", "playground.web_processes", "--port", str(taken.getsockname()[1])],
+            [sys.executable, "-m", "playground.infra.web_processes", "--port", str(taken.getsockname()[1])],
             cwd=ROOT, capture_output=True, text=True, timeout=30,
         )
         assert out.returncode == 1 and "cannot listen" in out.stderr
@@ -102,7 +102,7 @@ def test_a_server_starts_without_deprecation_warnings_and_serves_websockets(live
 @pytest.mark.live
 def test_websocket_messages_are_compressed_without_context_and_read_back_whole(live_env: dict[str, str]) -> None:
     """The server answers a browser's permessage-deflate offer with server_no_context_takeover
-    (playground.websocket_deflate shares each message's compression between connections), and
+    (playground.infra.websocket_deflate shares each message's compression between connections), and
     two clients at once read their messages back intact."""
     from websockets.sync.client import connect
 

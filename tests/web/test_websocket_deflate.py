@@ -1,4 +1,4 @@
-"""playground.websocket_deflate: a message sent on many connections is compressed once, and each
+"""playground.infra.websocket_deflate: a message sent on many connections is compressed once, and each
 connection sends what a fresh compression of that message would have sent."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from websockets.extensions.permessage_deflate import (
 )
 from websockets.frames import Frame, Opcode
 
-from playground import websocket_deflate
-from playground.websocket_deflate import SharedDeflateFactory
+from playground.infra import websocket_deflate
+from playground.infra.websocket_deflate import SharedDeflateFactory
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from playground.models import RunAction
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
 from playground.services.scenarios import scenario_create
 from tests.web.test_runs_services import OWNER, act, inline_worker  # noqa: F401  (fixture)
 

@@ -18,7 +18,9 @@ from playground.models import Run, RunAction, Scenario
 from playground.ownership import SESSION_KEY
 from playground.selectors.frame_views import view_at
 from playground.selectors.scenarios import scenario_yaml
-from playground.services import runs as svc
+from playground.services.runs import actions as svc
+from playground.services.runs import forms as run_forms
+from playground.services.runs import worker as run_worker
 from tests.web.test_runs_owners import OWNER, WORKLOADS, _scenario
 from tests.web.test_runs_services import act, inline_worker, start  # noqa: F401
 from tests.web.test_scenarios_views import NODE, create, post
@@ -169,9 +171,9 @@ def test_an_addition_written_past_the_request_check_fails_in_the_worker(inline_w
     run = start("priority-preemption")
     pods = sum(1 for p in view_at(run=run, step=run.head_step)["pods"] if p.get("status") != "Deleted")
     settings.PLAYGROUND_MAX_PODS = pods
-    pod = svc.cluster_action_from_form({"what": "addPod", "name": "extra"})
+    pod = run_forms.cluster_action_from_form({"what": "addPod", "name": "extra"})
     bad = RunAction.objects.create(run=run, index=1, kind=RunAction.KIND_CLUSTER, params=pod)
-    svc.advance_run(run.pk)
+    run_worker.advance_run(run.pk)
     bad.refresh_from_db()
     assert bad.state == RunAction.STATE_FAILED
     assert f"too many pods ({pods + 1:,}); the limit is {pods:,} (raise it with the PLAYGROUND_MAX_PODS setting)" in bad.result

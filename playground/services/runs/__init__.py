@@ -1,71 +1,19 @@
-"""Changing runs: start one from a scenario, queue actions, pause, fork; the worker's `advance_run`.
+"""Changing runs. Empty on purpose: import the module you need, so that importing one part
+(the lease's reader, a form's check) never drags in the whole pipeline.
 
 One module per concept:
 
+- `actions`: what users do (start, enqueue, pause, speed, fork);
+- `prepare`: what a Start needs, ready before it is asked for (a scenario's kept YAML, a big
+  scenario's run start);
 - `engine`: building the engine from the stored log (checkpoint + replay) and recording units;
 - `cache`: the live engines a worker process keeps between actions;
-- `actions`: what users do (start, enqueue, pause, speed, fork);
-- `dispatch`: queueing the worker and notifying the run's pages;
-- `worker`: `advance_run`, which executes pending actions under the run's lock;
+- `dispatch`: sending work to the workers (tasks sent by name);
+- `fleet`: the workers' presence and health (home queues, alive and busy marks);
+- `news`: telling the run's pages that its log grew, and whoever subscribed;
+- `worker`: `advance_run`, which executes pending actions under the run's lease;
+- `fast_forward`: a Play with a target, in slices;
 - `forms`: the run page's cluster forms (and the scaleDeployment form) as engine actions;
-- `preflight`: a cluster action checked in the request (the engine's rules), before it is queued.
-
-After each commit the run's Channels group `run_<id>` is notified; consumers render from the DB.
+- `preflight`: a cluster action checked in the request (the engine's rules), before it is queued;
+- `errors`: the exceptions the others raise.
 """
-
-from playground.services.runs.actions import (
-    CLUSTER_ACTIONS,
-    SPEEDS,
-    kubernetes_version_of,
-    run_enqueue,
-    run_fork,
-    run_opened,
-    run_pause,
-    run_set_speed,
-    run_start,
-)
-from playground.services.runs.dispatch import notify, queue_for, resume_unfinished_runs, runs_queue
-from playground.services.runs.engine import Engine, apply_unit, engine_view, load_simulation
-from playground.services.runs.errors import FieldError, LeaseLost, RunBusy, RunError
-from playground.services.runs.forms import FORMS as CLUSTER_FORMS
-from playground.services.runs.forms import (
-    MAX_REPLICAS,
-    NODE_OPS,
-    PAUSE_IMAGE,
-    TAINT_EFFECTS,
-    cluster_action_from_form,
-    scale_action_from_form,
-)
-from playground.services.runs.worker import advance_run
-
-__all__ = [
-    "CLUSTER_ACTIONS",
-    "CLUSTER_FORMS",
-    "MAX_REPLICAS",
-    "NODE_OPS",
-    "PAUSE_IMAGE",
-    "SPEEDS",
-    "TAINT_EFFECTS",
-    "Engine",
-    "FieldError",
-    "LeaseLost",
-    "RunBusy",
-    "RunError",
-    "advance_run",
-    "apply_unit",
-    "cluster_action_from_form",
-    "engine_view",
-    "kubernetes_version_of",
-    "load_simulation",
-    "notify",
-    "queue_for",
-    "resume_unfinished_runs",
-    "run_enqueue",
-    "run_fork",
-    "run_opened",
-    "run_pause",
-    "run_set_speed",
-    "run_start",
-    "runs_queue",
-    "scale_action_from_form",
-]

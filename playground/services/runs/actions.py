@@ -15,17 +15,17 @@ from django.utils import timezone
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import view_at
-from playground.services.runs import dispatch, preflight
+from playground.services.runs import dispatch, fleet, news, preflight
 from playground.services.runs.errors import RunError
 from playground.services.runs.prepare import (
     compute_start,
     content_key,
     keep_start,
     prepared_by_worker,
+    scenario_yaml_versioned,
     take_by_content,
     take_prepared,
 )
-from playground.services.scenarios import scenario_yaml_versioned
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 
@@ -124,10 +124,8 @@ def run_start(
         if computed:
             keep_start(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version,
                        feature_gates=gates, content=content, prepared=prepared)
-        from playground.services.challenges import notify_results_for_run
-
         pk = run.pk
-        transaction.on_commit(lambda: notify_results_for_run(run_id=pk))  # a new attempt
+        transaction.on_commit(lambda: news.notify(pk))  # a new attempt (a challenge's results follow the news)
     run.refresh_from_db()
     return run
 
@@ -136,13 +134,12 @@ def _worker_prepares(scenario: Scenario, seed: int, version: str, gates: str) ->
     """Should a worker compute this start while the request waits? A big scenario's (the
     start a worker prepares after every change: its seed, the default version, no gates), when
     a worker is there to do it."""
-    from playground.services.runs.prepare import start_weight
-    from playground.services.scenarios import PREPARE_MIN_OBJECTS
+    from playground.services.runs.prepare import PREPARE_MIN_OBJECTS, start_weight
     from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
     if gates or seed != scenario.seed or version != DEFAULT_KUBERNETES_VERSION:
         return False
-    return start_weight(scenario.pk) >= PREPARE_MIN_OBJECTS and dispatch.any_worker_alive()  # timelines count
+    return start_weight(scenario.pk) >= PREPARE_MIN_OBJECTS and fleet.any_worker_alive()  # timelines count
 
 
 def run_opened(*, run: Run, actor: Actor) -> bool:
@@ -234,10 +231,10 @@ def _append(**fields: Any) -> RunAction:
 
 def _record_settled(locked: Run, index: int, kind: str, params: dict[str, Any]) -> RunAction:
     """A Step or Play of a settled run with nothing queued before it: recorded done here, as the
-    worker would record it (worker.settled_outcome), without a trip through the queue. A class
+    worker would record it (units.settled_outcome), without a trip through the queue. A class
     presses Step and Play on finished runs all the time; each cost a task, a worker's
     transaction and a second page update, and waited in the queue behind the others' steps."""
-    from playground.services.runs.worker import settled_outcome
+    from playground.services.runs.units import settled_outcome
 
     fields = {name: value for name, value in settled_outcome(kind).items() if getattr(locked, name) != value}
     done = {"state": RunAction.STATE_DONE, "result": "settled", "done_at": timezone.now()}
@@ -247,7 +244,7 @@ def _record_settled(locked: Run, index: int, kind: str, params: dict[str, Any]) 
         with transaction.atomic():
             action = RunAction.objects.create(run=locked, index=index, kind=kind, params=params, **done)
             Run.objects.filter(pk=locked.pk).update(**fields)
-    transaction.on_commit(lambda: dispatch.notify(locked.pk))
+    transaction.on_commit(lambda: news.notify(locked.pk))
     return action
 
 
@@ -267,7 +264,7 @@ def run_set_speed(*, run: Run, actor: Actor, speed: float) -> None:
     if speed not in SPEEDS:
         raise RunError("Unknown speed.")
     Run.objects.filter(pk=run.pk).update(speed=speed)
-    dispatch.notify(run.pk)
+    news.notify(run.pk)
 
 
 def run_fork(*, run: Run, actor: Actor, step: int) -> Run:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from playground import frame_views
-from playground.bulk_insert import PreparedRows, insert_prepared, prepare_rows
+from playground.infra.bulk_insert import PreparedRows, insert_prepared, prepare_rows
 from playground.keyframe_rule import KeyframeRule, json_size
 from playground.models import Run, RunCheckpoint, RunEvent, RunFrame
 from playground.monitoring.collectors import record_steps
@@ -74,7 +74,7 @@ def apply_unit(sim: Any, unit: dict[str, Any], limits: Any = None) -> str:
     if op == "action":
         sim.apply_manifest_action(unit["action"], index=unit["index"], limits=limits)
         return "action"
-    if op == "clock":  # the clock runs to `to` with nothing due before it (see worker: run_clock_for)
+    if op == "clock":  # the clock runs to `to` with nothing due before it (see units.run_clock_for)
         sim.advance_clock(float(unit["to"]))
         return "clock"
     if op == "steps":  # a fast-forward's run of `count` steps in one frame (services/runs/fast_forward.py)

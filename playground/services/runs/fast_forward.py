@@ -31,9 +31,9 @@ from playground.models import Run, RunAction
 from playground.services.runs.errors import FieldError
 
 if TYPE_CHECKING:
+    from playground.infra.lease import RunLease
     from playground.services.quotas import Charger
     from playground.services.runs.engine import Engine
-    from playground.services.runs.lease import RunLease
 
 TARGETS = ("end", "cycle", "time")
 SLICE_SECONDS = float(os.environ.get("PLAYGROUND_FAST_FORWARD_SLICE_SECONDS", "1.0"))  # CPU s between commits
@@ -90,19 +90,19 @@ def fast_forward(
     """Execute the fast-forward `action` (a Play with a target) from where the run is, in
     slices (module doc). Leaves the action "pending" when it hands the process over (the
     caller queues its continuation), else done (or failed when the quota is spent)."""
-    from playground.services.runs import dispatch
-    from playground.services.runs import worker as w
+    from playground.infra.queues import CONTINUATION_PRIORITY, others_waiting
+    from playground.services.runs import dispatch, units
 
     run_id = run.pk
     if run.pause_requested or run.status == Run.STATUS_SETTLED:
         result = "paused" if run.pause_requested else "settled"
-        extra = w.settled_outcome(RunAction.KIND_PLAY) if result == "settled" else {
+        extra = units.settled_outcome(RunAction.KIND_PLAY) if result == "settled" else {
             "pause_requested": False, "status": Run.STATUS_IDLE}
-        w._commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result, extra=extra)
+        units.commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result, extra=extra)
         return engine
-    engine = w._engine(run, engine)
+    engine = units.engine_for(run, engine)
     if action.state != RunAction.STATE_RUNNING:
-        w._commit(run_id, engine, action, state=RunAction.STATE_RUNNING,
+        units.commit(run_id, engine, action, state=RunAction.STATE_RUNNING,
                   extra={"status": Run.STATUS_PLAYING, "reveal": None}, lease=lease)
     to, value = action.params.get("to"), action.params.get("value")
     target_cycle = int(value) if to == "cycle" else None
@@ -122,7 +122,7 @@ def fast_forward(
     result = ""
     past = to == "time" and engine.sim.clock.now() >= max_time  # queued behind actions that got there
     while not reached() and not past:
-        nodes = w._nodes(engine)  # what a step costs against the quota (a timeline may add nodes)
+        nodes = units.node_count(engine)  # what a step costs against the quota (a timeline may add nodes)
         taken = [1]  # steps in this unit so far (the first is paid for below)
 
         def go_on(last: str, taken: list[int] = taken, slice_cpu: float = slice_cpu, nodes: int = nodes) -> bool:
@@ -131,9 +131,9 @@ def fast_forward(
                     or time.thread_time() - slice_cpu >= SLICE_SECONDS):
                 return False
             now = time.monotonic()
-            if queues and now - looked >= w.YIELD_LOOK_SECONDS:
+            if queues and now - looked >= units.YIELD_LOOK_SECONDS:
                 looked = now
-                if dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+                if others_waiting(queues, below=CONTINUATION_PRIORITY):
                     waiting = True  # a client's Step or change: it goes first, after this slice's commit
                     return False
             taken[0] += 1
@@ -155,20 +155,20 @@ def fast_forward(
             break
         if not waiting and time.thread_time() - slice_cpu < SLICE_SECONDS:
             continue
-        w._commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
+        units.commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
         if Run.objects.filter(pk=run_id).values_list("pause_requested", flat=True).get():
             result = "paused"
             break
         if queues is not None and (
-            waiting or time.monotonic() - task_started >= TASK_SECONDS or (queues and dispatch.others_waiting(queues))
+            waiting or time.monotonic() - task_started >= TASK_SECONDS or (queues and others_waiting(queues))
         ):
             # Others wait (or this task has worked long enough): they go first, it continues behind them.
-            w._commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+            units.commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
             return engine
         slice_cpu = time.thread_time()
     if to == "time" and not spent and result != "paused" and engine.sim.clock.now() < max_time:
         # What is left is what "Let the clock run" does: the leftover flush on the way, the clock to T.
-        w.run_clock_for(engine, max_time - engine.sim.clock.now(), run.max_time, action.index)
+        units.run_clock_for(engine, max_time - engine.sim.clock.now(), run.max_time, action.index)
         result = "max-time"
     if reached():
         result = f"cycle {queue.scheduling_cycle}"
@@ -177,7 +177,7 @@ def fast_forward(
     elif result == "settled":  # not the bare word, which the status line reads as "nothing to do"
         result = f"settled at cycle {queue.scheduling_cycle}, clock {engine.sim.clock.now():g}s"
     status = Run.STATUS_SETTLED if engine.last_result == "settled" else Run.STATUS_IDLE
-    w._commit(
+    units.commit(
         run_id, engine, action, state=RunAction.STATE_FAILED if spent else RunAction.STATE_DONE,
         result=spent or result, extra={"pause_requested": False, "status": status}, lease=lease,
     )

@@ -1,9 +1,14 @@
-"""A big scenario's run start, computed ahead of the Start click.
+"""A scenario's kept YAML and a big scenario's run start, computed ahead of the Start click.
+
+One concept, "what a Start needs, ready before it is asked for": the scenario's YAML, built once
+per version of its objects and kept on the scenario (`scenario_yaml_versioned`), and for a big
+scenario its whole run start. Services that change a scenario's objects call
+`prepare_yaml_later`; a worker then keeps both (`scenario_prepare_by_id`).
 
 Starting a run loads the scenario's YAML into the engine, describes frame 0 and takes
 checkpoint 0: about 5 s of CPU at 5,000 nodes x 10,000 pods, most of it parsing YAML. After a
 big scenario changes, a worker does all that once (`prepare_start`, queued by
-services.scenarios.prepare_yaml_later) for the scenario's seed and the default Kubernetes
+`prepare_yaml_later`) for the scenario's seed and the default Kubernetes
 version, through the same Engine a start uses, and keeps what the start would store: frame 0,
 its events, the run's fields and checkpoint 0. A start with exactly those inputs (`take_prepared`)
 then only writes those rows; the worker's warm-up restores checkpoint 0 as for any run.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,12 +33,72 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 from django.utils import timezone
 
-from playground.bulk_insert import insert_rows
+from playground.infra import redis_client
+from playground.infra.bulk_insert import insert_rows
+from playground.infra.queues import CONTINUATION_PRIORITY, runs_queue, send_task
+from playground.manifests import build_yaml
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
+from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
 from scheduler_core.util.collector import collector_paused
 
+logger = logging.getLogger(__name__)
+
 START_UNIT = {"op": "start"}
+PREPARE_MIN_OBJECTS = 1000  # scenarios with this many objects get their YAML and start built ahead
+PREPARE_TASK = "playground.prepare_scenario_yaml"  # playground/tasks/scenarios.py, sent by name
+
+# ---- the kept YAML ------------------------------------------------------------------------------
+
+
+def scenario_yaml_prepare(*, scenario: Scenario) -> str:
+    """The scenario's YAML, built and kept for the current version of its objects unless it is
+    kept already (a run start then snapshots it without building it: seconds at 5,000 nodes).
+    A change meanwhile only leaves a copy whose version never matches again."""
+    return scenario_yaml_versioned(scenario=scenario)[0]
+
+
+def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
+    """`scenario_yaml_prepare`, and the version of the objects the text is the YAML of."""
+    version = objects_version(scenario=scenario)
+    cached = cached_yaml(scenario=scenario, version=version)
+    if cached is not None:
+        return cached, version
+    text = build_yaml(scenario_manifests(scenario=scenario))
+    Scenario.objects.filter(pk=scenario.pk).update(yaml_cache=text, yaml_cache_version=version)
+    return text, version
+
+
+def scenario_prepare_by_id(*, scenario_id: int, stopped: str = "") -> None:
+    """A worker's part (see `prepare_yaml_later`): keep the YAML, then the run start. `stopped`:
+    what a start waiting for it is told if the task's soft time limit stops it (`prepare_start`)."""
+    scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
+    if scenario is not None:
+        prepare_start(scenario=scenario, stopped=stopped)
+
+
+def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
+    """After this transaction commits, have a worker build the YAML of a big scenario whose
+    objects just changed, and its run start (`prepare_start`), so the owner's next Start
+    or download finds them ready. Best effort (small scenarios build theirs in milliseconds
+    when needed; a broker that cannot take the task now only means the next start builds it)."""
+    if objects < PREPARE_MIN_OBJECTS:
+        if start_weight(scenario.pk) < PREPARE_MIN_OBJECTS:  # a long Timeline counts too
+            return
+
+    def queue() -> None:
+        try:
+            queue = runs_queue()
+            # Background work: behind every waiting Step, like a play's next slice.
+            send_task(PREPARE_TASK, (scenario.pk,), priority=CONTINUATION_PRIORITY,
+                      **({"queue": queue} if queue else {}))
+        except Exception:
+            logger.warning("scenario %s: could not queue its YAML", scenario.pk, exc_info=True)
+
+    transaction.on_commit(queue)
+
+
+# ---- the prepared start ------------------------------------------------------------------------
 
 
 def start_weight(scenario_id: int) -> int:
@@ -117,9 +183,10 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
 FRAME_FIELDS = ("step", "action_index", "unit", "result", "cycle", "clock", "first_seq", "last_seq", "view")
 
 
-def prepare_start(*, scenario: Scenario) -> None:
-    """Keep the scenario's YAML and its run start for its seed and the default version."""
-    from playground.services.scenarios import scenario_yaml_versioned
+def prepare_start(*, scenario: Scenario, stopped: str = "") -> None:
+    """Keep the scenario's YAML and its run start for its seed and the default version.
+    `stopped`: the line a start waiting for this one gets when the worker's soft time limit
+    stops it (the task knows its limits: tasks/limits.py); empty: a generic line."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
@@ -138,9 +205,7 @@ def prepare_start(*, scenario: Scenario) -> None:
             except ScenarioError:
                 return  # a start will say why
             except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
-                from playground.tasks.limits import Limits
-
-                mark_stopped(scenario.pk, Limits.for_preparing().soft_message())
+                mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
                 raise
         _store_for(scenario, key, content, prepared)
 
@@ -155,17 +220,13 @@ def _stopped_key(scenario_id: int) -> str:
 def mark_stopped(scenario_id: int, message: str) -> None:
     """A worker's preparation of the scenario's start passed its time limit (tasks/limits.py):
     the start waiting for it fails with `message` instead of computing it in the web request."""
-    from playground.services.runs.dispatch import _shared_redis
-
     with contextlib.suppress(Exception):
-        _shared_redis().set(_stopped_key(scenario_id), message, ex=STOPPED_TTL)
+        redis_client.shared().set(_stopped_key(scenario_id), message, ex=STOPPED_TTL)
 
 
 def _stopped(scenario_id: int, *, clear: bool = False) -> str | None:
-    from playground.services.runs.dispatch import _shared_redis
-
     try:
-        client = _shared_redis()
+        client = redis_client.shared()
         value = client.getdel(_stopped_key(scenario_id)) if clear else client.get(_stopped_key(scenario_id))
     except Exception:
         return None
@@ -188,11 +249,9 @@ def _preparing(scenario_id: int) -> Iterator[bool]:
     worker still computing (minutes at the envelope on a busy machine) from one that died."""
     import threading
 
-    from playground.services.runs.dispatch import _shared_redis
-
     key = _preparing_key(scenario_id)
     try:
-        mine = bool(_shared_redis().set(key, 1, nx=True, ex=PREPARING_TTL))
+        mine = bool(redis_client.shared().set(key, 1, nx=True, ex=PREPARING_TTL))
     except Exception:  # no Redis: nobody else can be told either; compute
         mine = True
     done = threading.Event()
@@ -200,7 +259,7 @@ def _preparing(scenario_id: int) -> Iterator[bool]:
     def beat() -> None:
         while not done.wait(PREPARING_BEAT):
             with contextlib.suppress(Exception):
-                _shared_redis().expire(key, PREPARING_TTL)
+                redis_client.shared().expire(key, PREPARING_TTL)
 
     heart = threading.Thread(target=beat, name="preparing-heartbeat", daemon=True) if mine else None
     if heart is not None:
@@ -212,14 +271,12 @@ def _preparing(scenario_id: int) -> Iterator[bool]:
         if heart is not None:
             heart.join(PREPARING_BEAT)
             with contextlib.suppress(Exception):
-                _shared_redis().delete(key)
+                redis_client.shared().delete(key)
 
 
 def _being_prepared(scenario_id: int) -> bool:
-    from playground.services.runs.dispatch import _shared_redis
-
     try:
-        return bool(_shared_redis().exists(_preparing_key(scenario_id)))
+        return bool(redis_client.shared().exists(_preparing_key(scenario_id)))
     except Exception:
         return False
 
@@ -239,14 +296,12 @@ def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernete
     worker's time limit stopped the preparation (`mark_stopped`)."""
     import time
 
-    from playground.services.runs import dispatch
     from playground.services.runs.errors import RunError
-    from playground.tasks.scenarios import prepare_scenario_yaml_task
 
     _stopped(scenario.pk, clear=True)  # an earlier attempt's: this one is asked for afresh
     try:
-        queue = dispatch.runs_queue()
-        prepare_scenario_yaml_task.apply_async((scenario.pk,), priority=0, **({"queue": queue} if queue else {}))
+        queue = runs_queue()
+        send_task(PREPARE_TASK, (scenario.pk,), priority=0, **({"queue": queue} if queue else {}))
     except Exception:
         return None
     asked = time.monotonic()

@@ -21,42 +21,34 @@ engine in memory.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import time
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from playground.bulk_insert import update_rows
+from playground.infra.lease import RunLease
+from playground.infra.queues import CONTINUATION_PRIORITY, others_waiting
 from playground.models import Run, RunAction
 from playground.selectors.points import point_groups
 from playground.services.quotas import Charger
-from playground.services.runs import dispatch
+from playground.services.runs import dispatch, fleet, news
+from playground.services.runs import units as run_units
 from playground.services.runs.cache import ENGINES, EngineCache
 from playground.services.runs.engine import Engine
-from playground.services.runs.errors import LeaseLost, RunBusy
-from playground.services.runs.lease import RunLease
+from playground.services.runs.errors import RunBusy
+from playground.services.runs.units import LazyEngine, commit, engine_for, node_count, run_clock_for, settled_outcome
 
 logger = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.25  # a play commits (and notifies) at least this often...
 BATCH_UNITS = 25  # ...or after this many units
-MAX_PLAY_UNITS = 20000  # a safety net for one play action
 PLAY_SLICE_SECONDS = float(os.environ.get("PLAYGROUND_PLAY_SLICE_SECONDS", "0.5"))  # then yield to another play
-YIELD_LOOK_SECONDS = 0.02  # a play looks for a client's waiting action at most this often (one Redis round trip)
 PLAY_SHARE = 0.5  # of its pace a play keeps while other clients' actions are coming in
 MAX_PLAY_PAUSE = 0.5  # s a play pauses at most after one batch
-
-
-def _redis() -> Any:
-    import redis
-
-    return redis.Redis.from_url(settings.REDIS_URL)
 
 
 STOPPED = "stopped: it ran past the worker's time limit; nothing of it was kept"
@@ -74,7 +66,7 @@ def advance_run(
     started: its first Step then costs a step, not a 5,000-node checkpoint restore).
     `queues`: the queues this worker process serves, where a play looks for waiting work (None:
     not in a worker's task, e.g. a test executing actions in-process: a play never yields).
-    `home`: this process's own queue; the run's next tasks are sent there (dispatch.home_of).
+    `home`: this process's own queue; the run's next tasks are sent there (fleet.home_of).
     `stopped`: the result of an action its task's soft time limit stopped (tasks/limits.py: a
     SoftTimeLimitExceeded raised in the action): it fails with that line on its page, its
     engine is dropped (nothing of the action was committed), and this returns."""
@@ -87,7 +79,7 @@ def advance_run(
     yielded = False
     charger = Charger(run_id)  # PLAYGROUND_NODE_STEPS_PER_HOUR: each step is paid for before it runs
     if home is not None:
-        dispatch.set_home(run_id, home)
+        fleet.set_home(run_id, home)
     try:
         while True:
             # The first pending action, and the ones behind it that a Step may take into its batch
@@ -107,7 +99,7 @@ def advance_run(
             action = pending[0]
             EXECUTING[run_id] = action.index
             try:
-                engine, executed = _execute(run, action, _Lazy(cache, run, lease), lease, queues, charger, pending[1:])
+                engine, executed = _execute(run, action, LazyEngine(cache, run, lease), lease, queues, charger, pending[1:])
             except SoftTimeLimitExceeded:
                 cache.drop(run_id)  # stopped mid-action: the engine is not the stored log's
                 stop_overrun(run_id, stopped, index=action.index)  # the lease still held: nobody retries it first
@@ -149,105 +141,16 @@ def stop_overrun(run_id: int, result: str, *, index: int | None = None) -> None:
     logger.warning("run %s: action %s (%s) %s", run_id, action.index, action.kind, result)
     if action.kind == RunAction.KIND_PLAY:
         dispatch.clear_continuation(run_id)
-    dispatch.notify(run_id)
+    news.notify(run_id)
     following = actions.order_by("index").values_list("index", flat=True).first()
     if following is not None:
         dispatch.schedule(run_id, following, force=True)
 
 
-class _Lazy:
-    """The run's engine, fetched from the cache (or rebuilt) only by actions that need one."""
-
-    def __init__(self, cache: EngineCache, run: Run, lease: RunLease | None = None) -> None:
-        self.cache, self.run, self.lease = cache, run, lease
-
-    def get(self) -> Engine:
-        if self.lease is None or self.run.pk in self.cache:
-            return self.cache.get(self.run)
-        with self.lease.extended():  # a rebuild restores a checkpoint: seconds at 5,000 nodes
-            return self.cache.get(self.run)
-
-
-def _engine(run: Run, engine: Engine | _Lazy | None) -> Engine:
-    """The run's engine (cached or rebuilt), its extender time budget started for this action
-    (a rebuild does not count: it replays stored answers)."""
-    if isinstance(engine, _Lazy):
-        engine = engine.get()
-    elif engine is None:
-        engine = Engine.rebuild(run)
-    engine.sim.extender_transcript.policy.start_budget()
-    return engine
-
-
-def _commit(
-    run_id: int,
-    engine: Engine | _Lazy | None,
-    action: RunAction,
-    *,
-    state: str,
-    result: str = "",
-    extra: dict[str, Any] | None = None,
-    lease: RunLease | None = None,
-    playing: bool = False,
-    done_before: list[RunAction] | tuple[RunAction, ...] = (),
-) -> None:
-    """One transaction: pending frames and events, the run's progress, the action's state.
-    `done_before`: actions executed earlier in the same batch (state and result set), stored
-    done in the same transaction.
-    `playing`: a batch in the middle of "play" (a due checkpoint may wait: Engine.store_checkpoint).
-    `lease`: this worker's; if another worker took the run, nothing is written (LeaseLost)."""
-    if lease is not None and lease.lost:
-        raise LeaseLost(run_id)
-    if isinstance(engine, Engine):
-        engine.prepare_pending()  # the JSON encoded before the transaction takes the database
-    with transaction.atomic():
-        run = Run.objects.select_for_update().defer("scenario_yaml").get(pk=run_id)
-        fields: dict[str, Any] = dict(extra or {})
-        if isinstance(engine, Engine) and engine.dirty:
-            if run.head_step != engine.stored_step or run.last_seq != engine.stored_seq:
-                raise RuntimeError(f"run {run_id}: the log moved under this worker; giving up")
-            first = engine.frames[0].step
-            fields.update(engine.run_fields())
-            engine.flush()
-            if action.first_step is None:
-                action.first_step = first
-            action.last_step = engine.step
-        if fields:
-            Run.objects.filter(pk=run_id).update(**fields)
-        action.state = state
-        action.result = result[:300]
-        if state in (RunAction.STATE_DONE, RunAction.STATE_FAILED):
-            action.done_at = timezone.now()
-        action.save(update_fields=["state", "result", "first_step", "last_step", "done_at"])
-        if done_before:
-            update_rows(RunAction, ("state", "result", "first_step", "last_step", "done_at"),
-                        [(a.state, a.result, a.first_step, a.last_step, action.done_at, a.pk) for a in done_before])
-    latest = Run.objects.filter(pk=run_id).values("head_step", "last_seq").first() or {}
-    dispatch.notify(run_id, head_step=latest.get("head_step"), last_seq=latest.get("last_seq"))
-    if isinstance(engine, Engine) and engine.checkpoint_ready(playing=playing):  # after the news: nobody waits
-        with lease.extended() if lease is not None else contextlib.nullcontext():
-            if engine.store_checkpoint(playing=playing):
-                logger.info("run %s: checkpoint at step %s", run_id, engine.stored_step)
-
-
-def settled_outcome(kind: str) -> dict[str, Any]:
-    """The run fields a Step (or Step to the next point) or a Play of a settled run sets, with
-    the action done and its result "settled": nothing is computed. One rule for the worker and
-    for the web, which records such an action itself when nothing is queued before it
-    (actions.run_enqueue)."""
-    if kind == RunAction.KIND_PLAY:
-        return {"pause_requested": False, "status": Run.STATUS_SETTLED}
-    return {"reveal": None}
-
-
-def _nodes(engine: Engine) -> int:
-    return len((engine.view or {}).get("nodes") or [])
-
-
 def _execute(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
+    run: Run, action: RunAction, engine: Engine | LazyEngine | None, lease: RunLease, queues: list[str] | None,
     charger: Charger, following: list[RunAction],
-) -> tuple[Engine | _Lazy | None, int]:
+) -> tuple[Engine | LazyEngine | None, int]:
     """Execute the pending `action` (and, for a Step, the Steps right behind it among
     `following`, the actions after it: `_queued_steps`). Returns the engine (None: rebuild it
     next time) and how many actions were executed."""
@@ -256,41 +159,41 @@ def _execute(
     if kind == RunAction.KIND_STEP_POINT:
         groups = point_groups(list(run.events.filter(step=run.head_step).values_list("data", flat=True)))
         if run.reveal is not None and run.reveal < len(groups):
-            _commit(
+            commit(
                 run.pk, engine, action, state=RunAction.STATE_DONE, result="point", extra={"reveal": run.reveal + 1}
             )
             return engine, 1
     if kind in (RunAction.KIND_STEP, RunAction.KIND_STEP_POINT):
         if settled:
-            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra=settled_outcome(kind))
+            commit(run.pk, engine, action, state=RunAction.STATE_DONE, result="settled", extra=settled_outcome(kind))
             return engine, 1
-        engine = _engine(run, engine)
-        spent = charger.charge(_nodes(engine))
+        engine = engine_for(run, engine)
+        spent = charger.charge(node_count(engine))
         if spent:
-            _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+            commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
             return engine, 1
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         reveal = None
         if kind == RunAction.KIND_STEP_POINT:
             groups = point_groups([e.data for e in engine.events])
             reveal = 1 if len(groups) > 1 else None
-            _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
+            commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": reveal})
             return engine, 1
         done_before, action, result = _queued_steps(run, engine, action, result, charger, following)
-        _commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": None},
+        commit(run.pk, engine, action, state=RunAction.STATE_DONE, result=result, extra={"reveal": None},
                 done_before=done_before)
         return engine, 1 + len(done_before)
     if kind == RunAction.KIND_ADVANCE_CLOCK and action.params.get("seconds"):
-        engine = _engine(run, engine)
+        engine = engine_for(run, engine)
         run_clock_for(engine, float(action.params["seconds"]), run.max_time, action.index)
-        _commit(run.pk, engine, action, state=RunAction.STATE_DONE,
+        commit(run.pk, engine, action, state=RunAction.STATE_DONE,
                 result=f"clock {engine.sim.clock.now():g}s", extra={"reveal": None})
         return engine, 1
     if kind == RunAction.KIND_ADVANCE_CLOCK:
-        engine = _engine(run, engine)
+        engine = engine_for(run, engine)
         target = engine.sim.next_wakeup()
         if target is None:
-            _commit(
+            commit(
                 run.pk,
                 engine,
                 action,
@@ -302,15 +205,15 @@ def _execute(
         target = min(float(target), run.max_time)
         # Up to the next timer and everything due then: the cycles waiting at the current time,
         # the jump, the timer's effects (an eviction, a backoff expiring, a timeline action).
-        for _ in range(MAX_PLAY_UNITS):
-            spent = charger.charge(_nodes(engine))
+        for _ in range(run_units.MAX_PLAY_UNITS):
+            spent = charger.charge(node_count(engine))
             if spent:
-                _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
+                commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=spent)
                 return engine, 1
             result = engine.execute({"op": "step", "max_time": target}, action.index)
             if result in ("settled", "max-time"):
                 break
-        _commit(
+        commit(
             run.pk,
             engine,
             action,
@@ -323,15 +226,15 @@ def _execute(
         from scheduler_core.api.errors import ScenarioError
         from scheduler_core.simulation import ActionError
 
-        engine = _engine(run, engine)
+        engine = engine_for(run, engine)
         before = engine.sim.sink.seq
         try:
             engine.execute({"op": "action", "action": action.params, "index": action.index}, action.index)
         except (ScenarioError, ActionError, ValueError, KeyError, TypeError) as error:
-            _commit(run.pk, None, action, state=RunAction.STATE_FAILED, result=str(error) or type(error).__name__)
+            commit(run.pk, None, action, state=RunAction.STATE_FAILED, result=str(error) or type(error).__name__)
             # The engine promises to change nothing on a refused action; rebuild if it did anyway.
             return (engine if engine.sim.sink.seq == before else None), 1
-        _commit(
+        commit(
             run.pk,
             engine,
             action,
@@ -346,7 +249,7 @@ def _execute(
         return fast_forward(run, action, engine, lease, queues, charger), 1
     if kind == RunAction.KIND_PLAY:
         return _play(run, action, engine, lease, queues, charger), 1
-    _commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
+    commit(run.pk, engine, action, state=RunAction.STATE_FAILED, result=f"unknown action {kind}")
     return engine, 1
 
 
@@ -370,7 +273,7 @@ def _queued_steps(
             or queued.state != RunAction.STATE_PENDING
             or result in ("settled", "max-time")  # what follows is a settled run's Step: its own rule
             or time.monotonic() - started >= BATCH_SECONDS
-            or charger.charge(_nodes(engine))  # over the quota: that Step fails on its own below
+            or charger.charge(node_count(engine))  # over the quota: that Step fails on its own below
         ):
             break
         action.state, action.result = RunAction.STATE_DONE, result[:300]
@@ -381,7 +284,7 @@ def _queued_steps(
 
 
 def _play(
-    run: Run, action: RunAction, engine: Engine | _Lazy | None, lease: RunLease, queues: list[str] | None,
+    run: Run, action: RunAction, engine: Engine | LazyEngine | None, lease: RunLease, queues: list[str] | None,
     charger: Charger,
 ) -> Engine | None:
     """Step until settled (or the clock limit, or a pause), committing in batches. When a
@@ -393,11 +296,11 @@ def _play(
         result = "paused" if run.pause_requested else "settled"
         extra = settled_outcome(RunAction.KIND_PLAY) if result == "settled" else {
             "pause_requested": False, "status": Run.STATUS_IDLE}
-        _commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result, extra=extra)
+        commit(run_id, engine, action, state=RunAction.STATE_DONE, result=result, extra=extra)
         return engine
-    engine = _engine(run, engine)
+    engine = engine_for(run, engine)
     if action.state != RunAction.STATE_RUNNING:
-        _commit(
+        commit(
             run_id, engine, action, state=RunAction.STATE_RUNNING, extra={"status": Run.STATUS_PLAYING, "reveal": None},
             lease=lease,
         )
@@ -408,30 +311,30 @@ def _play(
     spent = None
     looked = batch_started
     while True:
-        spent = charger.charge(_nodes(engine))
+        spent = charger.charge(node_count(engine))
         if spent:
             break
         result = engine.execute({"op": "step", "max_time": run.max_time}, action.index)
         units += 1
-        finished = result in ("settled", "max-time") or units >= MAX_PLAY_UNITS
+        finished = result in ("settled", "max-time") or units >= run_units.MAX_PLAY_UNITS
         if finished:
             break
         now = time.monotonic()
-        if queues and now - looked >= YIELD_LOOK_SECONDS:
+        if queues and now - looked >= run_units.YIELD_LOOK_SECONDS:
             looked = now
-            if dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+            if others_waiting(queues, below=CONTINUATION_PRIORITY):
                 # A client's action waits for this process: it goes first (the play resumes behind it).
-                _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
                 return engine
         if speed > 0 or len(engine.frames) >= BATCH_UNITS or now - batch_started >= BATCH_SECONDS:
-            _commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
+            commit(run_id, engine, action, state=RunAction.STATE_RUNNING, lease=lease, playing=True)
             worked = time.monotonic() - batch_started
             if queues is not None and dispatch.interactive_recently():
                 # Others are stepping: their Steps, pages and pushes need the cores this
                 # process shares with them. The play keeps PLAY_SHARE of its pace meanwhile,
                 # and gives the process away as soon as one of their actions waits for it.
                 if _pause_unless_needed(queues, min(MAX_PLAY_PAUSE, worked * (1 - PLAY_SHARE) / PLAY_SHARE)):
-                    _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                    commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
                     return engine
             batch_started = time.monotonic()
             current = Run.objects.filter(pk=run_id).values("pause_requested", "speed").get()
@@ -440,14 +343,14 @@ def _play(
                 break
             speed = current["speed"]
             if batch_started - slice_started >= PLAY_SLICE_SECONDS:
-                if queues and dispatch.others_waiting(queues):
-                    _commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
+                if queues and others_waiting(queues):
+                    commit(run_id, engine, action, state=RunAction.STATE_PENDING, lease=lease, playing=True)
                     return engine
                 slice_started = batch_started
             if speed > 0:
                 time.sleep(1.0 / speed)
     status = Run.STATUS_SETTLED if result == "settled" else Run.STATUS_IDLE
-    _commit(
+    commit(
         run_id,
         engine,
         action,
@@ -465,30 +368,9 @@ def _pause_unless_needed(queues: list[str], seconds: float) -> bool:
     soon as one waits (the play then yields instead of holding an idle process)."""
     deadline = time.monotonic() + seconds
     while True:
-        if queues and dispatch.others_waiting(queues, below=dispatch.CONTINUATION_PRIORITY):
+        if queues and others_waiting(queues, below=CONTINUATION_PRIORITY):
             return True
         left = deadline - time.monotonic()
         if left <= 0:
             return False
-        time.sleep(min(YIELD_LOOK_SECONDS * 5, left))
-
-
-def run_clock_for(engine: Any, seconds: float, max_time: float, action_index: int) -> None:
-    """Let the clock run `seconds` (up to the run's max time), doing everything due on the way:
-    cycles, timers, and the unschedulable pods' 5-minute leftover flush (every 30 s), which the
-    plain "Advance clock" does not wait for because it alone is no reason to keep running. A
-    settled run's clock moves anyway, so the flush becomes visible."""
-    sim = engine.sim
-    target = min(sim.clock.now() + seconds, max_time)
-    for _ in range(MAX_PLAY_UNITS):
-        result = engine.execute({"op": "step", "max_time": target}, action_index)
-        if result in ("cycle", "clock"):
-            continue
-        now = sim.clock.now()
-        flush = sim.scheduler.queue.next_leftover_wakeup(now)
-        if flush is not None and now < flush <= target:
-            engine.execute({"op": "clock", "to": flush}, action_index)
-            continue
-        if now < target:
-            engine.execute({"op": "clock", "to": target}, action_index)
-        return
+        time.sleep(min(run_units.YIELD_LOOK_SECONDS * 5, left))

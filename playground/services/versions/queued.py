@@ -24,8 +24,6 @@ import pickle
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
-
 from playground.selectors.run_decisions import MAX_DECISION_EVENTS
 from playground.services.versions.compare import (
     CACHE_SECONDS,
@@ -101,9 +99,9 @@ class Failed:
 
 
 def _redis() -> Any:
-    import redis
+    from playground.infra import redis_client
 
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redis_client.shared()
 
 
 def _mark_key(key: str) -> str:
@@ -126,14 +124,16 @@ def store(job: Job, outcome: Comparison | ForkComparison | Failed) -> None:
     client.delete(_mark_key(job.key))
 
 
+COMPARE_TASK = "playground.compare_scenario"  # playground/tasks/compare.py, sent by name
+
+
 def send(job: Job) -> None:
     """Queue the worker's task for `job` (the runs' queue, behind the Steps already waiting
     there: a Step is milliseconds, a comparison seconds). Tests run it in-process instead."""
-    from playground.services.runs.dispatch import WARM_PRIORITY, runs_queue
-    from playground.tasks.compare import compare_scenario_task
+    from playground.infra.queues import WARM_PRIORITY, runs_queue, send_task
 
     queue = runs_queue()
-    compare_scenario_task.apply_async((job.as_dict(),), priority=WARM_PRIORITY, **({"queue": queue} if queue else {}))
+    send_task(COMPARE_TASK, (job.as_dict(),), priority=WARM_PRIORITY, **({"queue": queue} if queue else {}))
 
 
 def comparison_or_queue(job: Job) -> Comparison | ForkComparison | Failed | Pending:

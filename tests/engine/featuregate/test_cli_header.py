@@ -87,7 +87,7 @@ def test_ordinary_or_hostile_comments_are_no_header(tmp_path, capsys, comment: s
 
 
 def test_the_web_gallery_reads_the_same_header() -> None:
-    from playground.services.gallery import read_header as web_read_header
+    from playground.selectors.gallery import read_header as web_read_header
 
     text = GANG.read_text(encoding="utf-8")
     assert web_read_header(text) == read_header(text)

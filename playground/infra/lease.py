@@ -15,7 +15,7 @@ hold it for seconds, a big checkpoint or restore, run under `extended`). So:
   lease is `lost`: it stops before its next commit and the other one continues from the log.
 
 The heartbeat thread never touches the database; only the worker thread commits, and it checks
-`lost` first (`worker._commit`).
+`lost` first (`services/runs/units.py`: `commit`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from django.conf import settings
+from playground.infra import redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -63,23 +63,9 @@ def key(run_id: int) -> str:
     return f"playground:run-lock:{run_id}"
 
 
-def client() -> Any:
-    import redis
-
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-
-
-_shared: dict[str, Any] = {}
-
-
 def shared_client() -> Any:
-    """One client (with its connection pool) per process and Redis URL, for the frequent
-    is-it-held checks of the run pages."""
-    url = settings.REDIS_URL
-    found = _shared.get(url)
-    if found is None:
-        found = _shared[url] = client()
-    return found
+    """The process's Redis client, for the frequent is-it-held checks of the run pages."""
+    return redis_client.shared()
 
 
 def held(run_id: int) -> bool | None:

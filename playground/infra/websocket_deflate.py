@@ -14,8 +14,8 @@ the window is 4 KB (uvicorn's `server_max_window_bits=12`) against messages of t
 Browsers decompress as before; what they receive is byte for byte what a fresh compression of
 that message gives.
 
-Serve with `uvicorn --ws playground.websocket_deflate:SharedDeflateWebSocketProtocol`
-(playground.web_processes does).
+Serve with `uvicorn --ws playground.infra.websocket_deflate:SharedDeflateWebSocketProtocol`
+(playground.infra.web_processes does).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base as sqlite3_base
 
-from playground.sqlite_backend.write_lock import WriteLock, forks, write_lock
+from playground.infra.sqlite_backend.write_lock import WriteLock, forks, write_lock
 
 _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 

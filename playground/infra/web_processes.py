@@ -11,11 +11,11 @@ project's read-only pages it answers 200 requests/s on two cores with p95 in ten
 milliseconds, where daphne's HTTP stack saturated at about 170/s (bench/history/2026-11-22_to_2026-11-28.md). daphne
 stays installed for `manage.py runserver`.
 
-    python -m playground.web_processes --host 0.0.0.0 --port 8000 [--processes 2]
+    python -m playground.infra.web_processes --host 0.0.0.0 --port 8000 [--processes 2]
 
 A process that exits is started again (with a pause if it keeps failing); SIGTERM or SIGINT
 stops them all, and if this process is killed outright the kernel kills them
-(playground.parent_death).
+(playground.infra.parent_death).
 
 The processes share one PROMETHEUS_MULTIPROC_DIR (a fresh temporary directory unless the
 environment names one, emptied at start) so /metrics, whichever process answers it, reports
@@ -36,7 +36,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from playground.parent_death import die_with_parent
+from playground.infra.parent_death import die_with_parent
 
 RESTART_PAUSE = 1.0  # seconds before starting a process that exited again
 
@@ -67,7 +67,7 @@ def listen(host: str, port: int, backlog: int = 1024) -> socket.socket:
 # Incoming websocket messages are a page's tiny re-sync requests: refuse anything large.
 WS_MAX_BYTES = 64 * 1024
 KEEP_ALIVE_S = 75  # as nginx's default
-WS_PROTOCOL = "playground.websocket_deflate:SharedDeflateWebSocketProtocol"
+WS_PROTOCOL = "playground.infra.websocket_deflate:SharedDeflateWebSocketProtocol"
 
 
 def server_argv(fd: int) -> list[str]:
@@ -77,7 +77,7 @@ def server_argv(fd: int) -> list[str]:
     a client is about to reuse, and the request on it fails). Websockets use uvicorn's sans-I/O
     implementation of the `websockets` library (its older one printed a DeprecationWarning at
     every start), with each message compressed once for all its connections
-    (playground.websocket_deflate)."""
+    (playground.infra.websocket_deflate)."""
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application", "--fd", str(fd),
         "--http", "httptools", "--loop", "uvloop", "--ws", WS_PROTOCOL, "--ws-max-size", str(WS_MAX_BYTES),
@@ -87,7 +87,7 @@ def server_argv(fd: int) -> list[str]:
 
 def web_argv(host: str, port: int, processes: int | None = None) -> list[str]:
     """The command that serves the site on host:port with `processes` server processes."""
-    argv = [sys.executable, "-m", "playground.web_processes", "--host", host, "--port", str(port)]
+    argv = [sys.executable, "-m", "playground.infra.web_processes", "--host", host, "--port", str(port)]
     if processes:
         argv += ["--processes", str(processes)]
     return argv
