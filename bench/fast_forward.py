@@ -13,6 +13,7 @@ scenario's owner would:
   cycle is sampled meanwhile (`progress`: what the page showed on the way). When the page says a
   live update was too large to send ("reload the page"), the page is reloaded as it asks
   (`reloads`: when and what it said); `server_s` is the action's own time, queued to done;
+  `ws_messages` / `ws_largest_bytes`: the websocket messages the page got meanwhile;
 - outcome: `bound` pods at the head, `identical_to_simulate` (every pod's status and node equal
   to `python -m scheduler_core simulate` on the run's YAML and seed, run in this process's
   interpreter), frames and events stored, the database's growth;
@@ -87,9 +88,19 @@ def head_placements(run: Any) -> dict[str, tuple[str, str | None]]:
     return {p["key"]: (p["status"], p.get("node")) for p in view.get("pods") or []}
 
 
-def fast_forward(page: Any, timeout_s: float) -> dict[str, Any]:
+def count_frames(page: Any) -> list[int]:
+    """The sizes of the websocket messages `page` receives from now on (its sockets opened later too)."""
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda payload: frames.append(len(payload.encode() if isinstance(payload, str) else payload))))
+    return frames
+
+
+def fast_forward(page: Any, timeout_s: float, frames: list[int]) -> dict[str, Any]:
     """Click "Run to end"; seconds until the status badge says settled, with the cycle the page
-    showed about every half second on the way."""
+    showed about every half second on the way, and the websocket messages it got meanwhile
+    (`ws_messages`, `ws_largest_bytes`: a message that grows with the cluster shows here)."""
+    first = len(frames)
     t0 = time.monotonic()
     page.locator("#btn-run-end").click()
     progress: list[tuple[float, str]] = []
@@ -110,7 +121,8 @@ def fast_forward(page: Any, timeout_s: float) -> dict[str, Any]:
             continue
         page.wait_for_timeout(100)
     elapsed = time.monotonic() - t0
-    return {"settled_s": round(elapsed, 2) if settled else None, "progress": progress[:60], "reloads": reloads}
+    return {"settled_s": round(elapsed, 2) if settled else None, "progress": progress[:60], "reloads": reloads,
+            "ws_messages": len(frames) - first, "ws_largest_bytes": max(frames[first:], default=0)}
 
 
 def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: float) -> dict[str, Any]:
@@ -123,6 +135,7 @@ def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: fl
         context = browser.chromium.new_context(base_url=stack.url)
         context.set_default_timeout(timeout_s * 1000)
         page = context.new_page()
+        frames = count_frames(page)
         wire = Wire(page)
         try:
             result["create"] = create_scenario(page, wire, path, f"fast-forward {nodes}x{pods}")
@@ -132,7 +145,7 @@ def measure(stack: Stack, browser: Browser, nodes: int, pods: int, timeout_s: fl
             run = Run.objects.get(share_token=re.search(r"/runs/([^/]+)/", page.url).group(1))
             before = db_state(stack, run)
             cpu = stack.cpu_seconds()
-            ran = fast_forward(page, timeout_s)
+            ran = fast_forward(page, timeout_s, frames)
             result.update(ran)
             result["stack_cpu_s"] = cpu_delta(stack, cpu)
             print(f"[fast-forward] settled after {ran['settled_s']} s", file=sys.stderr, flush=True)

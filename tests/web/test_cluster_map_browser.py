@@ -195,4 +195,12 @@ def test_a_600_node_map_shows_every_node_and_follows_each_step(page: Page, live_
     expect(page.locator("#node-detail-card")).to_contain_text(node)
     page.locator('#run-map .mcells [data-node="node-00002"]').hover()
     expect(page.locator('#run-map .mcells [data-node="node-00002"]')).to_have_attribute("title", re.compile(r"^node-00002 · 0 pods · cpu ~0%"))
+    # A zone opened node by node stays open across a Step: its page is fetched again, not patched.
+    page.locator('#run-map .mgroup[data-zone="/zone-1"] button').click()
+    expect(page.locator("#run-map .map-crumb")).to_contain_text("zone zone-1")
+    step = int(page.locator("#run-step").inner_text())
+    page.locator("#btn-step").click()
+    expect(page.locator("#run-map-title")).to_have_attribute("data-step", str(step + 1), timeout=WAIT)
+    expect(page.locator("#run-map .map-crumb")).to_contain_text("zone zone-1")
+    expect(page.locator("#run-map .mnode[data-node]")).to_have_count(24)
     assert seen["errors"] == []
