@@ -9,45 +9,48 @@ costs its range's size times (condition + step); a loop variable's size comes fr
 (an element of a list literal is as big as that literal's largest element, a key of
 `device.attributes` as long as a domain), so nested loops over long literals grow as N^k and are
 refused, as upstream refuses them. It also reports the errors the checker would: an undeclared
-name, a result that is not bool.
+name, a result that is not bool. The sizes and cost ranges it computes with are in cel_sizes.py,
+the static types in cel_types.py.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from scheduler_core.dra.cel_ast import ACCU, CelUint, Node
+from scheduler_core.dra.cel_ast import ACCU, Node
+from scheduler_core.dra.cel_sizes import (
+    DEVICE,
+    ONE,
+    U64,
+    UNKNOWN,
+    ZERO,
+    device_size,
+    range_add,
+    range_by_factor,
+    range_mul,
+    range_union,
+)
+from scheduler_core.dra.cel_types import (
+    CONVERSIONS,
+    DEVICE_FIELDS,
+    K8S_ONE,
+    K8S_RESULT,
+    NUMERIC,
+    SCALARS,
+    common_type,
+    is_kind,
+    literal_type,
+    type_name,
+)
+from scheduler_core.dra.cel_walk import CelWalk
 
 __all__ = ["CelCheckError", "estimate", "MAX_COST"]
 
 # resource.k8s.io CELSelectorExpressionMaxCost
 MAX_COST = 1_000_000
-U64 = 2 ** 64 - 1
 STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
 LIST_CREATE, MAP_CREATE = 10, 30
-
-# DRA's limits on what a `device` holds (resource.k8s.io): driver name, domain and id lengths,
-# attribute value length, attributes and capacities per device.
-_DRIVER, _DOMAIN, _ID, _ATTR, _PER_DEVICE = 63, 63, 32, 64, 32
-
-DEVICE = "device"
-ATTRS_T = ("map", "string", ("map", "string", "dyn"))
-CAPS_T = ("map", "string", ("map", "string", "quantity"))
-DEVICE_FIELDS = {"driver": "string", "attributes": ATTRS_T, "capacity": CAPS_T,
-                 "allowMultipleAllocations": "bool"}
-_SCALARS = frozenset({"bool", "int", "uint", "double"})
-_NUMERIC = frozenset({"int", "uint", "double"})
-_CONVERSIONS = {"int": "int", "uint": "uint", "double": "double", "string": "string",
-                "bool": "bool", "bytes": "bytes", "dyn": "dyn", "type": "type"}
-_K8S_ONE = frozenset({"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
-                      "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch"})
-_K8S_RESULT = {"sign": "int", "asInteger": "int", "isInteger": "bool", "asApproximateFloat": "double",
-               "isGreaterThan": "bool", "isLessThan": "bool", "compareTo": "int", "major": "int",
-               "minor": "int", "patch": "int", "quantity": "quantity", "semver": "semver",
-               "isQuantity": "bool", "isSemver": "bool", "size": "int", "contains": "bool",
-               "startsWith": "bool", "endsWith": "bool", "matches": "bool"}
 
 
 class CelCheckError(Exception):
@@ -58,75 +61,6 @@ class CelCheckError(Exception):
         self.line, self.column = line, column
 
 
-# --- DRA's size estimator: the declared maximum size along a path from `device` -------------
-class _Decl:
-    __slots__ = ("max", "fields", "key", "elem")
-
-    def __init__(self, mx: int, fields: dict | None = None, key: Any = None, elem: Any = None) -> None:
-        self.max, self.fields, self.key, self.elem = mx, fields or {}, key, elem
-
-
-_ATTR_DECL = _Decl(_ATTR)
-_QTY_DECL = _Decl(0)
-_DEVICE_DECL = _Decl(0, {
-    "driver": _Decl(_DRIVER),
-    "allowMultipleAllocations": _Decl(1),
-    "attributes": _Decl(_PER_DEVICE, key=_Decl(_DOMAIN), elem=_Decl(_PER_DEVICE, key=_Decl(_ID), elem=_ATTR_DECL)),
-    "capacity": _Decl(_PER_DEVICE, key=_Decl(_DOMAIN), elem=_Decl(_PER_DEVICE, key=_Decl(_ID), elem=_QTY_DECL)),
-})
-
-
-def _device_size(path: tuple | None) -> tuple[int, int] | None:
-    if not path or path[0] != DEVICE:
-        return None
-    node = _DEVICE_DECL
-    for name in path[1:]:
-        if name in ("@items", "@values"):
-            if node.elem is None:
-                return None
-            node = node.elem
-        elif name == "@keys":
-            if node.key is None:
-                return None
-            node = node.key
-        else:
-            f = node.fields.get(name)
-            if f is None:
-                if node.elem is _ATTR_DECL:
-                    node = _ATTR_DECL
-                    continue
-                return None
-            node = f
-    return (0, node.max)
-
-
-# --- arithmetic on (min, max) pairs, saturating like the uint64 originals -----------------
-def _add(a: tuple, b: tuple) -> tuple:
-    return (min(a[0] + b[0], U64), min(a[1] + b[1], U64))
-
-
-def _mul(a: tuple, b: tuple) -> tuple:
-    return (min(a[0] * b[0], U64), min(a[1] * b[1], U64))
-
-
-def _factor(x: int, f: float) -> int:
-    if x > 0 and f > 0 and float(x) > U64 / f:
-        return U64
-    v = math.ceil(float(x) * f)
-    return U64 if v >= 2 ** 64 else v
-
-
-def _by_factor(a: tuple, f: float) -> tuple:
-    return (_factor(a[0], f), _factor(a[1], f))
-
-
-def _union(a: tuple, b: tuple) -> tuple:
-    return (min(a[0], b[0]), max(a[1], b[1]))
-
-
-UNKNOWN = (0, U64)
-ZERO = (0, 0)
-ONE = (1, 1)
 
 
 class _Var:
@@ -136,27 +70,7 @@ class _Var:
         self.type, self.path, self.size, self.entry = t, path, size, entry
 
 
-def _is(t: Any, *kinds: str) -> bool:
-    k = t[0] if isinstance(t, tuple) else t
-    return k in kinds
-
-
-def _lit_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, CelUint):
-        return "uint"
-    return {int: "int", float: "double", str: "string", bytes: "bytes", type(None): "null"}[type(v)]
-
-
-def _common(types: list) -> Any:
-    if not types:
-        return "dyn"
-    first = types[0]
-    return first if all(t == first for t in types) else "dyn"
-
-
-class _Estimator:
+class _Estimator(CelWalk):
     """One walk of the tree: per node its type, path, size and (for literals) entry size."""
 
     def __init__(self) -> None:
@@ -204,11 +118,11 @@ class _Estimator:
         path = self.path(n)
         if path and path[0] in (ACCU,):
             path = None
-        s = _device_size(path)
+        s = device_size(path)
         if s is not None:
             self.sizes[id(n)] = s
             return s
-        if self.type(n) in _SCALARS:
+        if self.type(n) in SCALARS:
             return ONE
         if n.kind == "ident":
             v = self.peek(n.a)
@@ -232,39 +146,30 @@ class _Estimator:
 
     # the walk
     def cost(self, n: Node) -> tuple:
-        k = n.kind
-        if k == "lit":
-            self.types[id(n)] = _lit_type(n.a)
-            return ZERO
-        if k == "ident":
-            return self._ident(n)
-        if k == "select":
-            return self._select(n)
-        if k == "index":
-            return self._index(n)
-        if k == "call":
-            return self._call(n)
-        if k == "list":
-            return self._list(n)
-        if k == "map":
-            return self._map(n)
-        if k in ("and", "or"):
-            lhs, rhs = self.cost(n.a), self.cost(n.b)
-            self.types[id(n)] = "bool"
-            return (lhs[0], _add(lhs, rhs)[1])
-        if k == "cond":
-            c, t, f = self.cost(n.a), self.cost(n.b), self.cost(n.c)
-            tt, ft = self.type(n.b), self.type(n.c)
-            self.types[id(n)] = tt if tt == ft else "dyn"
-            self.sizes[id(n)] = _union(self.size_or_unknown(n.b), self.size_or_unknown(n.c))
-            return _add(c, _union(t, f))
-        if k == "comp":
-            return self._comp(n)
-        if k == "bind":
-            return self._bind(n)
-        raise CelCheckError(f"unsupported expression ({k})", n.line, n.column)
+        return self.walk(n)
 
-    def _ident(self, n: Node) -> tuple:
+    def unsupported(self, n: Node) -> Exception:
+        return CelCheckError(f"unsupported expression ({n.kind})", n.line, n.column)
+
+    def on_lit(self, n: Node) -> tuple:
+        self.types[id(n)] = literal_type(n.a)
+        return ZERO
+
+    def on_and(self, n: Node) -> tuple:
+        lhs, rhs = self.cost(n.a), self.cost(n.b)
+        self.types[id(n)] = "bool"
+        return (lhs[0], range_add(lhs, rhs)[1])
+
+    on_or = on_and
+
+    def on_cond(self, n: Node) -> tuple:
+        c, t, f = self.cost(n.a), self.cost(n.b), self.cost(n.c)
+        tt, ft = self.type(n.b), self.type(n.c)
+        self.types[id(n)] = tt if tt == ft else "dyn"
+        self.sizes[id(n)] = range_union(self.size_or_unknown(n.b), self.size_or_unknown(n.c))
+        return range_add(c, range_union(t, f))
+
+    def on_ident(self, n: Node) -> tuple:
         v = self.peek(n.a)
         if v is not None:
             self.types[id(n)] = v.type
@@ -275,37 +180,37 @@ class _Estimator:
             raise CelCheckError(f"undeclared reference to '{n.a}' (in container '')", n.line, n.column)
         return ONE
 
-    def _select(self, n: Node) -> tuple:
+    def on_select(self, n: Node) -> tuple:
         operand_cost = self.cost(n.a)
         ot = self.type(n.a)
         if ot == "device":
             ft = DEVICE_FIELDS.get(n.b)
             if ft is None:
                 raise CelCheckError(f"undefined field '{n.b}'", n.line, n.column)
-        elif _is(ot, "map"):
+        elif is_kind(ot, "map"):
             ft = ot[2]
         elif ot == "dyn":
             ft = "dyn"
         else:
-            raise CelCheckError(f"type '{_name(ot)}' does not support field selection", n.line, n.column)
+            raise CelCheckError(f"type '{type_name(ot)}' does not support field selection", n.line, n.column)
         p = self.path(n.a)
         self.paths[id(n)] = (p or ()) + (n.b,)
         if n.c:  # has(): presence tests are free in Kubernetes' environment
             self.types[id(n)] = "bool"
             return operand_cost
         self.types[id(n)] = ft
-        if _is(ot, "map", "device"):
-            return _add(operand_cost, ONE)
+        if is_kind(ot, "map", "device"):
+            return range_add(operand_cost, ONE)
         return operand_cost
 
-    def _index(self, n: Node) -> tuple:
-        c = _add(self.cost(n.a), self.cost(n.b))
+    def on_index(self, n: Node) -> tuple:
+        c = range_add(self.cost(n.a), self.cost(n.b))
         ot = self.type(n.a)
         p = self.path(n.a) or ()
-        if _is(ot, "list"):
+        if is_kind(ot, "list"):
             self.types[id(n)] = ot[1]
             suffix = "@items"
-        elif _is(ot, "map"):
+        elif is_kind(ot, "map"):
             self.types[id(n)] = ot[2]
             suffix = "@values"
         elif ot == "dyn":
@@ -313,54 +218,54 @@ class _Estimator:
             suffix = "@values"
         else:
             raise CelCheckError(f"found no matching overload for '_[_]' applied to "
-                                f"'({_name(ot)}, {_name(self.type(n.b))})'", n.line, n.column)
+                                f"'({type_name(ot)}, {type_name(self.type(n.b))})'", n.line, n.column)
         e = self.entry(n.a)
         self.paths[id(n)] = p + (suffix,)
         size = e[2] if e is not None else self.size(n)
         if size is not None:
             self.sizes[id(n)] = size
-        return _add(c, ONE)
+        return range_add(c, ONE)
 
-    def _list(self, n: Node) -> tuple:
+    def on_list(self, n: Node) -> tuple:
         total = ZERO
         item = (U64, 0) if n.a else (0, 0)
         for x in n.a:
-            total = _add(total, self.cost(x))
-            item = _union(item, self.size_or_unknown(x))
-        self.types[id(n)] = ("list", _common([self.type(x) for x in n.a]))
+            total = range_add(total, self.cost(x))
+            item = range_union(item, self.size_or_unknown(x))
+        self.types[id(n)] = ("list", common_type([self.type(x) for x in n.a]))
         self.entries[id(n)] = ("list", ONE, item)
-        return _add(total, (LIST_CREATE, LIST_CREATE))
+        return range_add(total, (LIST_CREATE, LIST_CREATE))
 
-    def _map(self, n: Node) -> tuple:
+    def on_map(self, n: Node) -> tuple:
         total = ZERO
         ks = vs = (U64, 0) if n.a else (0, 0)
         for k, v in n.a:
-            total = _add(_add(total, self.cost(k)), self.cost(v))
-            ks = _union(ks, self.size_or_unknown(k))
-            vs = _union(vs, self.size_or_unknown(v))
-        self.types[id(n)] = ("map", _common([self.type(k) for k, _ in n.a]),
-                             _common([self.type(v) for _, v in n.a]))
+            total = range_add(range_add(total, self.cost(k)), self.cost(v))
+            ks = range_union(ks, self.size_or_unknown(k))
+            vs = range_union(vs, self.size_or_unknown(v))
+        self.types[id(n)] = ("map", common_type([self.type(k) for k, _ in n.a]),
+                             common_type([self.type(v) for _, v in n.a]))
         self.entries[id(n)] = ("map", ks, vs)
-        return _add(total, (MAP_CREATE, MAP_CREATE))
+        return range_add(total, (MAP_CREATE, MAP_CREATE))
 
     def _iter_var(self, name: str, rng: Node) -> None:
         e = self.entry(rng)
         rt = self.type(rng)
-        kind = e[0] if e is not None else ("list" if _is(rt, "list") else "map")
+        kind = e[0] if e is not None else ("list" if is_kind(rt, "list") else "map")
         if kind == "list":
             size, sub = (e[2] if e is not None else None), "@items"
-            vt = rt[1] if _is(rt, "list") else "dyn"
+            vt = rt[1] if is_kind(rt, "list") else "dyn"
         else:
             size, sub = (e[1] if e is not None else None), "@keys"
-            vt = rt[1] if _is(rt, "map") else "dyn"
+            vt = rt[1] if is_kind(rt, "map") else "dyn"
         self.push(name, _Var(vt, (self.path(rng) or ()) + (sub,), size, None))
 
-    def _comp(self, n: Node) -> tuple:
+    def on_comp(self, n: Node) -> tuple:
         macro, var, rng, args = n.a, n.b, n.c, n.d
         total = self.cost(rng)
         rt = self.type(rng)
-        if not _is(rt, "list", "map", "dyn"):
-            raise CelCheckError(f"expression of type '{_name(rt)}' cannot be range of a comprehension "
+        if not is_kind(rt, "list", "map", "dyn"):
+            raise CelCheckError(f"expression of type '{type_name(rt)}' cannot be range of a comprehension "
                                 "(must be list, map, or dynamic)", rng.line, rng.column)
         # accumulator init, loop condition, step and result, as the macro expands
         if macro in ("all", "exists"):
@@ -369,7 +274,7 @@ class _Estimator:
             init_t, init_cost, init_size = "int", ZERO, ONE
         else:
             init_t, init_cost, init_size = ("list", "dyn"), (LIST_CREATE, LIST_CREATE), ZERO
-        total = _add(total, init_cost)
+        total = range_add(total, init_cost)
         self.push(ACCU, _Var(init_t, None, init_size, ("list", ONE, (U64, 0)) if macro in ("map", "filter") else None))
         self._iter_var(var, rng)
         body = [self.cost(a) for a in args]
@@ -382,43 +287,43 @@ class _Estimator:
             step = (1, 1 + body[0][1])
         elif macro == "exists_one":
             loop = ZERO
-            step = _add(body[0], (1, 2))  # p ? accu + 1 : accu
+            step = range_add(body[0], (1, 2))  # p ? accu + 1 : accu
         elif macro == "map" and len(args) == 1:
             loop = ZERO
-            step = _add((1, 1), _add((LIST_CREATE, LIST_CREATE), body[0]))
-            step = _add(step, ONE)  # accu + [f]
+            step = range_add((1, 1), range_add((LIST_CREATE, LIST_CREATE), body[0]))
+            step = range_add(step, ONE)  # accu + [f]
         elif macro == "map":
             loop = ZERO
-            step = _add(body[0], (1, 1 + LIST_CREATE + body[1][1] + 1))
+            step = range_add(body[0], (1, 1 + LIST_CREATE + body[1][1] + 1))
         else:  # filter: p ? accu + [x] : accu
             loop = ZERO
-            step = _add(body[0], (1, 1 + LIST_CREATE + 1 + 1))
+            step = range_add(body[0], (1, 1 + LIST_CREATE + 1 + 1))
         self.pop(var)
         if macro in ("all", "exists"):
             result = ONE
             self.types[id(n)] = "bool"
         elif macro == "exists_one":
-            result = _add(ONE, ONE)  # accu == 1
+            result = range_add(ONE, ONE)  # accu == 1
             self.types[id(n)] = "bool"
         else:
             result = ONE
             self.types[id(n)] = ("list", body_types[-1] if macro == "map" else
-                                 (rt[1] if _is(rt, "list", "map") else "dyn"))
+                                 (rt[1] if is_kind(rt, "list", "map") else "dyn"))
         self.pop(ACCU)
-        total = _add(total, result)
+        total = range_add(total, result)
         count = self.size_or_unknown(rng)
-        total = _add(total, _mul(count, _add(step, loop)))
+        total = range_add(total, range_mul(count, range_add(step, loop)))
         if macro in ("all", "exists", "exists_one"):
             self.sizes[id(n)] = ONE
         else:
             self.sizes[id(n)] = count
         return total
 
-    def _bind(self, n: Node) -> tuple:
+    def on_bind(self, n: Node) -> tuple:
         var, init, body = n.a, n.b, n.c
-        total = _add((LIST_CREATE, LIST_CREATE), self.cost(init))  # the empty range literal
+        total = range_add((LIST_CREATE, LIST_CREATE), self.cost(init))  # the empty range literal
         self.push(var, _Var(self.type(init), self.path(init), self.size(init), self.entry(init)))
-        total = _add(total, self.cost(body))
+        total = range_add(total, self.cost(body))
         self.pop(var)
         self.types[id(n)] = self.type(body)
         s = self.size(body)
@@ -429,12 +334,12 @@ class _Estimator:
             self.entries[id(n)] = e
         return total
 
-    def _call(self, n: Node) -> tuple:
+    def on_call(self, n: Node) -> tuple:
         fn, target, args = n.a, n.b, n.c
         arg_costs = [self.cost(a) for a in args]
         arg_sum = ZERO
         for c in arg_costs:
-            arg_sum = _add(arg_sum, c)
+            arg_sum = range_add(arg_sum, c)
         total = ZERO
         tt = None
         if target is not None:
@@ -446,9 +351,9 @@ class _Estimator:
             s = self.size(args[0])
             if s is not None:
                 self.sizes[id(n)] = s
-            return _add(ONE, arg_costs[0])
+            return range_add(ONE, arg_costs[0])
         self.types[id(n)] = self._result_type(n, fn, tt, at)
-        return _add(total, self._fn_cost(n, fn, target, args, at, arg_sum))
+        return range_add(total, self._fn_cost(n, fn, target, args, at, arg_sum))
 
     def _result_type(self, n: Node, fn: str, tt: Any, at: list) -> Any:
         if fn in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in", "!_"):
@@ -458,15 +363,15 @@ class _Estimator:
             b = at[1] if len(at) > 1 else a
             if a == b and not (a == "dyn"):
                 return a
-            if _is(a, "list") or _is(b, "list"):
+            if is_kind(a, "list") or is_kind(b, "list"):
                 return ("list", "dyn")
             return a if a != "dyn" else b
-        if fn in _CONVERSIONS and tt is None:
-            return _CONVERSIONS[fn]
+        if fn in CONVERSIONS and tt is None:
+            return CONVERSIONS[fn]
         if fn in ("add", "sub"):
             return "quantity"
-        if fn in _K8S_RESULT:
-            return _K8S_RESULT[fn]
+        if fn in K8S_RESULT:
+            return K8S_RESULT[fn]
         if fn in ("lowerAscii", "upperAscii", "trim", "find") and tt is not None:
             return "string"
         raise CelCheckError(f"undeclared reference to '{fn}' (in container '')", n.line, n.column)
@@ -475,102 +380,95 @@ class _Estimator:
         """The checker's overload resolution for the comparison operators, where it refuses
         two known types that no overload takes (`device.driver > 1`)."""
         a, b = at
-        if a == "dyn" or b == "dyn" or a == b or (a in _NUMERIC and b in _NUMERIC):
+        if a == "dyn" or b == "dyn" or a == b or (a in NUMERIC and b in NUMERIC):
             return
         if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and fn in ("_==_", "_!=_"):
             return
         if a == "null" or b == "null":
             if fn in ("_==_", "_!=_"):
                 return
-        raise CelCheckError(f"found no matching overload for '{fn}' applied to '({_name(a)}, {_name(b)})'",
+        raise CelCheckError(f"found no matching overload for '{fn}' applied to '({type_name(a)}, {type_name(b)})'",
                             n.line, n.column)
 
     def _fn_cost(self, n: Node, fn: str, target: Node | None, args: list[Node], at: list, arg_sum: tuple) -> tuple:
         if fn in ("quantity", "isQuantity", "semver", "isSemver") and args:
-            return _add(_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
-        if fn in _K8S_ONE:
-            return _add(ONE, arg_sum)
+            return range_add(range_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
+        if fn in K8S_ONE:
+            return range_add(ONE, arg_sum)
         if fn in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"):
             self._check_operands(n, fn, at)
         if fn in ("_==_", "_!=_"):
             a, b = at
             if fn == "_==_" and a == b and a in ("quantity", "semver"):
-                return _add(ONE, arg_sum)
+                return range_add(ONE, arg_sum)
             la, lb = self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
             smallest = min(la[1], lb[1])
-            return _add(_by_factor((1 if smallest > 0 else 0, smallest), STRING_FACTOR), arg_sum)
+            return range_add(range_by_factor((1 if smallest > 0 else 0, smallest), STRING_FACTOR), arg_sum)
         if fn in ("_<_", "_<=_", "_>_", "_>=_"):
             a, b = at
-            if all(_is(t, "string", "dyn") for t in at) or all(_is(t, "bytes", "dyn") for t in at):
+            if all(is_kind(t, "string", "dyn") for t in at) or all(is_kind(t, "bytes", "dyn") for t in at):
                 la, lb = self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
                 smallest = min(la[1], lb[1])
-                c = _by_factor((1 if smallest > 0 else 0, smallest), STRING_FACTOR)
-                if not (_is(a, "string", "bytes") or _is(b, "string", "bytes")):
-                    c = _union(c, ONE)  # a dyn pair may also take a numeric overload
-                return _add(c, arg_sum)
-            return _add(ONE, arg_sum)
+                c = range_by_factor((1 if smallest > 0 else 0, smallest), STRING_FACTOR)
+                if not (is_kind(a, "string", "bytes") or is_kind(b, "string", "bytes")):
+                    c = range_union(c, ONE)  # a dyn pair may also take a numeric overload
+                return range_add(c, arg_sum)
+            return range_add(ONE, arg_sum)
         if fn == "_+_":
             a, b = at
             la, lb = self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
-            rs = _add(la, lb)
+            rs = range_add(la, lb)
             options = []
-            if all(_is(t, "string", "dyn") for t in at) or all(_is(t, "bytes", "dyn") for t in at):
-                options.append(_by_factor(rs, STRING_FACTOR))
-            if all(_is(t, "list", "dyn") for t in at):
+            if all(is_kind(t, "string", "dyn") for t in at) or all(is_kind(t, "bytes", "dyn") for t in at):
+                options.append(range_by_factor(rs, STRING_FACTOR))
+            if all(is_kind(t, "list", "dyn") for t in at):
                 options.append(ONE)
                 ea, eb = self.entry(args[0]), self.entry(args[1])
                 if ea is not None and eb is not None:
-                    self.entries[id(n)] = (ea[0], _union(ea[1], eb[1]), _union(ea[2], eb[2]))
+                    self.entries[id(n)] = (ea[0], range_union(ea[1], eb[1]), range_union(ea[2], eb[2]))
             if not options or (a == "dyn" and b == "dyn"):
                 options.append(ONE)
-            if _is(a, "string", "bytes", "list") or _is(b, "string", "bytes", "list") or a == b == "dyn":
+            if is_kind(a, "string", "bytes", "list") or is_kind(b, "string", "bytes", "list") or a == b == "dyn":
                 self.sizes[id(n)] = rs
             c = options[0]
             for o in options[1:]:
-                c = _union(c, o)
-            return _add(c, arg_sum)
+                c = range_union(c, o)
+            return range_add(c, arg_sum)
         if fn == "@in":
             rt = at[1]
             options = []
-            if _is(rt, "list", "dyn"):
+            if is_kind(rt, "list", "dyn"):
                 options.append(self.size_or_unknown(args[1]))
-            if _is(rt, "map", "dyn"):
+            if is_kind(rt, "map", "dyn"):
                 options.append(ONE)
             if not options:
                 raise CelCheckError(f"found no matching overload for '@in' applied to "
-                                    f"'({_name(at[0])}, {_name(rt)})'", n.line, n.column)
+                                    f"'({type_name(at[0])}, {type_name(rt)})'", n.line, n.column)
             c = options[0]
             for o in options[1:]:
-                c = _union(c, o)
-            return _add(c, arg_sum)
+                c = range_union(c, o)
+            return range_add(c, arg_sum)
         if target is not None and fn in ("lowerAscii", "upperAscii", "trim") and not args:
             size = self.size_or_unknown(target)
             self.sizes[id(n)] = size
-            return _add(_by_factor(size, STRING_FACTOR), arg_sum)
+            return range_add(range_by_factor(size, STRING_FACTOR), arg_sum)
         if target is not None and fn == "find" and len(args) == 1:
             size = self.size_or_unknown(target)
-            s = _by_factor(_add(size, ONE), STRING_FACTOR)
-            r = _by_factor(self.size_or_unknown(args[0]), REGEX_FACTOR)
+            s = range_by_factor(range_add(size, ONE), STRING_FACTOR)
+            r = range_by_factor(self.size_or_unknown(args[0]), REGEX_FACTOR)
             self.sizes[id(n)] = (0, size[1])
-            return _add(_mul(s, r), arg_sum)
+            return range_add(range_mul(s, r), arg_sum)
         if target is not None and fn in ("startsWith", "endsWith") and len(args) == 1:
-            return _add(_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
+            return range_add(range_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR), arg_sum)
         if target is not None and fn == "matches" and len(args) == 1:
-            s = _by_factor(_add(self.size_or_unknown(target), ONE), STRING_FACTOR)
-            r = _by_factor(self.size_or_unknown(args[0]), REGEX_FACTOR)
-            return _add(_mul(s, r), arg_sum)
+            s = range_by_factor(range_add(self.size_or_unknown(target), ONE), STRING_FACTOR)
+            r = range_by_factor(self.size_or_unknown(args[0]), REGEX_FACTOR)
+            return range_add(range_mul(s, r), arg_sum)
         if target is not None and fn == "contains" and len(args) == 1:
-            s = _by_factor(self.size_or_unknown(target), STRING_FACTOR)
-            sub = _by_factor(self.size_or_unknown(args[0]), STRING_FACTOR)
-            return _add(_mul(s, sub), arg_sum)
-        return _add(ONE, arg_sum)
-
-
-def _name(t: Any) -> str:
-    if isinstance(t, tuple):
-        return f"{t[0]}({', '.join(_name(x) for x in t[1:])})"
-    return {"device": "kubernetes.DRADevice", "quantity": "kubernetes.Quantity",
-            "semver": "kubernetes.Semver"}.get(t, t)
+            s = range_by_factor(self.size_or_unknown(target), STRING_FACTOR)
+            sub = range_by_factor(self.size_or_unknown(args[0]), STRING_FACTOR)
+            return range_add(range_mul(s, sub), arg_sum)
+        return range_add(ONE, arg_sum)
 
 
 def estimate(tree: Node) -> int:
@@ -580,5 +478,5 @@ def estimate(tree: Node) -> int:
     cost = est.cost(tree)
     out = est.type(tree)
     if out not in ("bool", "dyn"):
-        raise CelCheckError(f"must evaluate to bool or the unknown type, not {_name(out)}", 0, 0)
+        raise CelCheckError(f"must evaluate to bool or the unknown type, not {type_name(out)}", 0, 0)
     return cost[1]

@@ -10,17 +10,19 @@ non-constant list 10, the macros' expanded condition and step per element; const
 conversions of constants are folded away first, as the optimizing planner folds them), so an
 expression just under the budget finishes and one just over fails at the same place.
 
+Calls (operators and functions) are compiled in cel_calls.py; this module compiles the rest:
+attributes, literals, the logical operators, `?:`, the macros and cel.bind.
+
 Activation slots: a[0] is the running cost, a[1] the `device` variable, then one slot per
 comprehension variable, accumulator or binding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.dra.cel_ast import ACCU, Node
-from scheduler_core.dra.cel_functions import FUNCTIONS, call_cost
+from scheduler_core.dra.cel_calls import Fn, compile_call, const, is_const
 from scheduler_core.dra.cel_values import (
     CelRuntimeError,
     CostLimitExceeded,
@@ -29,24 +31,15 @@ from scheduler_core.dra.cel_values import (
     _overload,
     _qualify,
     _tname,
-    cel_eq,
 )
+from scheduler_core.dra.cel_walk import CelWalk
 
 __all__ = ["CelRuntimeError", "CostLimitExceeded", "compile_tree", "DefaultEmptyMap"]
 
-Fn = Callable[[list], Any]
-def _is_const(fn: Any) -> bool:
-    return hasattr(fn, "const")
 
+class _Compiler(CelWalk):
+    """One closure per node; calls are compiled by cel_calls.compile_call."""
 
-def _const(v: Any) -> Fn:
-    def f(a: list) -> Any:
-        return v
-    f.const = v  # type: ignore[attr-defined]
-    return f
-
-
-class _Compiler:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.slots: dict[str, list[int]] = {"device": [1]}
@@ -64,28 +57,19 @@ class _Compiler:
 
     def compile(self, n: Node) -> Fn:
         self.nodes += 1
-        k = n.kind
-        if k == "lit":
-            return _const(n.a)
-        if k in ("ident", "select", "index"):
-            return self._attribute(n)
-        if k == "call":
-            return self._call(n)
-        if k == "list":
-            return self._list(n)
-        if k == "map":
-            return self._map(n)
-        if k == "and":
-            return self._logical(self.compile(n.a), self.compile(n.b), False, "_&&_")
-        if k == "or":
-            return self._logical(self.compile(n.a), self.compile(n.b), True, "_||_")
-        if k == "cond":
-            return self._cond(n)
-        if k == "comp":
-            return self._comp(n)
-        if k == "bind":
-            return self._bind(n)
-        raise CelRuntimeError(f"unsupported expression ({k})")
+        return self.walk(n)
+
+    def unsupported(self, n: Node) -> Exception:
+        return CelRuntimeError(f"unsupported expression ({n.kind})")
+
+    def on_lit(self, n: Node) -> Fn:
+        return const(n.a)
+
+    def on_and(self, n: Node) -> Fn:
+        return self._logical(self.compile(n.a), self.compile(n.b), False, "_&&_")
+
+    def on_or(self, n: Node) -> Fn:
+        return self._logical(self.compile(n.a), self.compile(n.b), True, "_||_")
 
     # attributes: a root then qualifiers; the root costs 1 if it is a variable (or wraps a
     # computed value), each constant qualifier 1, a variable key 1 (its own access), a
@@ -101,7 +85,7 @@ class _Compiler:
             else:
                 key = n.b
                 kf = self.compile(key)
-                if _is_const(kf):
+                if is_const(kf):
                     quals.append(("c", kf.const, None, False))  # type: ignore[attr-defined]
                 else:
                     quals.append(("v", None, kf, key.kind in ("ident", "select", "index")))
@@ -170,10 +154,12 @@ class _Compiler:
             return obj
         return qualify
 
-    def _list(self, n: Node) -> Fn:
+    on_ident = on_select = on_index = _attribute
+
+    def on_list(self, n: Node) -> Fn:
         items = [self.compile(x) for x in n.a]
-        if all(_is_const(f) for f in items):
-            return _const([f.const for f in items])  # type: ignore[attr-defined]
+        if all(is_const(f) for f in items):
+            return const([f.const for f in items])  # type: ignore[attr-defined]
 
         def make(a: list) -> Any:
             try:
@@ -183,10 +169,10 @@ class _Compiler:
             return out
         return make
 
-    def _map(self, n: Node) -> Fn:
+    def on_map(self, n: Node) -> Fn:
         entries = [(self.compile(k), self.compile(v)) for k, v in n.a]
-        if all(_is_const(k) and _is_const(v) for k, v in entries):
-            return _const({k.const: v.const for k, v in entries})  # type: ignore[attr-defined]
+        if all(is_const(k) and is_const(v) for k, v in entries):
+            return const({k.const: v.const for k, v in entries})  # type: ignore[attr-defined]
 
         def make(a: list) -> Any:
             out = {}
@@ -229,7 +215,7 @@ class _Compiler:
             raise _overload(name, lhs, rhs)
         return f
 
-    def _cond(self, n: Node) -> Fn:
+    def on_cond(self, n: Node) -> Fn:
         cf, tf, ff = self.compile(n.a), self.compile(n.b), self.compile(n.c)
 
         def f(a: list) -> Any:
@@ -241,7 +227,7 @@ class _Compiler:
             raise _overload("_?_:_", c)
         return f
 
-    def _bind(self, n: Node) -> Fn:
+    def on_bind(self, n: Node) -> Fn:
         init = self.compile(n.b)
         si = self.slot(n.a)
         body = self.compile(n.c)
@@ -252,7 +238,7 @@ class _Compiler:
             return body(a)
         return f
 
-    def _comp(self, n: Node) -> Fn:  # noqa: C901 - one branch per macro, as cel-go expands them
+    def on_comp(self, n: Node) -> Fn:  # noqa: C901 - one branch per macro, as cel-go expands them
         macro, var, args = n.a, n.b, n.d
         rng = self.compile(n.c)
         limit = self.limit
@@ -349,7 +335,7 @@ class _Compiler:
         # map / filter: the accumulator grows by `accu + [elem]`
         pred = body[0] if (macro == "filter" or len(body) == 2) else None
         tf = body[-1] if macro == "map" else None
-        elem_const = tf is not None and _is_const(tf)
+        elem_const = tf is not None and is_const(tf)
         step_cost = 1 + (0 if elem_const else 10) + 1
 
         def f_map(a: list) -> Any:
@@ -391,118 +377,10 @@ class _Compiler:
             return accu
         return f_map
 
-    def _call(self, n: Node) -> Fn:
+    def on_call(self, n: Node) -> Fn:
         fn, target, args = n.a, n.b, n.c
         fns = ([self.compile(target)] if target is not None else []) + [self.compile(x) for x in args]
-        member = target is not None
-        impl = FUNCTIONS.get((fn, member, len(fns)))
-        if impl is None:
-            raise CelRuntimeError(f"undeclared reference to '{fn}'")
-        # `x in [constants]` becomes a set lookup and conversions of constants are folded
-        if fn == "@in" and _is_const(fns[1]) and isinstance(fns[1].const, list) and all(  # type: ignore[attr-defined]
-                isinstance(v, (bool, int, float, str)) for v in fns[1].const):  # type: ignore[attr-defined]
-            lhs, values = fns[0], fns[1].const  # type: ignore[attr-defined]
-
-            def member_of(a: list) -> Any:
-                x = lhs(a)
-                return any(cel_eq(x, v) for v in values)
-            return member_of
-        if fn in ("int", "uint", "double", "string", "bool", "bytes") and not member and _is_const(fns[0]):
-            a0: list = [0]
-            return _const(impl(a0, fns[0].const))  # type: ignore[attr-defined]
-        coster = call_cost(fn, member)
-        fast = _FAST.get(fn) if len(fns) == 2 else None
-        if fast is not None:
-            return _fast_binary(fast, fns[0], fns[1], impl, coster)
-        if len(fns) == 1:
-            f0 = fns[0]
-
-            def call1(a: list) -> Any:
-                try:
-                    x = f0(a)
-                except CelRuntimeError:
-                    a[0] += 1  # the call is counted with its error argument
-                    raise
-                a[0] += coster(x) if coster is not None else 1
-                return impl(a, x)
-            return call1
-
-        def calln(a: list) -> Any:
-            # every argument is evaluated, and the call counted, before an error argument is
-            # the result (cel-go's calls evaluate all their arguments first)
-            vals = []
-            for f in fns:
-                try:
-                    vals.append(f(a))
-                except CelRuntimeError as exc:
-                    vals.append(exc)
-            a[0] += coster(*vals) if coster is not None else 1
-            for v in vals:
-                if isinstance(v, CelRuntimeError):
-                    raise v
-            return impl(a, *vals)
-        return calln
-
-
-_I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
-_FAST: dict[str, Callable[[Any, Any], Any]] = {
-    "_<_": lambda x, y: x < y, "_<=_": lambda x, y: x <= y,
-    "_>_": lambda x, y: x > y, "_>=_": lambda x, y: x >= y,
-    "_==_": lambda x, y: x == y, "_!=_": lambda x, y: x != y,
-    "_+_": lambda x, y: x + y, "_-_": lambda x, y: x - y, "_*_": lambda x, y: x * y,
-}
-
-
-def _fast_binary(op: Callable[[Any, Any], Any], f0: Fn, f1: Fn, impl: Callable[..., Any],
-                 coster: Callable[..., int] | None) -> Fn:
-    """Comparisons and + - * on two ints (or two doubles) cost 1 and need no overload
-    lookup: the hot path of arithmetic selectors. Anything else takes the general call."""
-    arith = op in (_FAST["_+_"], _FAST["_-_"], _FAST["_*_"])
-
-    def general(a: list, x: Any, y: Any) -> Any:
-        a[0] += coster(x, y) if coster is not None else 1
-        if isinstance(x, CelRuntimeError):
-            raise x
-        if isinstance(y, CelRuntimeError):
-            raise y
-        return impl(a, x, y)
-
-    if _is_const(f1):
-        yc = f1.const  # type: ignore[attr-defined]
-        ty = type(yc)
-        if ty is int or ty is float:
-            def const_rhs(a: list) -> Any:
-                try:
-                    x = f0(a)
-                except CelRuntimeError as exc:
-                    x = exc
-                if type(x) is ty:
-                    a[0] += 1
-                    r = op(x, yc)
-                    if arith and ty is int and not _I64_MIN <= r <= _I64_MAX:
-                        raise CelRuntimeError("integer overflow")
-                    return r
-                return general(a, x, yc)
-            return const_rhs
-
-    def binary(a: list) -> Any:
-        try:
-            x = f0(a)
-        except CelRuntimeError as exc:
-            x = exc
-        try:
-            y = f1(a)
-        except CelRuntimeError as exc:
-            y = exc
-        tx = type(x)
-        if tx is type(y) and (tx is int or tx is float):
-            a[0] += 1
-            r = op(x, y)
-            if arith and tx is int and not _I64_MIN <= r <= _I64_MAX:
-                raise CelRuntimeError("integer overflow")
-            return r
-        return general(a, x, y)
-    return binary
+        return compile_call(fn, target is not None, fns)
 
 
 def compile_tree(tree: Node, limit: int) -> tuple[Fn, int, int]:
