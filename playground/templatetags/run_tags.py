@@ -139,6 +139,8 @@ def _summary(event: dict[str, Any]) -> str:
         return f"clock {event.get('from')}s → {event.get('to')}s"
     if t == "cluster_action":
         return f"{event.get('action')} {_plain(event.get('params'))}".strip()
+    if t == "drain":  # kubectl drain's own line (scheduler_core/actions/drain_node.py)
+        return f"kubectl drain {event.get('node')}: {event.get('line')}"
     if t == "timeline_action_failed":
         return (f"Timeline {event.get('action')} of {str(event.get('kind') or '').lower()} {event.get('object')} "
                 f"skipped: the API server answered {event.get('reason')}: {event.get('message')}")

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from scheduler_core.api.errors import ActionError, ScenarioError
-from scheduler_core.loader.limits import Limits
 from scheduler_core.actions.names import Ref
 from scheduler_core.actions.spec import ActionSpec, ParseContext
+from scheduler_core.api.errors import ActionError, ScenarioError
 from scheduler_core.api.scenario import TimelineAction
 from scheduler_core.controllers.workloads.plan import pod_claim_templates
 from scheduler_core.controllers.workloads.scale import owned_pods, pods_to_create, pods_to_delete
+from scheduler_core.loader.limits import Limits
 
 
 class Simulation(Protocol):

@@ -23,8 +23,7 @@ from scheduler_core.loader.metadata import stable_uid
 from scheduler_core.loader.reader import FieldReader, Location, type_name
 from scheduler_core.loader.strict import NotSimulated
 
-__all__ = ["parse_timeline", "parse_action", "TIMELINE_ACTIONS", "DEFAULT_BIND_FAILURE",
-           "MAX_BIND_FAILURE_MESSAGE"]
+__all__ = ["parse_timeline", "parse_action", "DEFAULT_BIND_FAILURE", "MAX_BIND_FAILURE_MESSAGE"]
 
 
 def __getattr__(name: str) -> Any:

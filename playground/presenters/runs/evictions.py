@@ -1,6 +1,7 @@
 """The evictions panel (partials/evictions.html): NoExecute evictions pending with their
 countdowns, and the timeline of evictions scheduled, cancelled and done, the descheduler's
-included (its evictions, by strategy, and the ones the eviction API refused)."""
+included (its evictions, by strategy, and the ones the eviction API refused), and a drainNode's
+lines in kubectl's words."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 HISTORY_LIMIT = 200
 _HISTORY_TYPES = ["evicted", "eviction_scheduled", "eviction_cancelled", "pod_deleted",
-                  "descheduler_evicted", "descheduler_eviction_failed"]
+                  "descheduler_evicted", "descheduler_eviction_failed", "drain"]  # drain: kubectl's lines
 
 
 def evictions(screen: Screen) -> list[dict[str, Any]]:

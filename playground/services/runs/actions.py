@@ -29,23 +29,6 @@ from playground.services.runs.prepare import (
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 
-CLUSTER_ACTIONS = {
-    "addPod",
-    "deletePod",
-    "addNode",
-    "deleteNode",
-    "cordon",
-    "uncordon",
-    "addTaint",
-    "removeTaint",
-    "setNodeLabels",
-    "setScoreWeight",
-    "scaleDeployment",
-    "failBind",
-    "setNodeCondition",
-    "runDescheduler",
-}
-
 
 def kubernetes_version_of(value: str | None) -> str:
     """The canonical name ("v1.30") of a requested Kubernetes version; empty or None: the
@@ -156,7 +139,9 @@ def run_opened(*, run: Run, actor: Actor) -> bool:
 
 
 def _cluster_action(params: dict[str, Any]) -> dict[str, Any]:
-    if not isinstance(params, dict) or params.get("action") not in CLUSTER_ACTIONS:
+    from scheduler_core.actions.registry import action_names  # the engine's one list of them
+
+    if not isinstance(params, dict) or params.get("action") not in action_names():
         raise RunError("Unknown cluster action.")
     return params
 

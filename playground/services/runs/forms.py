@@ -46,7 +46,10 @@ FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "addTaint": ("form-taint", ("node", "key", "value", "effect")),
     "removeTaint": ("form-taint", ("node", "key", "value", "effect")),
     "setScoreWeight": ("form-score-weight", ("plugin", "weight")),
+    "drainNode": ("form-drain", ("node", "timeout")),
 }
+# The drain form's checkboxes: kubectl drain's flags, by the action's field names.
+DRAIN_FLAGS = ("ignoreDaemonSets", "deleteEmptyDirData", "force")
 
 
 def cluster_action_from_form(data: Any) -> dict[str, Any]:
@@ -122,6 +125,8 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         if not text("key"):
             raise RunError("Removing a taint needs the taint's key.", field="key")
         return {"action": "removeTaint", "node": text("node"), "key": text("key")}
+    if what == "drainNode":
+        return _drain_action(data, text)
     if what == "runDescheduler":
         return {"action": "runDescheduler"}
     if what == "setScoreWeight":
@@ -132,4 +137,27 @@ def cluster_action_from_form(data: Any) -> dict[str, Any]:
         except ValueError:
             raise RunError("The weight must be a whole number from 1 to 100.", field="weight") from None
         return {"action": "setScoreWeight", "plugin": text("plugin"), "weight": weight}
+    from scheduler_core.actions.registry import actions
+
+    spec = actions().get(what)
+    if spec is not None and what in FORMS:
+        # A form entry of an action kind without a builder above: its fields as typed (strings),
+        # which the action's own parser then checks (docs/architecture.md, "A cluster action").
+        return {"action": what, **{field: text(field) for field in spec.fields if text(field)}}
     raise RunError("Unknown cluster action.")
+
+
+def _drain_action(data: Any, text: Any) -> dict[str, Any]:
+    """`kubectl drain <node> [--ignore-daemonsets] [--delete-emptydir-data] [--force]
+    [--timeout=<s>]` as a drainNode action (scheduler_core/actions/drain_node.py); an empty
+    timeout takes the engine's bounded default."""
+    if not text("node"):
+        raise RunError("Choose the node to drain.", field="node")
+    action: dict[str, Any] = {"action": "drainNode", "node": text("node")}
+    action.update({flag: True for flag in DRAIN_FLAGS if text(flag)})
+    if text("timeout"):
+        try:
+            action["timeout"] = int(text("timeout"))
+        except ValueError:
+            raise RunError("The timeout must be a whole number of seconds.", field="timeout") from None
+    return action

@@ -1,25 +1,27 @@
 """A cluster action is checked in the request, before it is queued: a bad value is refused there,
 with the message next to its form field, instead of "Queued" and then failing in the worker.
 
-Two checks, both the engine's own rules:
+The checks are the engine's own (scheduler_core/actions/), over what the web has stored:
 
 - the action parsed exactly as the worker will parse it (`parse_action`: names are RFC 1123,
   quantities valid, the PriorityClass one of the scenario's, a taint's key and effect, a weight
   from 1 to 100);
-- the objects it names, against the run's stored head plus the cluster actions still queued
-  before it (a pod or node to add must not exist, one to change or delete must), and a Score
-  weight only for one of the profile's Score plugins;
+- the objects it names, by the one rule of scheduler_core/actions/names.py over the run's stored
+  head plus the cluster actions still queued before it (`StoredNames`), and a Score weight only
+  for one of the profile's Score plugins;
 - the node and pod limits (PLAYGROUND_MAX_NODES / PLAYGROUND_MAX_PODS): what the cluster would
   have after the action, counted before anything is queued.
 
-The worker still checks everything again when it applies the action (something queued before it,
-a step or a preemption, may still change the cluster); this only moves the common mistakes forward.
+The scenario itself is read by the loader only (its YAML decoder; no pattern matching of
+documents). The worker still checks everything again when it applies the action (something
+queued before it, a step or a preemption, may still change the cluster); this only moves the
+common mistakes forward.
 """
 
 from __future__ import annotations
 
 import functools
-import re
+from dataclasses import dataclass
 from typing import Any
 
 from playground.models import Run, RunAction
@@ -40,50 +42,45 @@ FORM_FIELDS = {
     "effect": "effect",
     "plugin": "plugin",
     "weight": "weight",
+    "timeout": "timeout",
 }
-_PRIORITY_CLASS_DOC = re.compile(r"^kind:\s*PriorityClass\s*$", re.M)
-_DESCHEDULER_POLICY_DOC = re.compile(r"^kind:\s*[\"']?DeschedulerPolicy[\"']?\s*$", re.M)
-_DOC_SPLIT = re.compile(r"^---\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class ScenarioFacts:
+    """What the checks need of a run's scenario: its PriorityClasses (admission) and whether it
+    has a DeschedulerPolicy."""
+
+    admission: Any  # a Scenario holding only the PriorityClasses
+    has_descheduler_policy: bool
 
 
 def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
     """Raise RunError (with the form field) if the worker would refuse `params`; else nothing."""
+    from scheduler_core.actions.names import first_missing
+    from scheduler_core.actions.registry import spec_of
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.loader.timeline import parse_action
 
+    facts = _facts(run.scenario_yaml)
     if params.get("action") == "runDescheduler":
-        if set(params) != {"action"} or not _DESCHEDULER_POLICY_DOC.search(run.scenario_yaml):
+        if set(params) != {"action"} or not facts.has_descheduler_policy:
             raise RunError("This scenario has no DeschedulerPolicy document (apiVersion descheduler/v1alpha2): "
                            "add one to the scenario to say which strategies the descheduler runs.")
         return
     try:
-        act = parse_action(params, _admission(run.scenario_yaml), at=0.0)
+        act = parse_action(params, facts.admission, at=0.0)
     except ScenarioError as error:
         field = _form_field(error.field)
         label = field or (error.field or "action")
         raise RunError(f"{label}: {error.reason}", field=field) from None
-    nodes, pods = _names_after_queue(run)
-    action = act.action
-    _check_room(run, action, act.params, len(nodes), len(pods))
-    if action == "addPod":
-        pod = act.params["pod"]
-        if pod.key in pods:
-            raise RunError(f'name: pod "{pod.key}" already exists', field="name")
-    elif action == "deletePod":
-        key = str(act.params["pod"])  # "namespace/name"
-        if key not in pods:
-            raise RunError(f'pod: pod "{key}" does not exist', field="pod")
-    elif action == "failBind":
-        key = str(act.params["pod"])
-        if key not in pods:
-            raise RunError(f'pod: pod "{key}" does not exist', field="pod")
-    elif action == "addNode":
-        name = act.params["node"].name
-        if name in nodes:
-            raise RunError(f'name: node "{name}" already exists', field="name")
-    elif action == "scaleDeployment":
-        pass  # the Deployment is one of the run's: its form (scale_action_from_form) offers only those
-    elif action == "setScoreWeight":
+    names = _names_after_queue(run, facts)
+    _check_room(run, act.action, act.params, len(names.nodes), len(names.pods))
+    missing = first_missing(spec_of(act.action).refs(act.params), names)
+    if missing is not None and missing.ref.kind != "Deployment":  # the scale form offers only the run's
+        field = "name" if missing.exists else missing.ref.field  # a new object's form field is its name
+        raise RunError(f"{field}: {missing.message()}", field=field)
+    if act.action == "setScoreWeight":
         profile = act.params.get("profile") or "default-scheduler"
         plugins = score_plugins(run=run, profile=profile)
         if plugins and act.params["plugin"] not in plugins:
@@ -92,8 +89,6 @@ def check_cluster_action(run: Run, params: dict[str, Any]) -> None:
                 f"(its Score plugins: {', '.join(plugins)})",
                 field="plugin",
             )
-    elif act.params.get("node") not in nodes:
-        raise RunError(f'node: node "{act.params.get("node")}" does not exist', field="node")
 
 
 def _check_room(run: Run, action: str, params: dict[str, Any], nodes: int, pods: int) -> None:
@@ -118,47 +113,46 @@ def _check_room(run: Run, action: str, params: dict[str, Any], nodes: int, pods:
 
 
 def _form_field(path: str | None) -> str | None:
-    last = re.sub(r"\[\d+\]", "", (path or "").rsplit(".", 1)[-1])
+    """The form field of an engine field path ("actions[0].pod.metadata.name" -> "name")."""
+    last = (path or "").rsplit(".", 1)[-1].partition("[")[0]
     return FORM_FIELDS.get(last)
 
 
 @functools.lru_cache(maxsize=64)
-def _admission(scenario_yaml: str) -> Any:
-    """The scenario as far as admission needs it (its PriorityClasses), loaded from only those
-    documents: a 5,000-node scenario is not parsed again for every form post."""
+def _facts(scenario_yaml: str) -> ScenarioFacts:
+    """The scenario's PriorityClasses and policy, from the loader's own decoding of its YAML:
+    the admission scenario is loaded from the PriorityClass documents only, so a 5,000-node
+    scenario is not built again for a form post (and not decoded again while cached)."""
+    import yaml
+
     from scheduler_core.api.scenario import Scenario
     from scheduler_core.loader import load_scenario_text
+    from scheduler_core.loader.yaml_input import decode_yaml
 
-    docs = [d for d in _DOC_SPLIT.split(scenario_yaml) if _PRIORITY_CLASS_DOC.search(d)]
-    if not docs:
-        return Scenario()
-    return load_scenario_text("\n---\n".join(docs), source="run")
+    docs, _ = decode_yaml(scenario_yaml, "run")
+    kinds = [d.get("kind") for d in docs if isinstance(d, dict)]
+    classes = [d for d in docs if isinstance(d, dict) and d.get("kind") == "PriorityClass"]
+    admission = load_scenario_text(yaml.safe_dump_all(classes), source="run") if classes else Scenario()
+    return ScenarioFacts(admission=admission, has_descheduler_policy="DeschedulerPolicy" in kinds)
 
 
-def _names_after_queue(run: Run) -> tuple[set[str], set[str]]:
-    """Node names and pod keys at the run's stored head, after the cluster actions queued (not
-    yet applied) that add or delete them."""
+def _names_after_queue(run: Run, facts: ScenarioFacts) -> Any:
+    """The names at the run's stored head (`StoredNames`), after the cluster actions queued (not
+    yet applied) that add or delete them, replayed by the same rule the loader uses."""
+    from scheduler_core.actions.names import StoredNames, replay
+    from scheduler_core.actions.registry import spec_of
+    from scheduler_core.api.errors import ScenarioError
+    from scheduler_core.loader.timeline import parse_action
+
     head = Run.objects.filter(pk=run.pk).values_list("head_step", flat=True).first() or 0
-    view = view_at(run=run, step=head)
-    nodes = {n["name"] for n in view.get("nodes", [])}
-    pods = {p["key"] for p in view.get("pods", []) if p.get("status") != "Deleted"}
+    names = StoredNames.of_view(view_at(run=run, step=head))
     queued = run.actions.filter(
         kind=RunAction.KIND_CLUSTER, state__in=[RunAction.STATE_PENDING, RunAction.STATE_RUNNING]
     ).order_by("index")
     for params in queued.values_list("params", flat=True):
-        _apply_names(params or {}, nodes, pods)
-    return nodes, pods
-
-
-def _apply_names(params: dict[str, Any], nodes: set[str], pods: set[str]) -> None:
-    action = params.get("action")
-    if action == "addPod":
-        meta = (params.get("pod") or {}).get("metadata") or {}
-        pods.add(f"{meta.get('namespace') or 'default'}/{meta.get('name')}")
-    elif action == "deletePod":
-        ns, _, name = str(params.get("pod")).rpartition("/")
-        pods.discard(f"{ns or 'default'}/{name}")
-    elif action == "addNode":
-        nodes.add(str(((params.get("node") or {}).get("metadata") or {}).get("name")))
-    elif action == "deleteNode":
-        nodes.discard(str(params.get("node")))
+        try:
+            act = parse_action(params or {}, facts.admission, at=0.0)
+        except ScenarioError:
+            continue  # refused when it was queued: the worker will refuse it again
+        replay(spec_of(act.action).refs(act.params), names)
+    return names
