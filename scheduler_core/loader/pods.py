@@ -20,7 +20,7 @@ from scheduler_core.loader.containers import parse_container, parse_tolerations
 from scheduler_core.loader.metadata import parse_metadata, parse_owner_references, stable_uid
 from scheduler_core.loader.pod_resources import parse_pod_resources
 from scheduler_core.loader.reader import FieldReader
-from scheduler_core.loader.resource import check_container_claims, parse_pod_resource_claims
+from scheduler_core.loader.resource_claim import check_container_claims, parse_pod_resource_claims
 from scheduler_core.loader.resources import resource_list
 from scheduler_core.loader.storage import parse_volumes
 from scheduler_core.loader.workload_v1alpha1 import parse_workload_ref

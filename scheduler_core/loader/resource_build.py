@@ -20,13 +20,10 @@ from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Pod
 from scheduler_core.loader.documents import Entry
 from scheduler_core.loader.reader import FieldReader
-from scheduler_core.loader.resource import (
-    parse_device_class,
-    parse_device_taint_rule,
-    parse_resource_claim,
-    parse_resource_claim_template,
-    parse_resource_slice,
-)
+from scheduler_core.loader.resource import parse_device_class
+from scheduler_core.loader.resource_claim import parse_resource_claim, parse_resource_claim_template
+from scheduler_core.loader.resource_slice import parse_resource_slice
+from scheduler_core.loader.resource_taints import parse_device_taint_rule
 
 __all__ = ["add_resource_object", "check_resource_references", "ADMIN_ACCESS_LABEL"]
 

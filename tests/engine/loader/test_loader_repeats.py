@@ -12,11 +12,11 @@ from scheduler_core.api.types import Container
 from scheduler_core.api.uid import _UID_NAMESPACE, stable_uid
 from scheduler_core.loader import containers as containers_module
 from scheduler_core.loader import reader as reader_module
-from scheduler_core.loader import resource as resource_module
+from scheduler_core.loader import resource_claim as resource_module
 from scheduler_core.loader.containers import _parse_container, copy_container, parse_container
 from scheduler_core.loader.memo import ParseMemo, content_key
 from scheduler_core.loader.reader import FieldReader, Location
-from scheduler_core.loader.resource import check_container_claims, parse_pod_resource_claims
+from scheduler_core.loader.resource_claim import check_container_claims, parse_pod_resource_claims
 
 CONTAINERS = [
     {"name": "app", "image": "pause", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}},
