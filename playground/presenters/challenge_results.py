@@ -19,7 +19,7 @@ from django.db.models import Q
 from playground.models import ChallengeLearner, Run, RunEvent, Scenario
 from playground.ownership import Actor
 from playground.presenters.runs.challenge import FINAL
-from playground.presenters.runs.screen import run_screen
+from playground.presenters.runs.picker import run_screen
 from playground.selectors.challenge_results import current_challenge
 from scheduler_core.api.challenge import Challenge, GoalResult, check
 

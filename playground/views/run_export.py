@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET
 from playground.ownership import actor_for_request
 from playground.presenters.runs import export
 from playground.presenters.runs.paging import int_param
-from playground.presenters.runs.screen import Screen, run_screen
+from playground.presenters.runs.picker import run_screen
+from playground.presenters.runs.screen import Screen
 from playground.selectors import runs as run_selectors
 
 

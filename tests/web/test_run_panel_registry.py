@@ -28,7 +28,7 @@ from playground.presenters.runs import panels
 from playground.presenters.runs.panels import Paged, Panel
 from playground.presenters.runs.screen import Screen
 from playground.services import classroom, gallery
-from playground.services import runs as svc
+from playground.services.runs.actions import run_start
 from tests.web.call_async import call_async
 from tests.web.test_runs_services import OWNER
 
@@ -107,7 +107,7 @@ def paged(partials: Path) -> Iterator[Panel]:
 
 def _run() -> Run:
     gallery.seed()
-    return svc.run_start(scenario=Scenario.objects.get(gallery_slug="priority-preemption"), actor=OWNER)
+    return run_start(scenario=Scenario.objects.get(gallery_slug="priority-preemption"), actor=OWNER)
 
 
 def _owner_client() -> Client:

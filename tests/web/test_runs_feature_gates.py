@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from playground.models import Run, RunAction, Scenario
 from playground.ownership import SESSION_KEY, Actor
-from playground.presenters.runs.screen import run_screen
+from playground.presenters.runs.picker import run_screen
 from playground.selectors.frame_views import view_at
 from playground.services import gallery
 from playground.services.runs import actions as svc

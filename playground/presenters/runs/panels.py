@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.urls import reverse
 
@@ -42,9 +42,7 @@ from playground.presenters.runs import story as story_panel
 from playground.presenters.runs import timeline as timeline_panel
 from playground.presenters.runs import waiting as waiting_panel
 from playground.presenters.runs.events import search_events
-
-if TYPE_CHECKING:
-    from playground.presenters.runs.screen import Screen
+from playground.presenters.runs.screen import Screen
 
 PARTIALS = "playground/runs/partials/"
 
@@ -161,8 +159,12 @@ class PanelRegistry:
             delattr(self.screen_class, panel.screen_attr)
 
     def bind(self, screen_class: type) -> None:
-        """Give `screen_class` a cached property per registered presenter (and per later one)."""
+        """Give `screen_class` a cached property per registered presenter (and per later one),
+        and `layout`: which of the panels one screen shows where."""
         self.screen_class = screen_class
+        prop = cached_property(lambda screen: layout(screen, self))
+        prop.__set_name__(screen_class, "layout")
+        screen_class.layout = prop  # type: ignore[attr-defined]
         for panel in self:
             self._install(panel)
 
@@ -306,3 +308,4 @@ for _panel in (
           paged=Paged("events", "run_events", "events_body.html", _events_page)),
 ):
     REGISTRY.register(_panel)
+REGISTRY.bind(Screen)
