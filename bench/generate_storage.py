@@ -38,9 +38,13 @@ GPU_NODE_EVERY = 10
 VOLUME_LIMIT = 39
 
 
-def file_name(nodes: int, pods: int) -> str:
-    """perf-storage-<nodes>n-<pods>p.yaml, beside the plain inputs."""
-    return f"perf-storage-{nodes}n-{pods}p.yaml"
+KINDS = ("both", "volumes", "devices")
+
+
+def file_name(nodes: int, pods: int, only: str = "both") -> str:
+    """perf-storage-<nodes>n-<pods>p.yaml beside the plain inputs (-volumes / -devices for one half)."""
+    suffix = "" if only == "both" else f"-{only}"
+    return f"perf-storage-{nodes}n-{pods}p{suffix}.yaml"
 
 
 def _classes() -> list[str]:
@@ -108,8 +112,14 @@ def _claim_docs(i: int, claim: str) -> list[str]:
     ]
 
 
-def render(nodes: int, pods: int) -> str:
-    """The whole scenario as YAML text (deterministic: the same sizes give the same bytes)."""
+def render(nodes: int, pods: int, only: str = "both") -> str:
+    """The whole scenario as YAML text (deterministic: the same sizes give the same bytes).
+
+    `only="volumes"` leaves out the GPUs (slices and claims), `only="devices"` the PVCs, so each
+    half can be measured alone against upstream's figure for it; the cluster is otherwise the same.
+    """
+    volumes = only in ("both", "volumes")
+    devices = only in ("both", "devices")
     node_w = max(5, len(str(nodes - 1)))
     pod_w = max(4, len(str(pods - 1)))
     head = (f"# about: storage and devices benchmark: {nodes} nodes (3 zones, a GPU node in "
@@ -119,18 +129,18 @@ def render(nodes: int, pods: int) -> str:
     for i in range(nodes):
         name = f"node-{i:0{node_w}d}"
         docs.extend(_node(name, ZONES[i % len(ZONES)]))
-        if i % GPU_NODE_EVERY == 0:
+        if devices and i % GPU_NODE_EVERY == 0:
             docs.append(_slice(name))
     for i in range(pods):
         cpu, mem = REQUESTS[i % 3]
         name = f"pod-{i:0{pod_w}d}"
         extra_spec = ""
         container_claims = ""
-        if i % 3 == 0:
+        if volumes and i % 3 == 0:
             claim = f"data-{name}"
             docs.extend(_claim_docs(i, claim))
             extra_spec += f"  volumes:\n  - name: data\n    persistentVolumeClaim: {{claimName: {claim}}}\n"
-        if i % GPU_NODE_EVERY == 1:
+        if devices and i % GPU_NODE_EVERY == 1:
             extra_spec += "  resourceClaims:\n  - name: gpu\n    resourceClaimTemplateName: one-gpu\n"
             container_claims = "      claims:\n      - name: gpu\n"
         docs.append(
@@ -141,13 +151,13 @@ def render(nodes: int, pods: int) -> str:
     return head + "---\n".join(docs)
 
 
-def ensure(nodes: int, pods: int, directory: Path = INPUTS) -> Path:
+def ensure(nodes: int, pods: int, directory: Path = INPUTS, only: str = "both") -> Path:
     """The input's path, writing it first if it is missing."""
-    path = directory / file_name(nodes, pods)
+    path = directory / file_name(nodes, pods, only)
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(render(nodes, pods), encoding="utf-8")
+        tmp.write_text(render(nodes, pods, only), encoding="utf-8")
         tmp.replace(path)
     return path
 
@@ -157,14 +167,16 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=DEFAULT[0])
     ap.add_argument("--pods", type=int, default=DEFAULT[1])
     ap.add_argument("--out", type=Path, help="file to write (default: bench/inputs/<name>)")
+    ap.add_argument("--only", choices=KINDS, default="both",
+                    help="volumes: no GPU slices or claims; devices: no PVCs (default: both)")
     args = ap.parse_args()
     if args.nodes < 1 or args.pods < 0:
         ap.error("--nodes must be at least 1 and --pods at least 0")
     if args.out:
-        args.out.write_text(render(args.nodes, args.pods), encoding="utf-8")
+        args.out.write_text(render(args.nodes, args.pods, args.only), encoding="utf-8")
         print(args.out)
     else:
-        print(ensure(args.nodes, args.pods))
+        print(ensure(args.nodes, args.pods, only=args.only))
     return 0
 
 

@@ -446,6 +446,7 @@ class NodeInfo:
         "image_states",
         "generation",
         "name",
+        "volume_count",
     )
 
     def __init__(self, node: Node | None = None) -> None:
@@ -460,6 +461,9 @@ class NodeInfo:
         self.non_zero_requested = Resource()
         self.allocatable = Resource()
         self.image_states: dict[str, ImageStateSummary] = {}
+        # The volumes of the pods on the node, all kinds: at least the unique volumes they attach,
+        # so NodeVolumeLimits needs the exact count only when this comes near a driver's limit.
+        self.volume_count = 0
         self.generation = next_generation()
         if node is not None:
             self.set_node(node)
@@ -508,6 +512,7 @@ class NodeInfo:
             req.scalar_resources[name] = req.scalar_resources.get(name, 0) + sign * q
         self.non_zero_requested.milli_cpu += sign * pr.non0_cpu
         self.non_zero_requested.memory += sign * pr.non0_mem
+        self.volume_count += sign * len(pi.pod.volumes)
         # util.GetHostPorts: sidecar (restartPolicy Always) init containers' ports count too.
         for c in (*[ic for ic in pi.pod.init_containers if ic.restart_policy == "Always"], *pi.pod.containers):
             for p in c.ports:
@@ -528,6 +533,7 @@ class NodeInfo:
         c.used_ports = self.used_ports.clone()
         c.requested = self.requested.clone()
         c.non_zero_requested = self.non_zero_requested.clone()
+        c.volume_count = self.volume_count
         # Shared, not copied: a NodeInfo's allocatable is only ever replaced whole (set_node),
         # never changed in place, so the copy cannot see a later change through it.
         c.allocatable = self.allocatable
@@ -548,6 +554,8 @@ class NodeInfo:
         slots = state[1] if isinstance(state, tuple) else state
         for name, value in slots.items():
             setattr(self, name, value)
+        if "volume_count" not in slots:  # saved before the count was kept
+            self.volume_count = sum(len(pi.pod.volumes) for pi in self.pods)
         self.generation = next_generation()
 
     def __repr__(self) -> str:

@@ -59,7 +59,7 @@ from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement
 from scheduler_core.dra.cel import compile_selector, device_activation
 from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex, node_matches
 
-__all__ = ["Allocator", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
+__all__ = ["Allocator", "NodeAnswers", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
            "device_id_string"]
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
@@ -236,13 +236,38 @@ class DeviceCelCache:
         return found
 
 
+class NodeAnswers:
+    """The allocator's last answer per node, kept across cycles with what it was worked out from.
+
+    On a node whose pools only it sees (every slice names its node), an answer depends on the
+    slices (the SliceIndex object, rebuilt when they change), the Node object, the claims'
+    specs, the device classes and which devices of the node's pools are allocated (or in
+    flight). A GPU pod after another finds all of that unchanged on every node but the one the
+    last pod went to, so its search there is a lookup. Only answers are kept, never errors (they
+    are raised again by a new search), and only without the gates whose results carry per-claim
+    state (consumable capacity's share IDs) or draw on pools' counters (partitionable devices).
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        # node name -> (SliceIndex, Node, its pools' keys, claims' signature, allocated device
+        # names per pool, the answer)
+        self.entries: dict[str, tuple[Any, ...]] = {}
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        """A checkpoint keeps no answers: they are worked out again after a restore."""
+        return (NodeAnswers, ())
+
+
 class Allocator:
     """One scheduling cycle's allocator: the allocated devices and slices are fixed for it."""
 
     def __init__(self, features: Features, allocated_devices: set[DeviceID],
                  classes: dict[str, DeviceClass], index: SliceIndex,
                  cel: DeviceCelCache | None = None,
-                 aggregated_capacity: dict[DeviceID, dict[str, Fraction]] | None = None) -> None:
+                 aggregated_capacity: dict[DeviceID, dict[str, Fraction]] | None = None,
+                 answers: NodeAnswers | None = None) -> None:
         self.features = features
         self.allocated_devices = allocated_devices
         # DRAConsumableCapacity: capacity consumed by the shares allocated claims hold, per device
@@ -251,6 +276,55 @@ class Allocator:
         self.index = index
         self.cel = cel if cel is not None else DeviceCelCache()
         self._without_pools: dict[tuple[int, ...], tuple[Any, AllocationError | None]] = {}
+        self.answers = answers if not (features.consumable_capacity or features.partitionable_devices) else None
+        # for `answers`: the allocated device names per pool, and the claims' signature (both
+        # worked out at the first use in this cycle)
+        self._allocated_by_pool: dict[tuple[str, str], frozenset[str]] | None = None
+        self._claims_sig: tuple[tuple[int, ...], tuple[Any, ...]] | None = None
+
+    def _signature(self, claims: list[ResourceClaim]) -> tuple[Any, ...]:
+        """What of the claims and classes an answer depends on: the specs by value (claims
+        from one template are equal but distinct objects) and the class objects."""
+        ids = tuple(id(c) for c in claims)
+        if self._claims_sig is None or self._claims_sig[0] != ids:
+            classes = tuple(sorted(self.classes.items(), key=lambda kv: kv[0]))
+            self._claims_sig = (ids, (tuple(repr(c.spec) for c in claims), classes))
+        return self._claims_sig[1]
+
+    def _allocated_in(self, pool_keys: tuple[tuple[str, str], ...]) -> tuple[frozenset[str], ...]:
+        """The allocated device names of each of these pools."""
+        by_pool = self._allocated_by_pool
+        if by_pool is None:
+            grouped: dict[tuple[str, str], set[str]] = {}
+            for driver, pool, device in self.allocated_devices:
+                grouped.setdefault((driver, pool), set()).add(device)
+            by_pool = self._allocated_by_pool = {k: frozenset(v) for k, v in grouped.items()}
+        empty: frozenset[str] = frozenset()
+        return tuple([by_pool.get(k, empty) for k in pool_keys])
+
+    def _remembered(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
+        """`_Attempt.run` through `answers` (only for nodes no shared slice can reach)."""
+        answers = self.answers
+        assert answers is not None
+        index = self.index
+        hit = answers.entries.get(node.name)
+        if hit is not None and hit[0] is index and hit[1] is node:
+            pool_keys = hit[2]
+        else:
+            hit = None
+            try:
+                pools = index.gather_pools(node)
+            except NodeSelectorError:
+                return _Attempt(self, node, claims).run()  # raises the error, as the search would
+            pool_keys = tuple([(p.driver, p.pool) for p in pools])
+        sig = self._signature(claims)
+        allocated = self._allocated_in(pool_keys)
+        if hit is not None and hit[3] == sig and hit[4] == allocated:
+            answer = hit[5]
+        else:
+            answer = _Attempt(self, node, claims).run()
+            answers.entries[node.name] = (index, node, pool_keys, sig, allocated, answer)
+        return list(answer) if answer is not None else None
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
         if not self.index.may_target(node):
@@ -267,6 +341,8 @@ class Allocator:
             if memo[1] is not None:
                 raise memo[1]
             return copy.deepcopy(memo[0])
+        if self.answers is not None and not self.index.other:
+            return self._remembered(node, claims)
         return _Attempt(self, node, claims).run()
 
 

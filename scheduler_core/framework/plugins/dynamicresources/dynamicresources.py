@@ -61,6 +61,7 @@ from scheduler_core.dra.structured.allocator import (
     DeviceID,
     FailedAllocationOnNode,
     Features,
+    NodeAnswers,
 )
 from scheduler_core.dra.structured.pools import SliceIndex
 from scheduler_core.dra.taint_rules import apply_taint_rules
@@ -230,6 +231,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self._index_for: tuple[int, ...] | None = None
         self._index: SliceIndex | None = None
         self._cel = DeviceCelCache(self.features.consumable_capacity)
+        # The allocator's answers per node, kept from cycle to cycle (see NodeAnswers).
+        self._answers = NodeAnswers()
 
     # ---- the cluster (upstream's SharedDRAManager) -----------------------------------------------
     def _cluster(self) -> Any:
@@ -392,7 +395,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.claims_to_allocate = [c for c in claims if c.allocation is None]
             dedicated, shared = self._allocated_devices()
             s.allocator = Allocator(self.features, dedicated, dict(classes),
-                                    self._slice_index(), self._cel, shared)
+                                    self._slice_index(), self._cel, shared,
+                                    None if extended is not None else self._answers)
             s.node_allocations = {}
         s.claims = claims
         return None, None
@@ -496,7 +500,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
         """`filter` on every node. Nodes no ResourceSlice can target all get the same verdict
         when no allocated claim limits the nodes (the allocator then has nothing node-specific
-        to look at): the first such node's rejection is copied to the others."""
+        to look at): the first such node's rejection is given to the others (one Status, as the
+        batched filter walk allows)."""
         s = state.get(STATE_KEY)
         f = self.filter
         if s is None or not s.claims or s.allocator is None or s.num_user < len(s.claims) or \
@@ -512,7 +517,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if ni.node.name in targeted:
                 out.append(f(state, pod, ni))
             elif template is not None:
-                out.append(Status(template.code, *template.reasons, err=template.err))
+                out.append(template)
             else:
                 st = f(state, pod, ni)
                 template = st

@@ -60,6 +60,23 @@ class _Cached:
         return self
 
 
+class _NewVolumes:
+    """The new pod's volume lookups on a node with a CSINode: the error they met, or its
+    attachable volumes ("driver/handle" -> driver) and their drivers."""
+
+    __slots__ = ("err", "volumes", "drivers")
+
+    def __init__(self, err: tuple[Code, str] | None, volumes: dict[str, str]) -> None:
+        self.err = err
+        self.volumes = volumes
+        self.drivers = set(volumes.values())
+
+
+_NO_LIMITS: dict[str, int] = {}
+_NEW_VOLUMES_STATE_KEY = CSI_NAME + "/newPodVolumesOnCSINode"
+# What the volume lookups are given for "a node with a CSINode": they only ask whether there is one.
+_ANY_CSI_NODE = CSINode(name="")
+
 RANDOM_VOLUME_ID_PREFIX = "scheduler-volume"  # stands in for upstream's random 32-letter prefix
 
 
@@ -74,6 +91,8 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         super().__init__(args, handle)
         gates = gates_of(handle)
         self.volume_limit_scaling = bool(gates.overrides) and gates.enabled("VolumeLimitScaling")
+        self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
+        self._equal_limits: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
@@ -90,21 +109,89 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         csi_node = store.csi_nodes.get(node.name)
         if self.volume_limit_scaling:
             return self._filter_with_driver_check(pod, node_info, csi_node)
-        if csi_node is None or not csi_node.driver_limits:
+        limits = self._driver_limits(csi_node)
+        if not limits:
             # No limit to check: only the new pod's claims can fail (a missing claim, one not
             # the pod's), the same on every node, so that is found once per cycle.
             return self._new_pod_status(state, pod)
-        new_volumes: dict[str, str] = {}
-        err = self._filter_attachable_volumes(pod, csi_node, True, new_volumes)
-        if err is not None:
-            code, msg = err
+        new = self._new_pod_volumes(state, pod)
+        if new.err is not None:
+            code, msg = new.err
             return Status(code, msg) if code != Code.ERROR else Status.error(msg)
-        if not new_volumes:
+        if not new.volumes:
             return None
-        limits = csi_node.driver_limits if csi_node is not None else {}
-        if not limits:
+        # Each volume of a pod on the node is at most one attached unique volume, so while the
+        # node's volumes and the new ones together stay within the smallest limit that applies,
+        # no driver can be over its limit: the exact count is needed only near a limit.
+        smallest = min((limits[d] for d in new.drivers if d in limits), default=None)
+        if smallest is None or node_info.volume_count + len(new.volumes) <= smallest:
             return None
-        return self._check_limits(node_info, csi_node, new_volumes, limits)
+        return self._check_limits(node_info, csi_node, dict(new.volumes), limits)
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node, with the cycle's part (the new pod's volumes, the smallest
+        limit that applies to them per set of limits) worked out once."""
+        if not pod.volumes:
+            return [None] * len(nodes)
+        if self.volume_limit_scaling:
+            f = self.filter
+            return [f(state, pod, ni) for ni in nodes]
+        csi_nodes = self.handle.cluster.storage.csi_nodes
+        new: _NewVolumes | None = None
+        smallest_for: dict[int, int | None] = {}  # id(limits) -> the smallest that applies
+        out: list[Status | None] = []
+        known = self._limits
+        for ni in nodes:
+            csi_node = csi_nodes.get(ni.name)
+            hit = known.get(id(csi_node)) if csi_node is not None else None
+            limits = hit[1] if hit is not None and hit[0] is csi_node else self._driver_limits(csi_node)
+            if not limits:
+                out.append(self._new_pod_status(state, pod))
+                continue
+            if new is None:
+                new = self._new_pod_volumes(state, pod)
+            if new.err is not None or not new.volumes:
+                out.append(self.filter(state, pod, ni))
+                continue
+            key = id(limits)
+            if key in smallest_for:
+                smallest = smallest_for[key]
+            else:
+                smallest = smallest_for[key] = min((limits[d] for d in new.drivers if d in limits), default=None)
+            if smallest is None or ni.volume_count + len(new.volumes) <= smallest:
+                out.append(None)
+            else:
+                out.append(self._check_limits(ni, csi_node, dict(new.volumes), limits))
+        return out
+
+    def _driver_limits(self, csi_node: CSINode | None) -> dict[str, int]:
+        """The CSINode's per-driver limits, worked out once per CSINode object (objects are
+        replaced on every write, so a changed CSINode is a new key). Equal limits are one
+        object, so per-cycle answers keyed by it serve every node with the same limits."""
+        if csi_node is None:
+            return _NO_LIMITS
+        hit = self._limits.get(id(csi_node))
+        if hit is None or hit[0] is not csi_node:
+            if len(self._limits) > 100_000:
+                self._limits.clear()
+                self._equal_limits.clear()
+            limits = csi_node.driver_limits
+            limits = self._equal_limits.setdefault(tuple(sorted(limits.items())), limits)
+            hit = (csi_node, limits)
+            self._limits[id(csi_node)] = hit
+        return hit[1]
+
+    def _new_pod_volumes(self, state: CycleState, pod: Pod) -> _NewVolumes:
+        """The new pod's attachable volumes on a node with a CSINode, once per cycle: the node
+        enters them only through whether it has a CSINode (CSI migration), which it has here."""
+        cached = state.get(_NEW_VOLUMES_STATE_KEY)
+        if cached is not None:
+            return cached.value
+        volumes: dict[str, str] = {}
+        err = self._filter_attachable_volumes(pod, _ANY_CSI_NODE, True, volumes)
+        new = _NewVolumes(err, volumes)
+        state.write(_NEW_VOLUMES_STATE_KEY, _Cached(new))
+        return new
 
     def _check_limits(self, node_info: NodeInfo, csi_node: CSINode, new_volumes: dict[str, str],
                       limits: dict[str, int]) -> Status | None:

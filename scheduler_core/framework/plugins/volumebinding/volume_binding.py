@@ -18,6 +18,7 @@ is refused.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -54,6 +55,7 @@ from scheduler_core.framework.plugins.volumebinding.binder import (
     PodVolumes,
     VolumeBinder,
 )
+from scheduler_core.framework.plugins.volumebinding.node_dependence import node_dependence
 from scheduler_core.framework.plugins.volumebinding.scorer import (
     StorageResource,
     VolumeCapacityScorer,
@@ -96,13 +98,21 @@ def _shape_points(raw: Any) -> list[tuple[int, int]]:
 
 
 class _StateData:
-    __slots__ = ("all_bound", "pod_volumes_by_node", "pod_volume_claims", "has_static_bindings")
+    __slots__ = ("all_bound", "pod_volumes_by_node", "pod_volume_claims", "has_static_bindings",
+                 "node_keys", "by_node_key")
 
     def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.pod_volume_claims = claims
         self.has_static_bindings = False
+        # Filter's answer depends on a node only through the values of a few labels (and its
+        # name when a claim names a selected node): `node_keys` lists them (worked out at the
+        # first Filter of the cycle; None: not worked out yet), and `by_node_key` holds the
+        # answer per combination of their values, so the other nodes with the same zone (say)
+        # are a lookup.
+        self.node_keys: tuple[tuple[str, ...], bool] | None = None
+        self.by_node_key: dict[tuple[str | None, ...], tuple[PodVolumes, list[str]]] = {}
 
     def clone(self) -> _StateData:
         return self
@@ -210,15 +220,70 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             # Only a pod that PreFilter skipped gets here (a Skip makes the framework not call
             # Filter), so this is the upstream nil dereference's harmless twin: nothing to check.
             return None
-        try:
-            volumes, reasons = self.binder.find_pod_volumes(pod, s.pod_volume_claims, node_info.node)
-        except BinderError as e:
-            return Status.error(str(e))
+        found = self._node_verdict(s, pod, node_info)
+        if isinstance(found, Status):
+            return found
+        volumes, reasons = found
         if reasons:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
         s.pod_volumes_by_node[node_info.node.name] = volumes
         s.has_static_bindings = s.has_static_bindings or bool(volumes.static_bindings)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node; nodes alike (the same values of the labels the answer reads)
+        share one answer, and a rejection one Status."""
+        s = state.get(STATE_KEY)
+        if s is None or s.pod_volume_claims is None:
+            f = self.filter
+            return [f(state, pod, ni) for ni in nodes]
+        rejections: dict[int, Status] = {}  # id(reasons) -> its Status, for this batch
+        by_node = s.pod_volumes_by_node
+        out: list[Status | None] = []
+        if s.node_keys is None:
+            s.node_keys = node_dependence(self.binder, s.pod_volume_claims)
+        label_keys, by_name = s.node_keys
+        single = label_keys[0] if len(label_keys) == 1 and not by_name else None
+        memo = s.by_node_key
+        for ni in nodes:
+            # (the common case, one label such as the zone, looked up without building a key)
+            found = memo.get((ni.node.labels.get(single),)) if single is not None else None
+            if found is None:
+                found = self._node_verdict(s, pod, ni)
+            if isinstance(found, Status):
+                out.append(found)
+                continue
+            volumes, reasons = found
+            if reasons:
+                st = rejections.get(id(reasons))
+                if st is None:
+                    st = rejections[id(reasons)] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+                out.append(st)
+                continue
+            by_node[ni.node.name] = volumes
+            if volumes.static_bindings:
+                s.has_static_bindings = True
+            out.append(None)
+        return out
+
+    def _node_verdict(self, s: _StateData, pod: Pod, node_info: NodeInfo) -> tuple[PodVolumes, list[str]] | Status:
+        """The binder's answer for the node (shared by the nodes alike), or an Error status."""
+        node = node_info.node
+        if s.node_keys is None:
+            s.node_keys = node_dependence(self.binder, s.pod_volume_claims)
+        label_keys, by_name = s.node_keys
+        labels = node.labels
+        key = tuple([labels.get(k) for k in label_keys])
+        if by_name:
+            key += (node.name,)
+        found = s.by_node_key.get(key)
+        if found is None:
+            try:
+                found = self.binder.find_pod_volumes(pod, s.pod_volume_claims, node)
+            except BinderError as e:
+                return Status.error(str(e))
+            s.by_node_key[key] = found
+        return found
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         if self.scorer is None:
@@ -266,6 +331,9 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         if volumes is None:
             s.all_bound = True
             return None
+        # Nodes alike share one PodVolumes (Filter's memo); assuming replaces its lists, so the
+        # chosen node gets its own.
+        volumes = s.pod_volumes_by_node[node_name] = dataclasses.replace(volumes)
         try:
             s.all_bound = self.binder.assume_pod_volumes(pod, node_name, volumes)
         except BinderError as e:

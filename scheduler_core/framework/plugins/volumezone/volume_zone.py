@@ -62,6 +62,10 @@ def label_zones_to_set(value: str) -> frozenset[str] | None:
     return frozenset(zones)
 
 
+# Every node label Filter may read: the topology labels and their GA names.
+_READ_LABELS = tuple(dict.fromkeys((*TOPOLOGY_LABELS, *map(translate_to_ga_label, TOPOLOGY_LABELS))))
+
+
 def pv_topologies(pv: PersistentVolume) -> list[tuple[str, str, frozenset[str]]]:
     """(pv name, label key, allowed values) for each topology label the PV carries."""
     out = []
@@ -155,6 +159,25 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             if v is None or v not in values:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
+        """`filter` on every node; the verdict depends only on the node's topology labels, so
+        nodes with the same ones (a zone's) share it, and a rejection one Status."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not pod.volumes or s is None:
+            f = self.filter
+            return [f(state, pod, ni) for ni in nodes]
+        seen: dict[tuple[str | None, ...], Status | None] = {}
+        out: list[Status | None] = []
+        for ni in nodes:
+            labels = ni.node.labels
+            key = tuple([labels.get(k) for k in _READ_LABELS])
+            if key in seen:
+                out.append(seen[key])
+                continue
+            st = seen[key] = self.filter(state, pod, ni)
+            out.append(st)
+        return out
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
