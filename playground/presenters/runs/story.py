@@ -317,4 +317,23 @@ def steps_between(screen: Screen) -> list[dict[str, Any]]:
             lines[step].append(f"{_name(data.get('pod'))} deleted ({data.get('by')})")
         elif kind == "settled":
             lines[step].append("settled")
-    return [{"step": s, "text": "; ".join(t) or "no change"} for s, t in lines.items()]
+    return [{"step": s, "text": _step_text(t)} for s, t in lines.items()]
+
+
+STEP_TEXT_LIMIT = 8  # happenings written out per step; a fast-forward's step holds thousands of cycles
+
+
+def _step_text(happenings: list[str]) -> str:
+    """One step's line: its happenings, the first STEP_TEXT_LIMIT written out and the rest
+    counted (a fast-forward stores up to 2,000 cycles as one step; written out, its line weighed
+    ~430 KB at 5,000 x 10,000 and the live update was too large to send)."""
+    if not happenings:
+        return "no change"
+    if len(happenings) <= STEP_TEXT_LIMIT:
+        return "; ".join(happenings)
+    rest = happenings[STEP_TEXT_LIMIT:]
+    cycles = sum(1 for h in rest if h.startswith("cycle "))
+    binds = sum(1 for h in rest if h.startswith("bound to "))
+    return "; ".join(happenings[:STEP_TEXT_LIMIT]) + (
+        f"; … and {len(rest):,} more ({cycles:,} cycles, {binds:,} binds: the event log has each)"
+    )
