@@ -4,10 +4,11 @@
 Each handler keeps the cache and the scheduling queue in step with the API: assigned pods go to
 the cache, unassigned ones of this scheduler to the queue, and every change that may make an
 unschedulable pod schedulable moves pods out of the unschedulable pool (the cluster events the
-plugins registered for). The taint manager hears about nodes and assigned pods here too.
+plugins registered for). The API server (apiserver/server.py) calls them after each write, as
+the informers would; the controllers watching the same objects hear it after the scheduler.
 
-`EventHandlers` is a part of `Scheduler` (a mixin over its cache, queue, cluster, clock and
-taint manager), as upstream's handlers are methods of its Scheduler.
+`EventHandlers` is a part of `Scheduler` (a mixin over its cache, queue, cluster and clock),
+as upstream's handlers are methods of its Scheduler.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from scheduler_core.api.types import Node, Pod
 from scheduler_core.backend.cache.cache import CacheError
 from scheduler_core.framework import events as fe
+from scheduler_core.framework.types import ClusterEvent
 
 
 class EventHandlers:
@@ -23,13 +25,11 @@ class EventHandlers:
     def on_node_add(self, node: Node) -> None:
         self.cache.add_node(node)
         self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_NODE_ADD, None, node, None)
-        self.taint_manager.node_updated(None, node, self._pods_on(node.name), self.clock.now())
 
     def on_node_update(self, old: Node, new: Node) -> None:
         self.cache.update_node(old, new)
         for evt in fe.node_scheduling_properties_change(new, old):
             self.queue.move_all_to_active_or_backoff_queue(evt, old, new, None)
-        self.taint_manager.node_updated(old, new, self._pods_on(new.name), self.clock.now())
 
     def on_node_delete(self, node: Node) -> None:
         self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_NODE_DELETE, node, None, None)
@@ -37,7 +37,10 @@ class EventHandlers:
             self.cache.remove_node(node)
         except CacheError:
             pass
-        self.taint_manager.node_updated(node, None, [], self.clock.now())
+
+    def on_cluster_event(self, event: ClusterEvent, old: object, new: object) -> None:
+        """A PV, PVC or ResourceClaim write: only the queue's hints look at it."""
+        self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
 
     def on_pod_add(self, pod: Pod) -> None:
         wm = self.workload_manager
@@ -75,6 +78,11 @@ class EventHandlers:
                 prio = old.priority
                 self.queue.move_all_to_active_or_backoff_queue(
                     fe.EVENT_ASSIGNED_POD_DELETE, old, None, lambda p, prio=prio: p.priority <= prio)
+
+    def on_pod_delete_after_pop(self, pod: Pod) -> None:
+        """The Delete of a pod this scheduler's own preemption deleted (SchedulerAsyncPreemption):
+        its informer reports it after the next Pop (apiserver/informer_delivery.py)."""
+        self.bind_updates.add_delete(pod)
 
     def on_pod_delete(self, pod: Pod) -> None:
         if self.workload_manager is not None:
@@ -117,8 +125,3 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff_queue(fe.EVENT_ASSIGNED_POD_ADD, None, pod, None)
         else:  # the pre-hint path: only pods an affinity term or spreading relates to this pod
             self.queue.assigned_pod_added(pod)
-        node = self.cluster.nodes.get(pod.node_name)
-        self.taint_manager.pod_updated(pod, node, self.clock.now())
-
-    def _pods_on(self, node_name: str) -> list[Pod]:
-        return [p for p in self.cluster.pods.values() if p.node_name == node_name]

@@ -1,12 +1,15 @@
 """The scheduler: queue + cache + profiles wired together (upstream scheduler.go).
 
 `Scheduler` builds the pieces from the configuration (one `Framework` per profile, the
-scheduling queue with the profiles' queueing hints, the cache and snapshot, the extenders, the
-taint manager, opportunistic batching) and is made of three parts that read like their upstream
-files: `ScheduleOne` (schedule_one.py: the scheduling and binding cycles), `EventHandlers`
-(eventhandlers.py: the informer handlers) and `APIServer` (apiserver/server.py: the API writes the
-simulation performs, each followed by its informer handler). What stays here is the wiring and
-the services the frameworks receive (event stream, preemption's victim deletion).
+scheduling queue with the profiles' queueing hints, the cache and snapshot, the extenders,
+opportunistic batching) and is made of two parts that read like their upstream files:
+`ScheduleOne` (schedule_one.py: the scheduling and binding cycles) and `EventHandlers`
+(eventhandlers.py: the informer handlers). It is a client of the run's API server
+(apiserver/server.py), a peer the simulation owns beside it, as upstream's scheduler is a
+client of kube-apiserver: it reads the objects through `cluster` (its informers' store), hears
+changes through its handlers, and writes through `client` (the binding, nominations, a
+preemption's victims, the Events its recorder makes). What stays here is the wiring and the
+services the frameworks receive (event stream, preemption's victim deletion).
 """
 
 from __future__ import annotations
@@ -18,17 +21,12 @@ from typing import Any
 from scheduler_core.api.scenario import Scenario
 from scheduler_core.api.types import Pod
 from scheduler_core.apiserver.informer_delivery import PendingBindUpdates
-from scheduler_core.apiserver.resource import ResourceAPIServer
 from scheduler_core.apiserver.server import APIServer
-from scheduler_core.apiserver.storage import StorageAPI
-from scheduler_core.apiserver.store.cluster import ClusterState
 from scheduler_core.backend.cache.cache import Cache
 from scheduler_core.backend.cache.snapshot import Snapshot
 from scheduler_core.backend.queue.scheduling_queue import PriorityQueue, build_queueing_hint_entries
 from scheduler_core.backend.workloadmanager import WorkloadManager
 from scheduler_core.config.types import KubeSchedulerConfiguration
-from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
-from scheduler_core.controllers.tainteviction import TaintEvictionController
 from scheduler_core.eventhandlers import EventHandlers
 from scheduler_core.events.recorder import EventSink, NullRecorder, Recorder
 from scheduler_core.extender import EXTENDER_NAME, ExtenderTranscript, build_extenders, effective_config
@@ -55,12 +53,11 @@ class VirtualClock:
         return self.t
 
 
-class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPIServer):
+class Scheduler(ScheduleOne, EventHandlers):
     """One scheduler process: its configuration, state and services (see the module doc)."""
 
-    def __init__(self, scenario: Scenario, seed: int = 0, sink: EventSink | None = None,
-                 clock: VirtualClock | None = None, graceful_termination: bool = False,
-                 extender_transcript: ExtenderTranscript | None = None,
+    def __init__(self, scenario: Scenario, client: APIServer, seed: int = 0, sink: EventSink | None = None,
+                 clock: VirtualClock | None = None, extender_transcript: ExtenderTranscript | None = None,
                  feature_gates: FeatureGates = DEFAULT_GATES) -> None:
         self.clock = clock or VirtualClock()
         self.sink: Recorder = sink or NullRecorder()
@@ -69,7 +66,8 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self.seed = seed
         # Extenders' ignoredByScheduler resources become NodeResourcesFit's ignoredResources.
         self.config: KubeSchedulerConfiguration = effective_config(scenario.config)
-        self.cluster = ClusterState.from_scenario(scenario)
+        self.client = client
+        self.cluster = client.cluster  # what the informers hold: the objects plugins list
         self.cache = Cache()
         self.snapshot = Snapshot()
         self.extender_transcript = extender_transcript if extender_transcript is not None else ExtenderTranscript()
@@ -77,12 +75,7 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         self.next_start_node_index = 0
         self.recorded_node_list: Any = None
         self.waiting_pods: dict[str, WaitingPod] = {}
-        self.start_times: dict[str, float] = {}
         self._deferred_moves: list = []
-        self.graceful_termination = graceful_termination
-        self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
-        # failBind actions: pod key -> the API error its next binding gets.
-        self.bind_failures: dict[str, str] = {}
         self.bind_updates = PendingBindUpdates()
         # Pod groups of Workloads (upstream creates the manager only with GenericWorkload on).
         self.workload_manager = WorkloadManager() if feature_gates.overrides and feature_gates.enabled(
@@ -113,11 +106,6 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         for fwk in self.profiles.values():
             fwk.set_pod_nominator(self.queue)
         self._attach_queue_callbacks()
-        self.taint_manager = TaintEvictionController(
-            on_event=self._on_taint_manager_event,
-            comparison_operators=bool(feature_gates.overrides)
-            and feature_gates.enabled("TaintTolerationComparisonOperators"))
-        self.node_lifecycle = NodeLifecycleController()
         # Opportunistic batching (beta, on by default in v1.35), for each profile whose plugins
         # can all sign pods (and that has no extenders).
         self.batchable = {name: batchable_plugins(fwk) for name, fwk in self.profiles.items()}
@@ -127,18 +115,14 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Re-attach the callbacks components drop when pickled (checkpoints)."""
         self.__dict__.update(state)
-        self.__dict__.setdefault("workload_manager", None)  # checkpoints from before pod groups
-        self.__dict__.setdefault("bind_failures", {})
-        self.__dict__.setdefault("node_lifecycle", NodeLifecycleController())
-        self.taint_manager.set_event_callback(self._on_taint_manager_event)
         self._attach_queue_callbacks()
 
     def framework_options(self) -> FrameworkOptions:
         """The services every profile's framework receives (upstream's runtime options)."""
         return FrameworkOptions(snapshot_shared_lister=self.snapshot, cluster=self.cluster, clock=self.clock,
                                 rng=self.rng, extenders=self.extenders, event_recorder=self.sink,
-                                pod_actions=self, current_cycle=self.current_cycle,
-                                workload_manager=getattr(self, "workload_manager", None))
+                                pod_actions=self, client=self.client, current_cycle=self.current_cycle,
+                                workload_manager=self.workload_manager)
 
     def attach_framework(self, fwk: Framework) -> None:
         """Give a framework built without services (a restored checkpoint's) this scheduler's."""
@@ -173,20 +157,18 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
     def _on_hints_skipped(self, event_label: str, count: int, sample: list[dict[str, Any]]) -> None:
         self.sink.emit("queue_hints_skipped", event=event_label, count=count, pods=sample)
 
-    def _on_taint_manager_event(self, kind: str, **fields: Any) -> None:
-        if kind == "k8s_event":
-            self._k8s_event(fields["eventType"], fields["reason"], fields["object"], fields["message"])
-        else:
-            self.sink.emit(kind, **fields)
-
     def _k8s_event(self, type_: str, reason: str, obj: str, message: str) -> None:
-        self.cluster.record_event(self.clock.now(), type_, reason, obj, message)
-        self.sink.emit("k8s_event", eventType=type_, reason=reason, object=obj, message=message)
+        """The scheduler's event recorder: an Event written to the API server."""
+        self.client.record_event(type_, reason, obj, message)
 
-    def fail_next_bind(self, pod_key: str, message: str) -> None:
-        """The API server will refuse the pod's next binding with `message` (a failBind action):
-        the binding cycle then runs Unreserve, forgets the assumed pod and requeues it."""
-        self.bind_failures[pod_key] = message
+    # ---- API writes (upstream: the scheduler's clientset) ----------------------------------
+    def bind_pod(self, pod: Pod, node_name: str) -> Status | None:
+        """The binding (DefaultBinder's API call)."""
+        return self.client.bind_pod(pod, node_name)
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Patch the pod's status.nominatedNodeName."""
+        self.client.set_nominated_node_name(pod, node_name)
 
     def responsible_for_pod(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles
@@ -200,13 +182,13 @@ class Scheduler(ScheduleOne, EventHandlers, APIServer, StorageAPI, ResourceAPISe
         if wp is not None:
             # A victim still waiting at Permit is rejected rather than deleted.
             self._reject_waiting_pod(wp, "preempted", "DefaultPreemption")
-        elif self.graceful_termination:
-            self._terminate(key, "Preempted", "PreemptionByScheduler")
+        elif self.client.graceful_termination:
+            self.client.terminate(key, "Preempted", "PreemptionByScheduler")
         else:
-            self.delete_pod(key, by="Preempted")
+            self.client.delete_pod(key, by="Preempted")
         self._k8s_event("Normal", "Preempted", key, f"Preempted by pod {preemptor.uid} on node {node_name}")
         self.sink.emit("victim_deleted", pod=key, preemptor=preemptor.key, node=node_name,
-                       graceful=self.graceful_termination and wp is None)
+                       graceful=self.client.graceful_termination and wp is None)
         return None
 
     # ---- extenders (HTTP extenders are added by scheduler_core.extender) ---------------------------

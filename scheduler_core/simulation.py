@@ -1,6 +1,9 @@
-"""A run: the scheduler and the taint manager driven on the virtual clock until settled.
+"""A run: the API server, the scheduler and the controllers driven on the virtual clock until
+settled.
 
-`Simulation` is what the CLI, the web worker and the tests drive. It applies the scenario
+`Simulation` is what the CLI, the web worker and the tests drive. It owns the API server and
+the scheduler as peers (the scheduler a client of the API server, as upstream) and the
+controllers (`CONTROLLERS`). It applies the scenario
 (nodes in name order, as an API server lists them; bound pods in the informer's list order,
 namespace then name; then pending pods in document order), then alternates between scheduling cycles and jumping the clock to the next thing that
 can happen: a backoff expiring, a NoExecute eviction, a Permit timeout, a timeline action.
@@ -13,7 +16,7 @@ import io
 import pickle
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from scheduler_core.actions import drain_node
 from scheduler_core.actions.names import ClusterNames, first_missing
@@ -23,7 +26,13 @@ from scheduler_core.actions.scale_deployment import deployments_view
 from scheduler_core.api.errors import ActionError
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Taint
+from scheduler_core.apiserver.server import APIServer
+from scheduler_core.apiserver.store.cluster import ClusterState
 from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
+from scheduler_core.controllers.kubelet import GracefulDeletions
+from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
+from scheduler_core.controllers.tainteviction import TaintEvictionController
+from scheduler_core.controllers.timers import Controller
 from scheduler_core.descheduler import schedule as desched_schedule
 from scheduler_core.dra.versions import dra_version_notes
 from scheduler_core.events.recorder import EventSink
@@ -45,8 +54,20 @@ from scheduler_core.view.storage import storage_view
 
 __all__ = ["ActionError", "Simulation"]
 
+ControllerT = TypeVar("ControllerT", bound=Controller)
+
 KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION  # the default modelled version
 RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection before their restore
+
+# The controllers of every run, in the order their due work runs at one instant: each entry
+# builds one from the run's API server (scheduler_core/controllers/timers.py says how to add one).
+CONTROLLERS: list[Callable[[APIServer], Controller]] = [
+    NodeLifecycleController.for_run,
+    TaintEvictionController.for_run,
+    GracefulDeletions.for_run,
+    drain_node.Drains.for_run,
+    desched_schedule.DeschedulerTimer.for_run,
+]
 
 
 class Simulation:
@@ -73,10 +94,15 @@ class Simulation:
         self.version_notes: list[str] = dra_version_notes(scenario, self.feature_gates)
         self.clock = VirtualClock()
         self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer)
-        self.scheduler = Scheduler(scenario, seed=seed, sink=self.sink, clock=self.clock,
-                                   graceful_termination=graceful_termination,
+        # The API server and the scheduler are peers (the scheduler a client of the API
+        # server); the controllers act through the API server and watch it.
+        self.apiserver = APIServer(ClusterState.from_scenario(scenario), self.clock, self.sink,
+                                   self.feature_gates, graceful_termination=graceful_termination)
+        self.scheduler = Scheduler(scenario, self.apiserver, seed=seed, sink=self.sink, clock=self.clock,
                                    extender_transcript=extender_transcript,
                                    feature_gates=self.feature_gates)
+        self.controllers: list[Controller] = [build(self.apiserver) for build in CONTROLLERS]
+        self.apiserver.connect(self.scheduler, self.controllers)
         self.timeline: list[TimelineAction] = sorted(scenario.timeline, key=lambda a: a.time)
         self.cycles = 0
         self._timeline_scales = 0
@@ -89,21 +115,22 @@ class Simulation:
 
     def _start(self) -> None:
         s = self.scheduler
+        api = self.apiserver
         gates = {"featureGates": dict(self.feature_gates.overrides)} if self.feature_gates.overrides else {}
         self.sink.emit("run_started", seed=self.seed, nodes=len(self.scenario.nodes),
                        pods=len(self.scenario.pods),
                        profiles={n: f.plugin_names() for n, f in s.profiles.items()}, **gates,
                        **({"notes": self.version_notes} if self.version_notes else {}))
         for node in sorted(self.scenario.nodes, key=lambda n: n.name):
-            s.create_node(node)
+            api.create_node(node)
         # Pods already running reach the scheduler through the informer's initial list, which
         # the API server returns in key order (namespace, then name), not in document order.
         # Each node's pod order decides, e.g., which equal victim preemption spares.
         for pod in sorted((p for p in self.scenario.pods if p.node_name), key=lambda p: (p.namespace, p.name)):
-            s.create_pod(pod)
+            api.create_pod(pod)
         for pod in self.scenario.pods:
             if not pod.node_name:
-                s.create_pod(pod)
+                api.create_pod(pod)
 
     # ---- actions ---------------------------------------------------------------------------
     def apply_action(self, action: str, params: dict[str, Any]) -> None:
@@ -165,15 +192,10 @@ class Simulation:
                 self.sink.emit("timeline_action_failed", **refusal.fields())
             else:
                 self.apply_action(a.action, a.params)
-        s = self.scheduler
-        if s.node_lifecycle.nodes and s.fire_node_lifecycle():
-            self._settled_reported = False
-        s.fire_evictions()
-        s.finish_terminations()
-        if getattr(self, "drains", None):
-            drain_node.run_due(self)
-        desched_schedule.run_due(self)
-        s.queue.run_due_timers(now)
+        for controller in self.controllers:  # in list order (see CONTROLLERS)
+            if controller.run_due(self, now):
+                self._settled_reported = False
+        self.scheduler.queue.run_due_timers(now)
 
     def next_wakeup(self) -> float | None:
         """When something can next change an outcome (None: nothing pending: settled)."""
@@ -181,29 +203,16 @@ class Simulation:
         cands = []
         if self.timeline:
             cands.append(self.timeline[0].time)
-        t = s.taint_manager.next_fire_time()
-        if t is not None:
-            cands.append(t)
-        if s.node_lifecycle.nodes:
-            t = s.node_lifecycle.next_fire_time(s)
+        for controller in self.controllers:
+            t = controller.next_wakeup(self)
             if t is not None:
                 cands.append(t)
         t = s.next_permit_deadline()
         if t is not None:
             cands.append(t)
-        t = s.next_deletion_time()
-        if t is not None:
-            cands.append(t)
         t = s.queue.next_backoff_wakeup(self.clock.now())
         if t is not None:
             cands.append(t)
-        t = desched_schedule.next_pass(self)
-        if t is not None:
-            cands.append(t)
-        if getattr(self, "drains", None):
-            t = drain_node.next_wakeup(self)
-            if t is not None:
-                cands.append(t)
         if not cands:
             return None
         # The 5-minute leftover flush is no reason to keep running, but it happens on the way.
@@ -313,6 +322,10 @@ class Simulation:
             sim.scheduler.attach_framework(fwk)
         return sim
 
+    def controller(self, kind: type[ControllerT]) -> ControllerT:
+        """The run's controller of class `kind` (the first, if a list has two)."""
+        return next(c for c in self.controllers if isinstance(c, kind))
+
     @property
     def extender_transcript(self) -> ExtenderTranscript:
         """Every extender call of this run (export with `.to_json()`)."""
@@ -405,7 +418,7 @@ class Simulation:
             "evictions": [{"pod": w.pod, "node": w.node, "at": w.fire_at, "createdAt": w.created_at,
                            "taints": [t.to_string() for t in w.taints],
                            **_admitted_tolerations(cs.pods.get(w.pod), w.taints)}
-                          for w in s.taint_manager.pending()],
+                          for w in self.controller(TaintEvictionController).pending()],
             "waitingPods": waiting_pods_view(s),
             "nextWakeup": self.next_wakeup(),
             "deployments": deployments_view(self),

@@ -20,7 +20,7 @@ class AddNode(ActionSpec):
         return (Ref("Node", params["node"].name, "node", "creates"),)
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.create_node(params["node"])
+        sim.apiserver.create_node(params["node"])
 
 
 SPEC = AddNode()

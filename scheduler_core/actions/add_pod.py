@@ -32,7 +32,7 @@ class AddPod(ActionSpec):
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
         # A pod bound to a node that does not exist is accepted, as the API server accepts it:
         # the cache keeps it for that node (docs/loader-references.md).
-        sim.scheduler.create_pod(params["pod"])
+        sim.apiserver.create_pod(params["pod"])
 
 
 SPEC = AddPod()

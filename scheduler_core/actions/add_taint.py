@@ -20,7 +20,7 @@ class AddTaint(NodeActionSpec):
         return params
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.add_taint(params["node"], params["taint"])
+        sim.apiserver.add_taint(params["node"], params["taint"])
 
 
 SPEC = AddTaint()

@@ -12,7 +12,7 @@ class Cordon(NodeActionSpec):
     fields = ("node",)
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.set_unschedulable(params["node"], True)
+        sim.apiserver.set_unschedulable(params["node"], True)
 
 
 SPEC = Cordon()

@@ -17,7 +17,7 @@ class DeleteNode(NodeActionSpec):
         return (Ref("Node", params["node"], "node", "deletes"),)
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.delete_node(params["node"])
+        sim.apiserver.delete_node(params["node"])
 
 
 SPEC = DeleteNode()

@@ -26,7 +26,7 @@ class DeletePod(ActionSpec):
         return (Ref("Pod", pod_key(params["pod"]), "pod", "deletes"),)
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.delete_pod(pod_key(params["pod"]), by="User")
+        sim.apiserver.delete_pod(pod_key(params["pod"]), by="User")
 
 
 SPEC = DeletePod()

@@ -35,6 +35,7 @@ from typing import Any
 from scheduler_core.actions.names import Ref
 from scheduler_core.actions.spec import NodeActionSpec, ParseContext
 from scheduler_core.api.errors import ScenarioError
+from scheduler_core.controllers.timers import Controller
 
 __all__ = ["DrainNode", "SPEC", "DEFAULT_TIMEOUT", "RETRY_AFTER", "next_wakeup", "run_due"]
 
@@ -95,7 +96,7 @@ class DrainNode(NodeActionSpec):
         if s.cluster.nodes[node_name].unschedulable:
             _say(sim, node_name, f"node/{node_name} already cordoned")
         else:
-            sim.scheduler.set_unschedulable(node_name, True)
+            sim.apiserver.set_unschedulable(node_name, True)
             _say(sim, node_name, f"node/{node_name} cordoned")
         to_evict, warnings, errors = _pods_for_deletion(sim, node_name, params)
         if errors:
@@ -128,6 +129,26 @@ def next_wakeup(sim: Any) -> float | None:
             elif pe.accepted:
                 times.append(drain.deadline)
     return min(times, default=None)
+
+
+class Drains(Controller):
+    """The drains in progress, as one of the run's controllers (controllers/timers.py): kubectl's
+    retries and timeouts on the virtual clock. The state stays on the simulation (`sim.drains`),
+    where the action puts it."""
+
+    name = "kubectl-drain"
+
+    @classmethod
+    def for_run(cls, api: Any) -> Drains:
+        return cls()
+
+    def next_wakeup(self, sim: Any) -> float | None:
+        return next_wakeup(sim)
+
+    def run_due(self, sim: Any, now: float) -> bool:
+        """Its evictions and words are in the stream; the run does not report settling anew."""
+        run_due(sim)
+        return False
 
 
 def run_due(sim: Any) -> None:
@@ -166,7 +187,7 @@ def _attempt(sim: Any, drain: Drain, pe: PodEviction) -> None:
     if pod is None:  # 404: gone already, nothing to wait for
         drain.pods.remove(pe)
         return
-    refusal = sim.scheduler.evict_pod(pe.key)
+    refusal = sim.apiserver.evict_pod(pe.key)
     if refusal is None:
         pe.accepted = True
         sim.mark_changed()
@@ -271,7 +292,7 @@ def _replace(sim: Any, pod: Any) -> None:
         return
     new = act.params["pod"]
     if new.key not in cluster.pods:
-        sim.scheduler.create_pod(new)
+        sim.apiserver.create_pod(new)
 
 
 def _say(sim: Any, node: str, line: str, level: str = "info") -> None:

@@ -49,7 +49,7 @@ class FailBind(ActionSpec):
         return None
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.fail_next_bind(pod_key(params["pod"]), params["message"])
+        sim.apiserver.fail_next_bind(pod_key(params["pod"]), params["message"])
 
 
 SPEC = FailBind()

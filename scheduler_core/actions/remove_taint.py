@@ -25,7 +25,7 @@ class RemoveTaint(NodeActionSpec):
         return params
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.remove_taint(params["node"], params["key"], params.get("effect", ""))
+        sim.apiserver.remove_taint(params["node"], params["key"], params.get("effect", ""))
 
 
 SPEC = RemoveTaint()

@@ -94,7 +94,7 @@ def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int,
             created.append(act.params["pod"].key)
     else:
         for pod in pods_to_delete(current, len(current) - replicas):
-            sim.scheduler.delete_pod(pod.key, by=DELETED_BY)
+            sim.apiserver.delete_pod(pod.key, by=DELETED_BY)
             deleted.append(pod.key)
         sim.mark_changed()
     return TimelineAction(time=sim.clock.now(), action=ACTION,

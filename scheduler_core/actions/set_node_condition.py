@@ -29,7 +29,7 @@ class SetNodeCondition(NodeActionSpec):
         return params
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.set_node_condition(params["node"], params["status"])
+        sim.apiserver.set_node_condition(params["node"], params["status"])
 
 
 SPEC = SetNodeCondition()

@@ -33,7 +33,7 @@ class SetNodeLabels(NodeActionSpec):
         return params
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.set_node_labels(params["node"], params["labels"])
+        sim.apiserver.set_node_labels(params["node"], params["labels"])
 
 
 SPEC = SetNodeLabels()

@@ -12,7 +12,7 @@ class Uncordon(NodeActionSpec):
     fields = ("node",)
 
     def apply(self, sim: Any, params: dict[str, Any]) -> None:
-        sim.scheduler.set_unschedulable(params["node"], False)
+        sim.apiserver.set_unschedulable(params["node"], False)
 
 
 SPEC = Uncordon()

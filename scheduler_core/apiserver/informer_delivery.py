@@ -24,13 +24,14 @@ from scheduler_core.api.types import Pod
 
 
 class Scheduler(Protocol):
-    """The informer handlers the held-back events are delivered to (eventhandlers.py)."""
+    """The scheduler the held-back events are delivered to: its delete handler
+    (eventhandlers.py) and its API server, whose update delivery reaches the scheduler and the
+    controllers that watch pods (apiserver/server.py)."""
 
     cluster: Any
+    client: Any
 
     def on_pod_delete(self, pod: Pod) -> None: ...
-
-    def on_pod_update(self, old: Pod, new: Pod) -> None: ...
 
 
 class PendingBindUpdates:
@@ -55,7 +56,8 @@ class PendingBindUpdates:
     def deliver(self, sched: Scheduler) -> None:
         """Run the handlers in the order the API changes happened. An update is delivered as old
         version → the API's current one; a pod deleted in the meantime gets none (its Delete
-        event follows or was handled already)."""
+        event follows or was handled already). A held-back Delete goes to the scheduler only:
+        the controllers heard it when the pod was deleted."""
         while self._events:
             kind, pod = self._events.pop(0)
             if kind == "delete":
@@ -64,4 +66,4 @@ class PendingBindUpdates:
             cur = sched.cluster.pods.get(pod.key)
             if cur is None or not cur.node_name:
                 continue
-            sched.on_pod_update(pod, cur)
+            sched.client.deliver_pod_update(pod, cur)

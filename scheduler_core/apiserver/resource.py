@@ -10,7 +10,7 @@ stream, and the ResourceClaim Add/Update cluster event the queue's hints look at
 patch that names the special claim (`status.extendedResourceClaimStatus`) is kept in the
 cluster's table; the pod is assumed then, so upstream's queue ignores that update too.
 
-`ResourceAPIServer` is a part of `Scheduler` beside `APIServer`.
+`ResourceAPIServer` is a part of `APIServer` (apiserver/server.py), beside `StorageAPI`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class ResourceAPIServer:
         self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action="created", claim=claim.key, pod=pod, by=by,
                        node="", devices=_devices(claim))
-        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_ADD, None, claim, None)
+        self._cluster_event(EVENT_CLAIM_ADD, None, claim)
 
     def update_resource_claim(self, new: Any, *, action: str, by: str, pod: str = "",
                               node: str = "") -> None:
@@ -49,7 +49,7 @@ class ResourceAPIServer:
         self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action=action, claim=new.key, pod=pod, by=by, node=node,
                        devices=_devices(new if new.allocation is not None else old))
-        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_UPDATE, old, new, None)
+        self._cluster_event(EVENT_CLAIM_UPDATE, old, new)
 
     def set_extended_resource_claim_status(self, pod: Any, status: Any, *, by: str) -> None:
         """Patch the pod's status.extendedResourceClaimStatus (DRAExtendedResource)."""
@@ -62,4 +62,4 @@ class ResourceAPIServer:
         self.cluster.dra_revision += 1
         self.sink.emit("resource_claim", action="deleted", claim=key, pod=pod, by=by, node="",
                        devices=[])
-        self.queue.move_all_to_active_or_backoff_queue(EVENT_CLAIM_DELETE, claim, None, None)
+        self._cluster_event(EVENT_CLAIM_DELETE, claim, None)

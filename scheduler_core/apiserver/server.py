@@ -1,41 +1,106 @@
-"""The simulated API server's writes: what users, timelines, the kubelet and the garbage
-collector change, each followed by the informer handler upstream would run.
+"""The simulated API server: the objects that exist (`ClusterState`) and the writes users,
+timelines, controllers, the kubelet, the garbage collector and the scheduler make, each
+delivered to those who watch, as an informer would.
 
-Upstream the scheduler only watches; here one process plays the API server too, so every write
-changes `ClusterState` and then calls the matching `on_*` handler of `EventHandlers` itself.
-Binding (the DefaultBinder's API call), graceful termination (deletionTimestamp, then deletion
-after terminationGracePeriodSeconds on the virtual clock) and taint-manager evictions live here.
-
-`APIServer` is a part of `Scheduler` (a mixin over its cluster, clock, sink and taint manager).
+Upstream the scheduler is a client of the API server: it watches through informers and writes
+through its clientset (the binding, a nomination, a preemption's victim). Here both live in one
+process, as peers owned by the simulation: every write changes `ClusterState`, then goes to the
+scheduler's informer handlers (`EventHandlers`, `informer`) and to the controllers that watch
+(`scheduler_core/controllers/timers.py`), in a fixed order: the scheduler first, except for a
+pod's deletion, which the controllers hear first (a cancelled eviction is reported before the
+queue's moves). Binding, graceful termination (deletionTimestamp, then deletion after
+terminationGracePeriodSeconds on the virtual clock), the eviction subresource and the Events
+API (`record_event`) live here; PV/PVC and ResourceClaim writes are its parts in storage.py and
+resource.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from scheduler_core.api.types import Node, Pod, PodDisruptionBudget, Taint
+from scheduler_core.apiserver.resource import ResourceAPIServer
+from scheduler_core.apiserver.storage import StorageAPI
 from scheduler_core.apiserver.store.cluster import ClusterState, PodRecord
 from scheduler_core.controllers.resourceclaim import claims_after_pod_deleted, claims_for_new_pod
+from scheduler_core.controllers.tainteviction import TaintEvictionController
+from scheduler_core.controllers.timers import WATCH_METHODS, Controller, watchers
 from scheduler_core.framework.status import Status
+from scheduler_core.framework.types import ClusterEvent
+
+__all__ = ["APIServer", "current_disruptions_allowed"]
 
 
-class APIServer:
-    """API writes (create/update/delete nodes and pods, binding, node actions)."""
+class APIServer(StorageAPI, ResourceAPIServer):
+    """The API server of one run: its store, its writes, and who hears of them."""
+
+    def __init__(self, cluster: ClusterState, clock: Any, sink: Any, feature_gates: Any,
+                 graceful_termination: bool = False) -> None:
+        self.cluster = cluster
+        self.clock = clock
+        self.sink = sink
+        self.feature_gates = feature_gates
+        self.graceful_termination = graceful_termination
+        self.pending_deletions: dict[str, tuple[float, str]] = {}  # pod key -> (when, deleted by)
+        # failBind actions: pod key -> the API error its next binding gets.
+        self.bind_failures: dict[str, str] = {}
+        self.informer: Any = None  # the scheduler's informer handlers (`connect`)
+        self.controllers: list[Controller] = []
+        self._watch: dict[str, tuple[Controller, ...]] = {}
+
+    def connect(self, informer: Any, controllers: list[Controller]) -> None:
+        """Deliver every write to the scheduler's handlers, then to the controllers that watch."""
+        self.informer = informer
+        self.controllers = controllers
+        self._index_watchers()
+
+    def _index_watchers(self) -> None:
+        self._watch = {m: watchers(self.controllers, m) for m in WATCH_METHODS}
+        for c in self.controllers:
+            if isinstance(c, TaintEvictionController):
+                c.set_event_callback(self.controller_event)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_watch"] = {}  # derived from the controllers
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Re-index the watchers and re-attach the callbacks controllers drop when pickled."""
+        self.__dict__.update(state)
+        self._index_watchers()
+
+    # ---- informer delivery ------------------------------------------------------------------
+    def deliver_pod_update(self, old: Pod, new: Pod) -> None:
+        """A pod update reaches the scheduler, then the controllers that watch pods."""
+        self.informer.on_pod_update(old, new)
+        for c in self._watch["on_pod_update"]:
+            c.on_pod_update(self, old, new)
+
+    def _cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """A write of a kind only the scheduling queue's hints look at (PV, PVC, ResourceClaim)."""
+        self.informer.on_cluster_event(event, old, new)
 
     # ---- API changes (each followed by the informer handler upstream would run) -------------
     def create_node(self, node: Node) -> None:
         self.cluster.nodes[node.name] = node
-        self.on_node_add(node)
+        self.informer.on_node_add(node)
+        for c in self._watch["on_node_add"]:
+            c.on_node_add(self, node)
 
     def update_node(self, new: Node) -> None:
         old = self.cluster.nodes[new.name]
         self.cluster.nodes[new.name] = new
-        self.on_node_update(old, new)
+        self.informer.on_node_update(old, new)
+        for c in self._watch["on_node_update"]:
+            c.on_node_update(self, old, new)
 
     def delete_node(self, name: str) -> None:
         node = self.cluster.nodes.pop(name)
-        self.node_lifecycle.forget(name)
-        self.on_node_delete(node)
+        self.informer.on_node_delete(node)
+        for c in self._watch["on_node_delete"]:
+            c.on_node_delete(self, node)
         # Pods bound to a deleted node are removed (pod garbage collection).
         for key in [k for k, p in self.cluster.pods.items() if p.node_name == name]:
             self.delete_pod(key, by="NodeDeleted")
@@ -50,12 +115,13 @@ class APIServer:
         rec = PodRecord(owner=_owner_of(pod))
         if pod.node_name:
             rec.status, rec.node, rec.bound_at = "Bound", pod.node_name, self.clock.now()
-            self.start_times[pod.key] = self.clock.now()
         self.cluster.records[pod.key] = rec
         self.cluster.touched(pod.key)
         if pod.volumes:
             self.create_ephemeral_claims(pod)
-        self.on_pod_add(pod)
+        self.informer.on_pod_add(pod)
+        for c in self._watch["on_pod_add"]:
+            c.on_pod_add(self, pod)
 
     def update_pod(self, new: Pod) -> None:
         old = self.cluster.pods.get(new.key)
@@ -63,7 +129,7 @@ class APIServer:
             return
         self.cluster.pods[new.key] = new
         self.cluster.touched(new.key)
-        self.on_pod_update(old, new)
+        self.deliver_pod_update(old, new)
 
     def delete_pod(self, key: str, by: str | None = None) -> Pod | None:
         pod = self.cluster.pods.pop(key, None)
@@ -74,12 +140,13 @@ class APIServer:
         rec.status, rec.node, rec.deleted_by, rec.deleted_at = "Deleted", None, by, self.clock.now()
         self.cluster.touched(key)
         self.sink.emit("pod_deleted", pod=key, by=by, node=pod.node_name)
-        self.taint_manager.pod_deleted(key)
+        for c in self._watch["on_pod_delete"]:
+            c.on_pod_delete(self, pod)
         if by == "Preempted" and self.feature_gates.scheduler_async_preemption:
             # prepareCandidateAsync's API deletions: the informer reports them after the next Pop.
-            self.bind_updates.add_delete(pod)
+            self.informer.on_pod_delete_after_pop(pod)
         else:
-            self.on_pod_delete(pod)
+            self.informer.on_pod_delete(pod)
         if pod.volumes:
             self.delete_owned_claims(pod)
         extended = self.cluster.extended_claim_statuses()  # DRAExtendedResource
@@ -101,19 +168,36 @@ class APIServer:
         """The API binding (DefaultBinder's call): the pod now runs on node_name."""
         if node_name not in self.cluster.nodes:
             return Status.error(f'nodes "{node_name}" not found')
-        failures = getattr(self, "bind_failures", None)
+        failures = self.bind_failures
         if failures and pod.key in failures:
             # A failBind action: the API server refuses this one binding.
             return Status.error(failures.pop(pod.key))
         rec = self.cluster.records[pod.key]
         rec.status, rec.node, rec.bound_at = "Bound", node_name, self.clock.now()
         self.cluster.touched(pod.key)
-        self.start_times[pod.key] = self.clock.now()
         self.sink.emit("bound", pod=pod.key, node=node_name)
         return None
 
+    def fail_next_bind(self, pod_key: str, message: str) -> None:
+        """Refuse the pod's next binding with `message` (a failBind action): the binding cycle
+        then runs Unreserve, forgets the assumed pod and requeues it."""
+        self.bind_failures[pod_key] = message
+
+    # ---- the Events API ----------------------------------------------------------------------------
+    def record_event(self, type_: str, reason: str, obj: str, message: str) -> None:
+        """An Event about a pod (the scheduler's and the controllers' recorders write them here)."""
+        self.cluster.record_event(self.clock.now(), type_, reason, obj, message)
+        self.sink.emit("k8s_event", eventType=type_, reason=reason, object=obj, message=message)
+
+    def controller_event(self, kind: str, **fields: Any) -> None:
+        """What a controller reports: an Event (recorded like the scheduler's), or its own step."""
+        if kind == "k8s_event":
+            self.record_event(fields["eventType"], fields["reason"], fields["object"], fields["message"])
+        else:
+            self.sink.emit(kind, **fields)
+
     # ---- graceful termination (optional, for teaching) -----------------------------------------
-    def _terminate(self, key: str, by: str, reason: str) -> None:
+    def terminate(self, key: str, by: str, reason: str) -> None:
         """Mark the pod terminating (deletionTimestamp, DisruptionTarget condition) and delete it
         when its terminationGracePeriodSeconds have passed on the virtual clock, as a kubelet
         would. The recordings ran without kubelets, so `simulate` deletes at once by default."""
@@ -159,19 +243,10 @@ class APIServer:
             if current_disruptions_allowed(self.cluster, pdbs[0]) <= 0:
                 return "Cannot evict pod as it would violate the pod's disruption budget."
         if self.graceful_termination:
-            self._terminate(key, "Evicted", "EvictionByEvictionAPI")
+            self.terminate(key, "Evicted", "EvictionByEvictionAPI")
         else:
             self.delete_pod(key, by="Evicted")
         return None
-
-    # ---- taint manager -----------------------------------------------------------------------------
-    def fire_evictions(self) -> None:
-        for ev in self.taint_manager.fire_due(self.clock.now()):
-            if ev.pod in self.cluster.pods:
-                if self.graceful_termination:
-                    self._terminate(ev.pod, "TaintManagerEviction", "DeletionByTaintManager")
-                else:
-                    self.delete_pod(ev.pod, by="TaintManagerEviction")
 
     # ---- node actions (what users and timelines do) ---------------------------------------------------
     def update_node_conditions(self, node_name: str, conditions: dict[str, str]) -> None:
@@ -181,11 +256,10 @@ class APIServer:
 
     def set_node_condition(self, node_name: str, status: str) -> None:
         """A setNodeCondition action: the node's kubelet reports Ready=`status` (Unknown: it
-        stops posting); the node lifecycle controller takes it from there."""
-        self.node_lifecycle.kubelet_reports(self, node_name, status, self.clock.now())
-
-    def fire_node_lifecycle(self) -> bool:
-        return self.node_lifecycle.fire_due(self, self.clock.now())
+        stops posting). The controllers that watch kubelet heartbeats (node lifecycle) take it
+        from there."""
+        for c in self._watch["on_kubelet_status"]:
+            c.on_kubelet_status(self, node_name, status)
 
     def node_lifecycle_note(self, node_name: str, change: str, by: str) -> None:
         if self.sink.enabled:

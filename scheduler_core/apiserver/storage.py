@@ -3,7 +3,7 @@ followed by what upstream's informers then do: the scheduling queue hears the cl
 (VolumeBinding, VolumeZone, VolumeRestrictions and NodeVolumeLimits registered for them), and
 the controllers the scheduler relies on react (scheduler_core.controllers.persistentvolume).
 
-`StorageAPI` is a part of `Scheduler`, like `APIServer`. Every write is a `storage_change`
+`StorageAPI` is a part of `APIServer` (apiserver/server.py). Every write is a `storage_change`
 event in the stream, so the queue's reactions show next to it.
 """
 
@@ -33,7 +33,7 @@ class StorageAPI:
         store = self.cluster.storage
         store.pvcs[pvc.key] = pvc
         self._storage_event("PersistentVolumeClaim", pvc.key, "created", by, change)
-        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(_PVC, ActionType.ADD), None, pvc, None)
+        self._cluster_event(ClusterEvent(_PVC, ActionType.ADD), None, pvc)
         persistentvolume.claim_changed(self, None, pvc)
 
     def update_pvc(self, new: PersistentVolumeClaim, by: str, change: str) -> None:
@@ -42,19 +42,19 @@ class StorageAPI:
         new = dataclasses.replace(new, resource_version=(old.resource_version if old else 0) + 1)
         store.pvcs[new.key] = new
         self._storage_event("PersistentVolumeClaim", new.key, "updated", by, change)
-        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(_PVC, ActionType.UPDATE), old, new, None)
+        self._cluster_event(ClusterEvent(_PVC, ActionType.UPDATE), old, new)
         persistentvolume.claim_changed(self, old, new)
 
     def delete_pvc(self, key: str, by: str) -> None:
         old = self.cluster.storage.pvcs.pop(key, None)
         if old is not None:
             self._storage_event("PersistentVolumeClaim", key, "deleted", by, "deleted")
-            self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(_PVC, ActionType.DELETE), old, None, None)
+            self._cluster_event(ClusterEvent(_PVC, ActionType.DELETE), old, None)
 
     def create_pv(self, pv: PersistentVolume, by: str, change: str = "created") -> None:
         self.cluster.storage.pvs[pv.name] = pv
         self._storage_event("PersistentVolume", pv.name, "created", by, change)
-        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(_PV, ActionType.ADD), None, pv, None)
+        self._cluster_event(ClusterEvent(_PV, ActionType.ADD), None, pv)
         persistentvolume.volume_changed(self, None, pv)
 
     def update_pv(self, new: PersistentVolume, by: str, change: str) -> PersistentVolume:
@@ -63,7 +63,7 @@ class StorageAPI:
         new = dataclasses.replace(new, resource_version=(old.resource_version if old else 0) + 1)
         store.pvs[new.name] = new
         self._storage_event("PersistentVolume", new.name, "updated", by, change)
-        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(_PV, ActionType.UPDATE), old, new, None)
+        self._cluster_event(ClusterEvent(_PV, ActionType.UPDATE), old, new)
         persistentvolume.volume_changed(self, old, new)
         return new
 

@@ -39,7 +39,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_core.api.types import Taint
+from scheduler_core.api.types import Node, Taint
+from scheduler_core.controllers.timers import Controller
 
 NODE_MONITOR_PERIOD = 5.0
 NODE_MONITOR_GRACE_PERIOD = 50.0
@@ -86,12 +87,32 @@ def next_pass(after: float, strictly: bool = False) -> float:
     return max(0, k) * NODE_MONITOR_PERIOD
 
 
-class NodeLifecycleController:
-    """Node health -> taints. `api` is the scheduler's API server (apiserver/server.py): the node
+class NodeLifecycleController(Controller):
+    """Node health -> taints. `api` is the run's API server (apiserver/server.py): the node
     objects, `update_node`, `add_taint`, `remove_taint` and the event recorder."""
+
+    name = CONTROLLER
 
     def __init__(self) -> None:
         self.nodes: dict[str, NodeHealth] = {}
+
+    @classmethod
+    def for_run(cls, api: Any) -> NodeLifecycleController:
+        return cls()
+
+    # ---- as one of the run's controllers (controllers/timers.py) --------------------------------
+    def next_wakeup(self, sim: Any) -> float | None:
+        return self.next_fire_time(sim.apiserver) if self.nodes else None
+
+    def run_due(self, sim: Any, now: float) -> bool:
+        """The health passes due now; a pass that changed something is news (settle anew)."""
+        return bool(self.nodes) and self.fire_due(sim.apiserver, now)
+
+    def on_node_delete(self, api: Any, node: Node) -> None:
+        self.forget(node.name)
+
+    def on_kubelet_status(self, api: Any, node_name: str, status: str) -> None:
+        self.kubelet_reports(api, node_name, status, api.clock.now())
 
     # ---- the kubelet's side (what a setNodeCondition action says) -----------------------------
     def kubelet_reports(self, api: Any, node_name: str, status: str, now: float) -> None:

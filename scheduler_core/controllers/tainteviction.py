@@ -58,6 +58,7 @@ from typing import Any
 
 from scheduler_core.api.default_toleration_seconds import with_default_tolerations
 from scheduler_core.api.types import Node, Pod, Taint, Toleration
+from scheduler_core.controllers.timers import Controller
 
 TAINT_EFFECT_NO_EXECUTE = "NoExecute"
 TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
@@ -192,7 +193,7 @@ def _taint_strings(taints: Iterable[Taint]) -> list[str]:
     return [t.to_string() for t in taints]
 
 
-class TaintEvictionController:
+class TaintEvictionController(Controller):
     """Deterministic NoExecute taint manager: a table of pending deletions on the virtual clock.
 
     Call ``node_updated`` / ``pod_updated`` / ``pod_deleted`` as the cluster changes, and
@@ -221,6 +222,52 @@ class TaintEvictionController:
         self.unreachable_seconds = unreachable_seconds
         # TaintTolerationComparisonOperators: Gt/Lt tolerations match numeric NoExecute taints.
         self.comparison_operators = comparison_operators
+
+    name = "taint-eviction-controller"
+
+    @classmethod
+    def for_run(cls, api: Any) -> TaintEvictionController:
+        """The run's controller: its events go to the API server's recorder (re-attached after a
+        checkpoint's restore by the API server)."""
+        gates = api.feature_gates
+        return cls(on_event=api.controller_event,
+                   comparison_operators=bool(gates.overrides) and gates.enabled("TaintTolerationComparisonOperators"))
+
+    # -- as one of the run's controllers (controllers/timers.py) ---------------------------------
+    def next_wakeup(self, sim: Any) -> float | None:
+        return self.next_fire_time()
+
+    def run_due(self, sim: Any, now: float) -> bool:
+        """Delete the pods whose eviction is due (gracefully under the graceful option). The
+        deletions are the news; the run does not report settling anew for them."""
+        api = sim.apiserver
+        for ev in self.fire_due(now):
+            if ev.pod in api.cluster.pods:
+                if api.graceful_termination:
+                    api.terminate(ev.pod, DELETED_BY, DISRUPTION_CONDITION_REASON)
+                else:
+                    api.delete_pod(ev.pod, by=DELETED_BY)
+        return False
+
+    def on_node_add(self, api: Any, node: Node) -> None:
+        self.node_updated(None, node, _pods_on(api, node.name), api.clock.now())
+
+    def on_node_update(self, api: Any, old: Node, new: Node) -> None:
+        self.node_updated(old, new, _pods_on(api, new.name), api.clock.now())
+
+    def on_node_delete(self, api: Any, node: Node) -> None:
+        self.node_updated(node, None, [], api.clock.now())
+
+    def on_pod_add(self, api: Any, pod: Pod) -> None:
+        if pod.node_name:
+            self.pod_updated(pod, api.cluster.nodes.get(pod.node_name), api.clock.now())
+
+    def on_pod_update(self, api: Any, old: Pod, new: Pod) -> None:
+        if new.node_name and not old.node_name:  # bound: upstream's handler sees the assignment
+            self.pod_updated(new, api.cluster.nodes.get(new.node_name), api.clock.now())
+
+    def on_pod_delete(self, api: Any, pod: Pod) -> None:
+        self.pod_deleted(pod.key)
 
     # -- checkpointing -------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -385,3 +432,8 @@ class TaintEvictionController:
         # real clock); otherwise it keeps it, and AddWork skips a pod that already has work queued.
         # So an existing entry, timed or immediate, stays exactly as first computed.
         self._add_work(key, node_name, now, now + min_time, taints)
+
+
+def _pods_on(api: Any, node_name: str) -> list[Pod]:
+    """The pods bound to a node, in creation order (the controller's pod index)."""
+    return [p for p in api.cluster.pods.values() if p.node_name == node_name]

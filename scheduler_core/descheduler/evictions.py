@@ -63,7 +63,7 @@ class PodEvictor:
     def evict_pod(self, pod: Pod, node: str, opts: EvictOptions) -> bool:
         """Evict now; False when the API refused (a PDB). Raises EvictionLimitError when a
         limit forbids it (nothing is evicted then)."""
-        s = self.sim.scheduler
+        s = self.sim.apiserver
         if self.max_total is not None and self.total() + 1 > self.max_total:
             raise EvictionLimitError("total")
         if node and self.max_per_node is not None and self.node_count.get(node, 0) + 1 > self.max_per_node:
@@ -82,7 +82,7 @@ class PodEvictor:
         reason = opts.reason or opts.strategy or "NotSet"
         self.sim.sink.emit("descheduler_evicted", pod=pod.key, node=node, strategy=opts.strategy,
                            profile=opts.profile, reason=reason, trigger=self.trigger)
-        s._k8s_event("Normal", reason, pod.key, EVENT_NOTE.format(node=node))
+        s.record_event("Normal", reason, pod.key, EVENT_NOTE.format(node=node))
         self._replace(pod)
         return True
 
@@ -115,6 +115,6 @@ class PodEvictor:
         new = act.params["pod"]
         if new.key in cs.pods:
             return
-        sim.scheduler.create_pod(new)
+        sim.apiserver.create_pod(new)
         taken.add(new.name)
         self.recreated.append(new.key)

@@ -14,6 +14,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ActionError, ScenarioError
 from scheduler_core.api.scenario import TimelineAction
+from scheduler_core.controllers.timers import Controller
 
 from .descheduler import run_descheduler
 
@@ -80,6 +81,25 @@ def run_due(sim: Any) -> None:
     result = run_descheduler(sim, policy, trigger="interval")
     sim.desched_next = now + policy.descheduling_interval
     sim.desched_resting = not result.evicted
+
+
+class DeschedulerTimer(Controller):
+    """The interval passes, as one of the run's controllers (controllers/timers.py); the state
+    (`desched_next`, `desched_resting`) stays on the simulation, where the action sets it."""
+
+    name = "descheduler"
+
+    @classmethod
+    def for_run(cls, api: Any) -> DeschedulerTimer:
+        return cls()
+
+    def next_wakeup(self, sim: Any) -> float | None:
+        return next_pass(sim)
+
+    def run_due(self, sim: Any, now: float) -> bool:
+        """An interval pass; its evictions are reported as they happen (no settling anew)."""
+        run_due(sim)
+        return False
 
 
 def view(sim: Any) -> dict[str, Any] | None:

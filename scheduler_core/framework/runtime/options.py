@@ -66,3 +66,6 @@ class FrameworkOptions:
     current_cycle: Callable[[], int]
     # The pod groups (backend.workloadmanager), only while GenericWorkload is on (else None).
     workload_manager: Any = None
+    # The API server the scheduler writes to (upstream's Handle.ClientSet): the ResourceClaim,
+    # PV and PVC writes of DynamicResources and VolumeBinding.
+    client: Any = None

@@ -125,7 +125,7 @@ def test_deleting_the_pod_frees_its_devices_for_a_waiting_pod() -> None:
     sim = Simulation(load_scenario_text("\n---\n".join(docs)), record_events=True, feature_gates=GATE)
     assert sim.run()
     first = sim.scheduler.cluster.extended_claim_statuses()["default/a"].resource_claim_name
-    sim.scheduler.delete_pod("default/a", by="test")
+    sim.apiserver.delete_pod("default/a", by="test")
     assert sim.run()
     cs = sim.scheduler.cluster
     assert f"default/{first}" not in cs.resource_claims

@@ -162,8 +162,8 @@ def test_pending_pod_is_requeued_when_its_claim_appears():
                             "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-x}\nspec:\n"
                             "  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n"
                             "  storageClassName: x\n  csi: {driver: d, volumeHandle: h}\n")
-    sim.scheduler.create_pv(sc.storage.pvs[0], by="user")
-    sim.scheduler.create_pvc(sc.storage.pvcs[0], by="user")
+    sim.apiserver.create_pv(sc.storage.pvs[0], by="user")
+    sim.apiserver.create_pvc(sc.storage.pvcs[0], by="user")
     sim.run()
     assert rec(sim, "default/p").node == "n1"
 

@@ -144,7 +144,7 @@ spec:
 """
     sim = _run(text)
     assert sim.scheduler.cluster.records["default/app"].status == "Pending"
-    s = sim.scheduler
+    s = sim.apiserver
     pvc = s.cluster.storage.pvcs["default/data"]
     from scheduler_core.api.storage_types import ClaimRef, PersistentVolume
 

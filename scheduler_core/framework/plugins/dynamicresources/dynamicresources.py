@@ -239,7 +239,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return getattr(self.handle, "cluster", None)
 
     def _api(self) -> Any:
-        return self.handle.options.pod_actions  # type: ignore[union-attr]
+        return self.handle.options.client  # type: ignore[union-attr]
 
     def _claim(self, namespace: str, name: str) -> ResourceClaim | None:
         cluster = self._cluster()

@@ -203,7 +203,7 @@ class VolumeBinder:
     """One profile's binder: its assume caches over the cluster's PVs and PVCs."""
 
     def __init__(self, handle: Any) -> None:
-        self._handle = handle  # the framework: its cluster, and the API writer (pod_actions)
+        self._handle = handle  # the framework: its cluster, and the API writer (options.client)
         self.pv_cache = AssumeCache(self, "pvs", "PersistentVolume")
         self.pvc_cache = AssumeCache(self, "pvcs", "PersistentVolumeClaim")
 
@@ -216,7 +216,7 @@ class VolumeBinder:
         return self._handle.cluster.storage
 
     def _api_of(self) -> Any:
-        return self._handle.options.pod_actions
+        return self._handle.options.client
 
     # ---- PreFilter ------------------------------------------------------------------------------
     def is_delay_binding_mode(self, pvc: PersistentVolumeClaim) -> bool:
