@@ -489,7 +489,7 @@ def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: Cycl
     if not fwk.has_filter_plugins():
         return [nodes[(start + i) % num_all] for i in range(to_find)]
 
-    has_nominated = bool(sched.queue.nominator.nominated_pod_to_node)
+    has_nominated = sched.queue.nominator.has_node_nominations()
     record = None
     if sched.sink.enabled:
         record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)

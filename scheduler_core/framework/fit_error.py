@@ -52,9 +52,10 @@ class FitError(Exception):
             msg += f" {d.pre_filter_msg}."
         else:
             counts: dict[str, int] = {}
-            for st in d.node_to_status.node_to_status.values():
+            # Per distinct Status, then per reason: nodes rejected alike often share one Status.
+            for st, n in d.node_to_status.status_counts().items():
                 for r in st.reasons:
-                    counts[r] = counts.get(r, 0) + 1
+                    counts[r] = counts.get(r, 0) + n
             n_explicit = len(d.node_to_status)
             if n_explicit < self.num_all_nodes:
                 for r in d.node_to_status.absent_nodes_status.reasons:

@@ -6,6 +6,7 @@ Nodes never evaluated (cut off by numFeasibleNodesToFind, or excluded by a PreFi
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import ItemsView
 from itertools import compress
 from operator import attrgetter
@@ -58,6 +59,15 @@ class NodeToStatus:
         self._chunks = []
         self._chunked = 0
 
+    def status_counts(self) -> Counter[Status]:
+        """How many nodes hold each distinct Status (explicit entries only), counted without
+        writing pending chunks into the map: a pod rejected everywhere shares a few statuses
+        among thousands of nodes, and its message needs only these counts."""
+        counts: Counter[Status] = Counter(self._map.values())
+        for _nodes, rejected, statuses in self._chunks:
+            counts.update(compress(statuses, rejected))
+        return counts
+
     def get(self, node_name: str) -> Status:
         return self.node_to_status.get(node_name, self.absent_nodes_status)
 
@@ -84,6 +94,8 @@ class NodeToStatus:
     def nodes_for_status_code(self, all_nodes: list[NodeInfo], code: Code) -> list[NodeInfo]:
         """NodeInfos whose verdict has `code`. `all_nodes` is the snapshot's list in node-tree
         order; the result keeps that order."""
+        if self.absent_nodes_status.code != code and all(st.code != code for st in self.status_counts()):
+            return []  # no node has it: the usual answer for a pod rejected everywhere alike
         if self.absent_nodes_status.code == code:
             if not len(self):
                 return list(all_nodes)

@@ -115,6 +115,14 @@ class Nominator:
                 break
         del self.nominated_pod_to_node[uid]
 
+    def has_node_nominations(self) -> bool:
+        """Whether some pod is nominated to a real node. A pod whose preemption found no
+        candidate is kept under the empty node name (upstream stores it so too: PostFilter's
+        "clear the nomination" is an override with ""), but no node is named "", so such an
+        entry never adds a pod to any node's Filter: only the other entries make filtering
+        take nominated pods into account."""
+        return len(self.nominated_pods) > ("" in self.nominated_pods)
+
     def nominated_refs_for_node(self, node_name: str) -> list[PodRef]:
         return list(self.nominated_pods.get(node_name, ()))
 

@@ -79,6 +79,8 @@ from scheduler_core.framework.types import (
 NAME = names.NODE_RESOURCES_FIT
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+# From this many rejected nodes in one batch, nodes rejected for the same reasons share a Status.
+SHARED_VERDICTS_MIN = 64
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -436,7 +438,11 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             from scheduler_core.framework.plugins.noderesources.vector import fits_vector
 
             if fits_vector(cpu, mem, eph):
-                for k in self._suspects_of(rows, cpu, mem, eph):
+                suspects = self._suspects_of(rows, cpu, mem, eph)
+                if len(suspects) >= SHARED_VERDICTS_MIN and self._shared_verdicts(
+                        state, pod, nodes, rows, suspects, (cpu, mem, eph), out):
+                    return out
+                for k in suspects:
                     out[k] = f(state, pod, nodes[k])
                 return out
         for k, ni in enumerate(nodes):
@@ -448,6 +454,34 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                     or (eph > 0 and eph > a.ephemeral_storage - r.ephemeral_storage)):
                 out[k] = f(state, pod, ni)
         return out
+
+    def _shared_verdicts(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], rows: NodeRows,
+                         suspects: list[int], requests: tuple[int, int, int], out: list[Status | None]) -> bool:
+        """Fill `out` at `suspects` with one Status per distinct verdict instead of one per node:
+        a pod that fits nowhere (too big, or a full cluster) is rejected by every node, and the
+        verdict depends only on which tests fail (vector.fit_verdict_keys), so the per-node
+        filter runs on one node of each kind and the others share its Status (the framework
+        takes a shared Status as the same verdict on each node). False, with `out` untouched,
+        if some node of a kind passed after all (then the caller goes node by node)."""
+        import numpy as np
+
+        from scheduler_core.framework.plugins.noderesources.vector import fit_verdict_keys
+
+        pos = np.asarray(suspects, dtype=np.intp)
+        idx = rows.idx
+        base = np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice else np.asarray(idx, dtype=np.intp)
+        keys = fit_verdict_keys(rows.arrays, base[pos], *requests)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        kinds = np.empty(len(first), dtype=object)
+        for i, k in enumerate(first.tolist()):
+            st = self.filter(state, pod, nodes[suspects[k]])
+            if st is None:
+                return False
+            kinds[i] = st
+        filled = np.empty(len(nodes), dtype=object)
+        filled[pos] = kinds[inverse.reshape(-1)]
+        out[:] = filled.tolist()
+        return True
 
     def _suspects_of(self, rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
         """The positions (in rows' order) of the nodes the quick test cannot pass, from the mask

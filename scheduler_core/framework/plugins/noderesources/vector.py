@@ -46,6 +46,21 @@ def fit_suspect_mask(a: NodeArrays, idx: Any, cpu: int, mem: int, eph: int) -> A
     return bad
 
 
+def fit_verdict_keys(a: NodeArrays, idx: Any, cpu: int, mem: int, eph: int) -> Any:
+    """Per row (of `idx`), a small number saying which of NodeResourcesFit's tests fail there and
+    which of those no node of its size could pass: too many pods (bit 0), cpu short (1) or more
+    than the node has (2), memory (3, 4), ephemeral storage (5, 6). Two nodes with the same
+    number get the same verdict (same reasons, same code) for a pod without scalar resources."""
+    key = (a.pods[idx] >= a.allowed_pods[idx]).astype(np.int64)
+    for shift, req, alloc, used in ((1, cpu, a.alloc_cpu, a.req_cpu), (3, mem, a.alloc_mem, a.req_mem),
+                                    (5, eph, a.alloc_eph, a.req_eph)):
+        if req > 0:
+            cap = alloc[idx]
+            key |= (req > cap - used[idx]).astype(np.int64) << shift
+            key |= (req > cap).astype(np.int64) << (shift + 1)
+    return key
+
+
 def least_cpu_mem_vector(resources: Sequence[Any]) -> Callable[[NodeArrays, Any, int, int], Any]:
     """least_cpu_mem_batch over node rows (non-zero requests); `resources` are the strategy's
     two ResourceSpecs (cpu, memory), read for their weights."""
