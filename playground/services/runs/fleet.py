@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from playground.infra import redis_client
 from playground.infra.queues import CONTINUATION_PRIORITY, lengths
@@ -53,11 +54,11 @@ def beat_alive(queue: str, serves: list[str] | tuple[str, ...] = ()) -> None:
     redis_client.shared().set(_alive_key(queue), ",".join(serves) or "1", px=int(ALIVE_TTL * 1000))
 
 
-def alive_queues(client: object | None = None) -> list[str]:
+def alive_queues(client: Any = None) -> list[str]:
     """The home queues of the worker processes alive now (the metrics list their depths)."""
     client = client or redis_client.shared()
     return [(key.decode() if isinstance(key, bytes) else key)[len(ALIVE_PREFIX):]
-            for key in client.scan_iter(match=_alive_key("*"), count=100)]  # type: ignore[attr-defined]
+            for key in client.scan_iter(match=_alive_key("*"), count=100)]
 
 
 def home_of(run_id: int) -> str | None:
