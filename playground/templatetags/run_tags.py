@@ -86,6 +86,14 @@ def _summary(event: dict[str, Any]) -> str:
         why = event.get("event") or event.get("reason") or ""
         hints = queue_hints(event)
         return f"{pod}: {event.get('from')} → {event.get('to')} ({why})" + (f" — {hints}" if hints else "")
+    if t == "start_summary":  # a big start's queue entries, stored as one event (services/runs/start_summary.py)
+        groups = "; ".join(
+            f"{plural(int(g.get('count') or 0), 'pod')} → {g.get('to')} ({g.get('reason')}), e.g. "
+            + ", ".join(str(p) for p in (g.get("pods") or [])[:2])
+            for g in event.get("moves") or []
+        )
+        return (f"{plural(int(event.get('count') or 0), 'pod')} entered the scheduling queue at the start "
+                f"(events {event.get('first_seq')}–{event.get('last_seq')}, one line here): {groups}")
     if t == "queue_hints_skipped":
         shown = ", ".join(f"{p.get('pod')} ({_hint_list(p.get('hints'))})" for p in event.get("pods") or [])
         more = int(event.get("count") or 0) - len(event.get("pods") or [])

@@ -47,7 +47,7 @@ PREEMPTION_PLUGIN = "DefaultPreemption"
 SLI_ATTEMPTS_CAP = 15  # upstream's getAttemptsLabel: "15+" from 15 attempts on
 
 METRIC_EVENT_TYPES: frozenset[str] = frozenset({
-    "run_started", "queue_move", "cycle_started", "prefilter", "filter_verdicts", "scores",
+    "run_started", "queue_move", "start_summary", "cycle_started", "prefilter", "filter_verdicts", "scores",
     "extension_point", "postfilter", "preemption", "bound", "k8s_event", "pod_deleted",
 })
 
@@ -83,6 +83,10 @@ class RunMetrics:
         self._first_active: dict[str, float] = {}
         self._attempt: dict[str, _Attempt] = {}
         self._rejected_by: dict[str, tuple[str, set[str]]] = {}  # pod -> (profile, plugins counted)
+        # A start stored as a summary (see `_start_summary`): when its pods entered activeQ, and
+        # the pods seen in a queue move since (the first move of any other one is from the start).
+        self._start_active: float | None = None
+        self._seen_since_start: set[str] = set()
 
     def copy(self) -> RunMetrics:
         return copy.deepcopy(self)
@@ -102,6 +106,10 @@ class RunMetrics:
 
     def _queue_move(self, ev: dict[str, Any]) -> None:
         pod, src, dst, reason = ev["pod"], ev["from"], ev["to"], ev.get("reason") or ""
+        if self._start_active is not None and pod not in self._seen_since_start:
+            self._seen_since_start.add(pod)
+            if src == "activeQ":  # its entry into activeQ is in the start's summary
+                self._first_active.setdefault(pod, self._start_active)
         if src in QUEUE_LABELS:
             self.pending[QUEUE_LABELS[src]] -= 1
         if dst in QUEUE_LABELS:
@@ -128,6 +136,23 @@ class RunMetrics:
                 for pl in att.rejectors:
                     self._inc(self.unschedulable, (pl, att.profile))
                 self._rejected_by[pod] = (att.profile, set(att.rejectors))
+
+    def _start_summary(self, ev: dict[str, Any]) -> None:
+        """The pods that entered the queue at a big start, as the web stores them: one event with
+        the counts per queue and reason (fields: count, moves [{to, reason, count, pods}], time;
+        playground/services/runs/start_summary.py), not one queue_move per pod. The gauges and
+        the incoming counters take the counts; a pod's first entry into activeQ (the SLI's
+        start) is the summary's time, applied when the pod's first move out of activeQ is seen."""
+        self.events_seen += max(0, int(ev.get("count") or 0) - 1)  # feed counted the summary once
+        for group in ev.get("moves") or ():
+            queue = QUEUE_LABELS.get(group.get("to", ""))
+            if queue is None:
+                continue
+            count = int(group.get("count") or 0)
+            self.pending[queue] += count
+            self._inc(self.incoming, (queue, group.get("reason") or ""), count)
+            if queue == "active":
+                self._start_active = float(ev.get("time") or 0.0)
 
     def _cycle_started(self, ev: dict[str, Any]) -> None:
         self.last_cycle = ev["cycle"]
@@ -231,6 +256,7 @@ class RunMetrics:
 
 _HANDLERS = {
     "queue_move": RunMetrics._queue_move,
+    "start_summary": RunMetrics._start_summary,
     "cycle_started": RunMetrics._cycle_started,
     "prefilter": RunMetrics._prefilter,
     "filter_verdicts": RunMetrics._filter_verdicts,

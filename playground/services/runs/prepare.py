@@ -40,6 +40,7 @@ from playground.manifests import build_yaml
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
 from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
+from playground.services.runs.start_summary import summarize_start
 from scheduler_core.util.collector import collector_paused
 
 logger = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def start_key(version: str, seed: int, kubernetes_version: str) -> str:
 @dataclass
 class Prepared:
     frame: dict[str, Any]  # RunFrame fields of frame 0
-    events: list[dict[str, Any]]
+    events: list[dict[str, Any]]  # as stored: a big start's queue entries summarised (start_summary)
     fields: dict[str, Any]  # Run fields after the start
     checkpoint: bytes  # the engine after its start, events taken: the run's checkpoint 0
 
@@ -147,7 +148,9 @@ class Prepared:
 
         frame = {"run": run_id, **self.frame, "plugin_wall": []}
         insert_rows(RunFrame, tuple(frame), [tuple(frame.values())])
-        insert_rows(RunEvent, EVENT_COLUMNS, ((run_id, e["seq"], 0, e["type"], e) for e in self.events))
+        # A start kept before its queue entries were summarised is summarised here (a no-op after).
+        events = summarize_start(self.events)
+        insert_rows(RunEvent, EVENT_COLUMNS, ((run_id, e["seq"], 0, e["type"], e) for e in events))
         insert_rows(RunCheckpoint, ("run", "step", "blob"), [(run_id, 0, self.checkpoint)])
         record_steps(1)
 
@@ -176,7 +179,7 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
         events, sim.sink.events = sim.sink.events, []
         engine._record(START_UNIT, "start", None, 1, events)  # step 0: a keyframe
         return Prepared(frame={name: getattr(engine.frames[0], name) for name in FRAME_FIELDS},
-                        events=[e.data for e in engine.events], fields=engine.run_fields(),
+                        events=summarize_start([e.data for e in engine.events]), fields=engine.run_fields(),
                         checkpoint=sim.checkpoint())
 
 
