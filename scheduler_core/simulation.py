@@ -52,12 +52,26 @@ from scheduler_core.view.devices import DeviceView
 from scheduler_core.view.pods import PodViewMemo, pods_view
 from scheduler_core.view.storage import storage_view
 
-__all__ = ["ActionError", "Simulation"]
+__all__ = ["ActionError", "CHECKPOINT_VERSION", "CheckpointVersionError", "Simulation"]
 
 ControllerT = TypeVar("ControllerT", bound=Controller)
 
 KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION  # the default modelled version
 RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection before their restore
+# The layout of the engine state a checkpoint holds. Raise it whenever a class's pickled state
+# changes (an attribute added, renamed or moved): a checkpoint of another version is refused
+# (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
+# no class keeps defaults for attributes older checkpoints lack.
+CHECKPOINT_VERSION = 1
+
+
+class CheckpointVersionError(ValueError):
+    """A checkpoint written by another layout of the engine (or by none: before versions)."""
+
+    def __init__(self, found: object) -> None:
+        super().__init__(f"checkpoint version {found!r}, this engine reads version {CHECKPOINT_VERSION}: "
+                         "rebuild the run from its log")
+        self.found = found
 
 # The controllers of every run, in the order their due work runs at one instant: each entry
 # builds one from the run's API server (scheduler_core/controllers/timers.py says how to add one).
@@ -143,7 +157,7 @@ class Simulation:
             raise ActionError(missing.message())
         spec.check(self, params)
         self._settled_reported = False
-        self._actions_applied = getattr(self, "_actions_applied", 0) + 1
+        self._actions_applied += 1
         desched_schedule.rearm(self)
         self.sink.emit("cluster_action", action=action, params=_jsonable(params))
         spec.apply(self, params)
@@ -258,9 +272,7 @@ class Simulation:
         group = wm.group_key(wp.qpi.pod) if wm is not None else None
         if group is None:
             return False
-        if not hasattr(self, "_gang_rounds"):  # restored from a checkpoint taken before any gang
-            self._gang_rounds = GangStallDetector()
-        fp = cluster_fingerprint(self.scheduler, getattr(self, "_actions_applied", 0))
+        fp = cluster_fingerprint(self.scheduler, self._actions_applied)
         if self._gang_rounds.stalled(group, min(wp.pending.values()), fp):
             if self.sink.enabled:
                 self.sink.emit("gang_stalled", workload=group[1], podGroup=group[2],
@@ -290,15 +302,17 @@ class Simulation:
 
         Plugins are not serialised (their configuration is; some hold closures): the profiles
         are rebuilt from the configuration on restore and every reference to a framework or a
-        plugin is re-pointed at the rebuilt one."""
+        plugin is re-pointed at the rebuilt one. It carries `CHECKPOINT_VERSION`."""
         buf = io.BytesIO()
         _EnginePickler(buf).dump(self)
-        return pickle.dumps({"config": self.scheduler.config, "gates": self.scheduler.feature_gates,
-                             "engine": buf.getvalue()},
+        return pickle.dumps({"version": CHECKPOINT_VERSION, "config": self.scheduler.config,
+                             "gates": self.scheduler.feature_gates, "engine": buf.getvalue()},
                             protocol=pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
+        """The engine a checkpoint holds. Raises CheckpointVersionError (before building
+        anything) when it was written with another CHECKPOINT_VERSION."""
         # A full collection first frees an engine just dropped (its cycles) before its
         # replacement is built, which matters only when the engine is big: it walks every
         # object of the process, and a worker holding a class's thirty small engines paid
@@ -307,15 +321,24 @@ class Simulation:
             return Simulation._restore(blob)
 
     @staticmethod
+    def checkpoint_version(blob: bytes) -> object:
+        """The CHECKPOINT_VERSION a checkpoint was written with (None: before versions); reads
+        no engine state."""
+        return _version_of(pickle.loads(blob))
+
+    @staticmethod
     def _restore(blob: bytes) -> Simulation:
         outer = pickle.loads(blob)
+        found = _version_of(outer)
+        if found != CHECKPOINT_VERSION:
+            raise CheckpointVersionError(found)
         registry = get_registry()
-        gates = outer.get("gates") or gates_for(None)
+        gates = outer["gates"]
         frameworks = {p.scheduler_name: Framework(p, registry, feature_gates=gates)
                       for p in outer["config"].profiles}
         token = _RESTORING.set(frameworks)
         try:
-            sim: Simulation = _EngineUnpickler(io.BytesIO(outer["engine"]), frameworks).load()
+            sim: Simulation = pickle.loads(outer["engine"])
         finally:
             _RESTORING.reset(token)
         for fwk in frameworks.values():
@@ -470,6 +493,10 @@ class Simulation:
 _RESTORING: ContextVar[dict[str, Framework] | None] = ContextVar("restoring_frameworks", default=None)
 
 
+def _version_of(outer: object) -> object:
+    return outer.get("version") if isinstance(outer, dict) else None
+
+
 def _framework_ref(profile: str) -> Framework:
     frameworks = _RESTORING.get()
     if frameworks is None:
@@ -492,21 +519,6 @@ class _EnginePickler(pickle.Pickler):
         if isinstance(obj, Plugin) and isinstance(obj.handle, Framework):
             return _plugin_ref, (obj.handle.profile_name, obj.name)
         return NotImplemented
-
-
-class _EngineUnpickler(pickle.Unpickler):
-    """Checkpoints written before `reducer_override` carry persistent ids: still readable."""
-
-    def __init__(self, f: io.BytesIO, frameworks: dict[str, Framework]) -> None:
-        super().__init__(f)
-        self.frameworks = frameworks
-
-    def persistent_load(self, pid: Any) -> Any:
-        if pid[0] == "framework":
-            return self.frameworks[pid[1]]
-        if pid[0] == "plugin":
-            return self.frameworks[pid[1]].plugins_map[pid[2]]
-        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
 def _jsonable(v: Any) -> Any:

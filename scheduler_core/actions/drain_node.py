@@ -107,8 +107,6 @@ class DrainNode(NodeActionSpec):
         now = sim.clock.now()
         drain = Drain(node_name, now + params["timeout"], params["timeout"],
                       [PodEviction(key) for key in to_evict])
-        if not hasattr(sim, "drains"):
-            sim.drains = []  # a checkpoint from before drains
         sim.drains.append(drain)
         for pe in list(drain.pods):
             _attempt(sim, drain, pe)
@@ -122,7 +120,7 @@ def next_wakeup(sim: Any) -> float | None:
     """The next instant a drain has something to do (a retry, or its deadline while it waits for
     an accepted eviction's pod to go), None when no drain is in progress."""
     times: list[float] = []
-    for drain in getattr(sim, "drains", ()):
+    for drain in sim.drains:
         for pe in drain.pods:
             if pe.retry_at is not None:
                 times.append(pe.retry_at)
@@ -154,7 +152,7 @@ class Drains(Controller):
 def run_due(sim: Any) -> None:
     """Advance every drain to the current instant: pods gone are reported evicted, due retries
     are tried again (or time out), finished drains end."""
-    drains = getattr(sim, "drains", None)
+    drains = sim.drains
     if not drains:
         return
     now = sim.clock.now()

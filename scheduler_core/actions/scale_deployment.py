@@ -147,7 +147,7 @@ class ScaleDeployment(ActionSpec):
         """The same controller step as the live action. Its index (for the created pods' names
         and uids) is the action's place among the timeline's scale actions, offset past any live
         action's, so a replay names the same pods."""
-        sim._timeline_scales = getattr(sim, "_timeline_scales", 0) + 1  # older checkpoints
+        sim._timeline_scales += 1
         scale_deployment(sim, {"action": ACTION, "name": action.params["name"],
                                "namespace": action.params["namespace"],
                                "replicas": action.params["replicas"]},

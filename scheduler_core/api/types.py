@@ -377,10 +377,6 @@ class Node:
     # one (a setNodeCondition action); empty: healthy (Ready True), as the recordings assume.
     conditions: dict[str, str] = field(default_factory=dict)
 
-    def __setstate__(self, state: dict) -> None:
-        """Checkpoints written before node conditions hold Nodes without them: healthy."""
-        self.__dict__.update(state)
-        self.__dict__.setdefault("conditions", {})
 
 
 @dataclass

@@ -60,14 +60,14 @@ def start(sim: Any) -> None:
 
 def rearm(sim: Any) -> None:
     """The cluster changed: an interval pass may find work again."""
-    if getattr(sim, "desched_resting", False):
+    if sim.desched_resting:
         sim.desched_resting = False
 
 
 def next_pass(sim: Any) -> float | None:
     """When the next interval pass is due (None: no interval, or resting)."""
-    t = getattr(sim, "desched_next", None)
-    if t is None or getattr(sim, "desched_resting", False):
+    t = sim.desched_next
+    if t is None or sim.desched_resting:
         return None
     return t
 

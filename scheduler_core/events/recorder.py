@@ -160,7 +160,6 @@ class EventSink:
                 "_listeners": [], "_writer": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.setdefault("_writer", None)
         for k, v in state.items():
             setattr(self, k, v)
 

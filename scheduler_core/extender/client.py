@@ -77,12 +77,6 @@ class HTTPExtender:
         self._last_replayed = False
 
     # ---- what it does ------------------------------------------------------------------------
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """Checkpoints written before the services had their name held them as `sched`."""
-        if "sched" in state:
-            state["services"] = state.pop("sched")
-        self.__dict__.update(state)
-
     def name(self) -> str:
         return self.url_prefix
 
@@ -431,7 +425,7 @@ class HTTPExtender:
             "extender_call", cycle=self.services.current_cycle(), pod=pod.key, extender=self.url_prefix,
             verb=role, url=self.url_for(getattr(self, f"{role}_verb")),
             latency_ms=(call.latency_ms if call is not None else 0.0),
-            replayed=bool(getattr(self, "_last_replayed", False)), ok=error is None, error=error,
+            replayed=self._last_replayed, ok=error is None, error=error,
             ignorable=self.ignorable, changed=changed or {})
 
 

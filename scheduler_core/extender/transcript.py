@@ -44,7 +44,7 @@ class ExtenderCall:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k in self.__slots__:
-            setattr(self, k, state.get(k, 0.0 if k == "latency_ms" else None))
+            setattr(self, k, state[k])
 
     def to_json(self) -> dict[str, Any]:
         return {"extender": self.extender, "verb": self.verb, "digest": self.digest, "status": self.status,

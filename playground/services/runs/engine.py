@@ -143,13 +143,24 @@ class Engine:
 
     @classmethod
     def rebuild(cls, run: Run) -> Engine:
-        """The engine after the run's last stored frame: nearest checkpoint + replay."""
-        from scheduler_core.simulation import Simulation
+        """The engine after the run's last stored frame: nearest checkpoint + replay. A
+        checkpoint of another engine layout (`CheckpointVersionError`) is no shortcut: the
+        engine is built from the run's scenario and the whole log replayed, and the run's stale
+        checkpoints are replaced by one at its head (`_replace_stale_checkpoints`)."""
+        from scheduler_core.simulation import CheckpointVersionError, Simulation
 
         checkpoint = run.checkpoints.filter(step__lte=run.head_step).order_by("-step").first()
         if checkpoint is None:
             raise RuntimeError(f"run {run.pk} has no checkpoint")
-        sim = Simulation.restore(bytes(checkpoint.blob))
+        stale = False
+        try:
+            sim = Simulation.restore(bytes(checkpoint.blob))
+            after = checkpoint.step
+        except CheckpointVersionError:
+            stale = True
+            sim = load_simulation(run.scenario_yaml, run.seed, run.kubernetes_version, run.feature_gates)
+            sim.sink.events = []  # the start's events are stored (frame 0)
+            after = 0
         # A checkpoint carries the gates it was taken with; they must be the run's version.
         if sim.feature_gates.version != run.kubernetes_version:
             raise RuntimeError(
@@ -157,7 +168,7 @@ class Engine:
                 f"the run {run.kubernetes_version}"
             )
         result = ""
-        for frame in run.frames.filter(step__gt=checkpoint.step, step__lte=run.head_step).only(
+        for frame in run.frames.filter(step__gt=after, step__lte=run.head_step).only(
             "step", "unit", "last_seq", "result"
         ):
             _restore_extender_calls(sim, frame.unit)
@@ -170,6 +181,8 @@ class Engine:
                 )
         if sim.sink.seq != run.last_seq:
             raise RuntimeError(f"run {run.pk}: engine at seq {sim.sink.seq}, log at {run.last_seq}")
+        if stale:
+            _replace_stale_checkpoints(run, sim)
         memo: dict[str, Any] = {}
         from playground.services.extender_access import web_policy
         from scheduler_core.view.pods import PodViewMemo
@@ -347,6 +360,18 @@ class Engine:
         )
         self.checkpoint_due = False
         return True
+
+
+def _replace_stale_checkpoints(run: Run, sim: Any) -> None:
+    """After a rebuild from the log: the checkpoints another engine layout wrote go, and the
+    engine's own at the run's head takes their place (the next rebuild restores it)."""
+    from scheduler_core.simulation import CHECKPOINT_VERSION, Simulation
+
+    for old in run.checkpoints.all():
+        if Simulation.checkpoint_version(bytes(old.blob)) != CHECKPOINT_VERSION:
+            old.delete()
+    RunCheckpoint.objects.filter(run_id=run.pk, step=run.head_step).delete()
+    RunCheckpoint.objects.create(run_id=run.pk, step=run.head_step, blob=sim.checkpoint())
 
 
 def _resume_keyframes(run: Run, view: dict[str, Any]) -> KeyframeRule:

@@ -75,11 +75,12 @@ class ClusterState:
     scheduling_workloads: dict[str, Any] = field(default_factory=dict)
     # Pods' status.extendedResourceClaimStatus (DRAExtendedResource) by pod key: kept beside the
     # pods so a plain Pod keeps the few attributes it has (see api.pod_kinds). Read it through
-    # `extended_claim_statuses()`, which also serves checkpoints written before it existed.
+    # `extended_claim_statuses()`.
     extended_resource_claim_statuses: dict[str, Any] = field(default_factory=dict)
 
     # Pods whose record or current object changed since a view last looked (scheduler_core/
-    # view/pods.py); None until a view memo asks for it (a class default: older checkpoints).
+    # view/pods.py); None until a view memo asks for it (a class default: not a dataclass field,
+    # so comparisons and reprs of the state leave it out).
     pods_touched = None
 
     def touched(self, key: str) -> None:
@@ -126,7 +127,7 @@ class ClusterState:
 
     def extended_claim_statuses(self) -> dict[str, Any]:
         """Pod key -> PodExtendedResourceClaimStatus, for pods the scheduler made one for."""
-        return self.__dict__.setdefault("extended_resource_claim_statuses", {})
+        return self.extended_resource_claim_statuses
 
     # ---- bookkeeping ------------------------------------------------------------------
     def record_event(self, time: float, type_: str, reason: str, obj: str, message: str) -> K8sEvent:

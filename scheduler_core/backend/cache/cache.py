@@ -53,7 +53,7 @@ class CacheError(RuntimeError):
 
 class Cache:
     # Pods whose cache state (`pod_state`) may have changed since a view last looked
-    # (scheduler_core/view/pods.py); None until a view memo asks for it (older checkpoints too).
+    # (scheduler_core/view/pods.py); None until a view memo asks for it.
     pods_touched: set[str] | None = None
 
     def __init__(self, ttl: float = 0.0) -> None:
@@ -72,14 +72,6 @@ class Cache:
         # the cache again: what the UI shows as the pod's cache state after it left.
         self.left: dict[str, str] = {}
         self.last_update: tuple[int, bool] = (0, False)
-
-    def __setstate__(self, state: dict) -> None:
-        # Checkpoints written before copy on write hold snapshots of copies: nothing is shared.
-        self.__dict__.update(state)
-        if "_shared" not in state:
-            self._shared = set()
-        self.__dict__.setdefault("left", {})
-        self.__dict__.setdefault("last_update", (0, False))
 
     def _writable(self, name: str) -> NodeInfo | None:
         """The cache's NodeInfo of `name`, ready to be changed: a copy replaces it first when the

@@ -39,13 +39,10 @@ class NodeTree:
         self._members: dict[str, set[str]] = {}
 
     def __getstate__(self) -> dict:
-        # _members is derived from tree: checkpoints stay as they were before it existed.
+        # _members is derived from tree: rebuilt on restore.
         return {"tree": self.tree, "zones": self.zones, "num_nodes": self.num_nodes}
 
-    def __setstate__(self, state: object) -> None:
-        if isinstance(state, tuple):  # a slots-only pickle: (None, {slot: value})
-            state = state[1]
-        assert isinstance(state, dict)
+    def __setstate__(self, state: dict) -> None:
         self.tree = state["tree"]
         self.zones = state["zones"]
         self.num_nodes = state["num_nodes"]

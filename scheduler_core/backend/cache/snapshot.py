@@ -49,25 +49,6 @@ class Snapshot:
         # Existing pods' inter-pod affinity terms per topology pair, kept in step the same way.
         self.affinity_counts = AffinityTermCounts()
 
-    def __setstate__(self, state: object) -> None:
-        # Checkpoints written before the trait counts existed restore with them recounted.
-        slots = state[1] if isinstance(state, tuple) else state
-        assert isinstance(slots, dict)
-        for k, v in slots.items():
-            setattr(self, k, v)
-        if "num_tainted" not in slots:
-            self.recount()
-        if "row_log" not in slots:
-            self.row_log = RowLog()
-        if "spread_counts" not in slots:
-            self.spread_counts = SpreadCounts()
-        if "affinity_counts" not in slots:
-            self.affinity_counts = AffinityTermCounts()
-        if "arrays" not in slots:
-            self.arrays = None
-        elif self.arrays is not None and not hasattr(self.arrays, "cols"):
-            self.arrays = None  # columns of an older layout: rebuilt from the nodes on next use
-
     def node_arrays(self) -> NodeArrays | None:
         """The columns of every node (built now if needed), or None when the snapshot is too
         small for vector work to pay or some value is too large for it to be exact."""

@@ -217,13 +217,6 @@ class PriorityQueue:
         state["namespace_labels"] = None
         return state
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.__dict__.setdefault("on_hints_skipped", None)  # checkpoints from before hint reports
-        self.__dict__.setdefault("last_hints", None)
-        self.__dict__.setdefault("hint_recorder", None)
-        self.__dict__.setdefault("_move_hints", None)
-
     def attach_callbacks(
         self,
         on_move: OnMove | None = None,
@@ -286,7 +279,7 @@ class PriorityQueue:
             return
         to = self._location(pinfo)
         if to != frm:
-            hints = getattr(self, "_move_hints", None)
+            hints = self._move_hints
             if hints is None:
                 self.on_move(pinfo.pod.key, frm, to, reason, event_label)
             else:
@@ -294,7 +287,7 @@ class PriorityQueue:
 
     def _reporting(self) -> bool:
         """Whether anyone reads which hints were asked (the event stream is recorded)."""
-        rec = getattr(self, "hint_recorder", None)
+        rec = self.hint_recorder
         return rec is not None and bool(rec.enabled)
 
     def _requeue_with_hints(
@@ -409,8 +402,6 @@ class PriorityQueue:
         every binding no longer walks every profile's registrations."""
         try:
             return self._interest[event]
-        except AttributeError:  # a queue restored from a checkpoint written before the memo
-            self._interest = {}
         except KeyError:
             pass
         answer = self._event_of_interest(event)

@@ -120,13 +120,3 @@ def test_an_unreachable_node_that_reports_not_ready_swaps_its_noexecute_taint() 
 def test_bad_condition_actions_are_refused_with_their_field(action: str, field: str, why: str) -> None:
     with pytest.raises(ScenarioError, match=rf"actions\[0\]\.{field}.*{why}"):
         load_scenario_text(NODES + f"- {action}\n", source="t")
-
-
-def test_a_node_pickled_before_conditions_existed_restores_healthy() -> None:
-    import pickle
-
-    from scheduler_core.api.types import Node
-
-    old = Node.__new__(Node)
-    old.__dict__.update({k: v for k, v in Node(name="n1").__dict__.items() if k != "conditions"})
-    assert pickle.loads(pickle.dumps(old)).conditions == {}

@@ -75,13 +75,16 @@ def test_score_weight_change_mid_run_survives_checkpoints() -> None:
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/conformance is not beside the project")
-def test_a_checkpoint_in_the_earlier_persistent_id_format_still_restores() -> None:
-    """Runs stored before checkpoints used `reducer_override` keep their checkpoints."""
+def test_a_checkpoint_of_another_layout_is_refused_not_patched_up() -> None:
+    """A checkpoint written before versions (the earlier persistent-id format, no "version")
+    or by another CHECKPOINT_VERSION is refused before any engine state is built: its owner
+    rebuilds from the log (the web: tests/web/test_runs_checkpoint_version.py)."""
     import io
     import pickle
 
     from scheduler_core.framework.interface import Plugin
     from scheduler_core.framework.runtime.framework import Framework
+    from scheduler_core.simulation import CHECKPOINT_VERSION, CheckpointVersionError
 
     class OldPickler(pickle.Pickler):
         def persistent_id(self, obj: object) -> object:
@@ -96,8 +99,13 @@ def test_a_checkpoint_in_the_earlier_persistent_id_format_still_restores() -> No
     sim.step()
     buf = io.BytesIO()
     OldPickler(buf).dump(sim)
-    blob = pickle.dumps({"config": sim.scheduler.config, "gates": sim.scheduler.feature_gates, "engine": buf.getvalue()})
-    old, new = Simulation.restore(blob), Simulation.restore(sim.checkpoint())
-    assert old.run() == new.run()
-    assert old.result(True) == new.result(True)
+    unversioned = pickle.dumps({"config": sim.scheduler.config, "gates": sim.scheduler.feature_gates,
+                                "engine": buf.getvalue()})
+    newer = pickle.loads(sim.checkpoint())
+    newer["version"] = CHECKPOINT_VERSION + 1
+    for blob, found in ((unversioned, None), (pickle.dumps(newer), CHECKPOINT_VERSION + 1)):
+        assert Simulation.checkpoint_version(blob) == found
+        with pytest.raises(CheckpointVersionError) as refused:
+            Simulation.restore(blob)
+        assert refused.value.found == found
 
