@@ -46,7 +46,7 @@ def run_screen(
     else:
         reveal = None
     previous = view_at(run=run, step=frame.step - 1) if frame.step > 0 else {}
-    view = view_at(run=run, step=frame.step, stored=frame.view)
+    view = view_at(run=run, step=frame.step)  # cached per process; read from its row only when not
     # While a cycle is only partly revealed, every panel shows the state as of the point reached.
     if reveal is not None and reveal < len(groups) and previous:
         view = view_at_point(previous, view, shown)

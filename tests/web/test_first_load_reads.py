@@ -1,0 +1,60 @@
+"""The run page's load reads a frame's stored view only when the process has not got it yet.
+
+A frame's view is megabytes at a big cluster (frame 0 holds the whole cluster: 37 MB at 5,000 x
+150,000), and decoding it was most of the page's first load and of the first Step's live render,
+which also read the frame before it whole just to learn its step. `selectors.runs.frame_for`
+leaves the view unread; `selectors.frame_views.view_at` reads it from the process's cache, or
+from its row once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from playground.models import RunAction, RunFrame
+from playground.ownership import SESSION_KEY
+from playground.selectors import frame_views
+from tests.web.test_runs_services import OWNER, act, inline_worker, start  # noqa: F401  (fixture)
+
+pytestmark = [pytest.mark.django_db]
+
+
+def _view_reads(queries: list[dict[str, Any]]) -> list[str]:
+    """The SQL statements that read a frame's stored view column."""
+    table = RunFrame._meta.db_table
+    return [q["sql"] for q in queries if f'"{table}"."view"' in q["sql"]]
+
+
+def _get(client: Any, url: str) -> tuple[str, list[dict[str, Any]]]:
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(url)
+    assert page.status_code == 200
+    return page.content.decode(), list(queries.captured_queries)
+
+
+def test_the_run_page_reads_a_view_once_per_process(client: Any, inline_worker: list) -> None:  # noqa: F811
+    run = start()
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    url = reverse("playground:run", args=[run.share_token])
+
+    frame_views.clear_cache()
+    html, queries = _get(client, url)  # a cold process: frame 0's view read once
+    assert 'id="run-step"' in html
+    assert len(_view_reads(queries)) == 1
+    _, queries = _get(client, url)  # the same process again: the view is cached
+    assert _view_reads(queries) == []
+
+    act(run, RunAction.KIND_STEP)  # the worker stores frame 1 (a delta on frame 0)
+    html, queries = _get(client, url)
+    assert run.head_step == 1 and 'id="run-step"' in html
+    # Frame 1's delta is read; frame 0's view (the delta's base, and the frame before the
+    # head the map compares with) comes from the cache.
+    reads = _view_reads(queries)
+    assert len(reads) == 1, reads
