@@ -19,6 +19,7 @@ from scheduler_core.api.storage_types import (
     StorageObjects,
     volume_class,
 )
+from scheduler_core.apiserver.store.pv_index import PVIndex
 
 __all__ = ["StorageState"]
 
@@ -31,6 +32,12 @@ class StorageState:
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
     capacities: dict[str, CSIStorageCapacity] = field(default_factory=dict)  # "ns/name" ->
+
+    def __post_init__(self) -> None:
+        # The PVs are filed by class as they are written (VolumeBinding lists a class's PVs for
+        # every pod with a WaitForFirstConsumer claim).
+        if not isinstance(self.pvs, PVIndex):
+            self.pvs = PVIndex(self.pvs)
 
     @classmethod
     def from_objects(cls, objs: StorageObjects) -> StorageState:
@@ -47,7 +54,10 @@ class StorageState:
     def pvs_of_class(self, class_name: str) -> list[PersistentVolume]:
         """The PVs of a class, in name order (upstream's assume cache index; its order is a
         map's, the name order makes ties deterministic)."""
-        return sorted((pv for pv in self.pvs.values() if volume_class(pv) == class_name),
+        pvs = self.pvs
+        if isinstance(pvs, PVIndex):
+            return pvs.of_class(class_name)
+        return sorted((pv for pv in pvs.values() if volume_class(pv) == class_name),
                       key=lambda pv: pv.name)
 
     def default_class(self) -> StorageClass | None:

@@ -93,6 +93,8 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         self.volume_limit_scaling = bool(gates.overrides) and gates.enabled("VolumeLimitScaling")
         self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
         self._equal_limits: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+        # node name -> (its CSINode when last seen, that CSINode's limits), for filter_nodes
+        self._by_node: dict[str, tuple[CSINode | None, dict[str, int]]] = {}
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
@@ -137,28 +139,34 @@ class CSILimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             f = self.filter
             return [f(state, pod, ni) for ni in nodes]
         csi_nodes = self.handle.cluster.storage.csi_nodes
-        new: _NewVolumes | None = None
-        smallest_for: dict[int, int | None] = {}  # id(limits) -> the smallest that applies
+        # (pure lookups, worked out once per cycle whether or not a node here has limits)
+        new = self._new_pod_volumes(state, pod)
+        if new.err is not None or not new.volumes:
+            f = self.filter
+            return [f(state, pod, ni) for ni in nodes]
+        n_new = len(new.volumes)
+        # id(limits) -> the most volumes a node may already have for the new ones to pass
+        # without the exact count (None: no limit applies to the new volumes' drivers)
+        most_for: dict[int, int | None] = {}
         out: list[Status | None] = []
-        known = self._limits
+        known = self._by_node
         for ni in nodes:
-            csi_node = csi_nodes.get(ni.name)
-            hit = known.get(id(csi_node)) if csi_node is not None else None
-            limits = hit[1] if hit is not None and hit[0] is csi_node else self._driver_limits(csi_node)
+            name = ni.name
+            csi_node = csi_nodes.get(name)
+            hit = known.get(name)
+            if hit is None or hit[0] is not csi_node:
+                hit = known[name] = (csi_node, self._driver_limits(csi_node))
+            limits = hit[1]
             if not limits:
                 out.append(self._new_pod_status(state, pod))
                 continue
-            if new is None:
-                new = self._new_pod_volumes(state, pod)
-            if new.err is not None or not new.volumes:
-                out.append(self.filter(state, pod, ni))
-                continue
             key = id(limits)
-            if key in smallest_for:
-                smallest = smallest_for[key]
+            if key in most_for:
+                most = most_for[key]
             else:
-                smallest = smallest_for[key] = min((limits[d] for d in new.drivers if d in limits), default=None)
-            if smallest is None or ni.volume_count + len(new.volumes) <= smallest:
+                smallest = min((limits[d] for d in new.drivers if d in limits), default=None)
+                most = most_for[key] = None if smallest is None else smallest - n_new
+            if most is None or ni.volume_count <= most:
                 out.append(None)
             else:
                 out.append(self._check_limits(ni, csi_node, dict(new.volumes), limits))

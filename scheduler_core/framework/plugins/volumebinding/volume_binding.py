@@ -99,7 +99,7 @@ def _shape_points(raw: Any) -> list[tuple[int, int]]:
 
 class _StateData:
     __slots__ = ("all_bound", "pod_volumes_by_node", "pod_volume_claims", "has_static_bindings",
-                 "node_keys", "by_node_key")
+                 "node_keys", "by_node_key", "rejections", "outcomes")
 
     def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
@@ -113,6 +113,10 @@ class _StateData:
         # are a lookup.
         self.node_keys: tuple[tuple[str, ...], bool] | None = None
         self.by_node_key: dict[tuple[str | None, ...], tuple[PodVolumes, list[str]]] = {}
+        # filter_nodes' shortcuts: one Status per set of reasons (a rejection is the same for
+        # every node alike), and with a single label the outcome per value of it
+        self.rejections: dict[int, Status] = {}
+        self.outcomes: dict[str | None, tuple[Status | None, PodVolumes]] = {}
 
     def clone(self) -> _StateData:
         return self
@@ -237,33 +241,39 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         if s is None or s.pod_volume_claims is None:
             f = self.filter
             return [f(state, pod, ni) for ni in nodes]
-        rejections: dict[int, Status] = {}  # id(reasons) -> its Status, for this batch
         by_node = s.pod_volumes_by_node
         out: list[Status | None] = []
         if s.node_keys is None:
             s.node_keys = node_dependence(self.binder, s.pod_volume_claims)
         label_keys, by_name = s.node_keys
+        # The common case, one label such as the zone: its value -> (the node's Status, or None
+        # and the node's PodVolumes), so a node is one lookup.
         single = label_keys[0] if len(label_keys) == 1 and not by_name else None
-        memo = s.by_node_key
+        outcomes = s.outcomes
         for ni in nodes:
-            # (the common case, one label such as the zone, looked up without building a key)
-            found = memo.get((ni.node.labels.get(single),)) if single is not None else None
-            if found is None:
-                found = self._node_verdict(s, pod, ni)
+            if single is not None:
+                value = ni.node.labels.get(single)
+                hit = outcomes.get(value)
+                if hit is not None:
+                    if hit[0] is None:
+                        by_node[ni.name] = hit[1]
+                    out.append(hit[0])
+                    continue
+            found = self._node_verdict(s, pod, ni)
             if isinstance(found, Status):
                 out.append(found)
                 continue
             volumes, reasons = found
-            if reasons:
-                st = rejections.get(id(reasons))
-                if st is None:
-                    st = rejections[id(reasons)] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
-                out.append(st)
-                continue
-            by_node[ni.node.name] = volumes
-            if volumes.static_bindings:
-                s.has_static_bindings = True
-            out.append(None)
+            st = s.rejections.get(id(reasons)) if reasons else None
+            if reasons and st is None:
+                st = s.rejections[id(reasons)] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+            if st is None:
+                by_node[ni.name] = volumes
+                if volumes.static_bindings:
+                    s.has_static_bindings = True
+            if single is not None:
+                outcomes[value] = (st, volumes)
+            out.append(st)
         return out
 
     def _node_verdict(self, s: _StateData, pod: Pod, node_info: NodeInfo) -> tuple[PodVolumes, list[str]] | Status:
