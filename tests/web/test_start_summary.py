@@ -78,6 +78,9 @@ def test_a_big_start_stores_one_summary_and_the_pages_keep_its_counts(
     page = client.get(reverse("playground:run", args=[run.share_token])).content.decode()
     assert f"{READY + GATED} pods entered the scheduling queue at the start" in page
     assert f"{READY} pods → activeQ" in page and f"{GATED} pods → gated" in page
+    queues = page.split('id="start-entries"', 1)[1].split("</details>", 1)[0]  # the queues panel
+    assert f"Queue moves in this step ({READY + GATED})" in queues
+    assert f"{READY} pods: none → activeQ" in queues and f"{GATED} pods: none → gated" in queues
 
     # The metrics read from the stored rows equal the engine's whole stream, at the start and
     # after steps that pop, bind and fail pods that entered at the start.

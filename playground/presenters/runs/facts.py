@@ -35,6 +35,7 @@ def _top_scores(screen: Screen) -> dict[str, Any] | None:
 FACTS: dict[str, Callable[[Screen], Any]] = {
     "previous_where": _previous_where,
     "moves": queues_panel.moves,
+    "start_entries": queues_panel.start_entries,
     "hint_skips": queues_panel.hint_skips,
     "nodes": cluster_panel.nodes,
     "large_cluster": cluster_panel.is_large,

@@ -48,6 +48,13 @@ def moves(screen: Screen) -> list[dict[str, Any]]:
     return screen.all("queue_move")
 
 
+def start_entries(screen: Screen) -> dict[str, Any] | None:
+    """A big start's queue entries, which the web stores as one `start_summary` event (count,
+    moves [{to, reason, count, pods: the first few}]) instead of one queue move per pod; None
+    at any other frame, or when the start's moves are stored one by one (`moves`)."""
+    return screen.first("start_summary")
+
+
 def hint_skips(screen: Screen) -> list[dict[str, Any]]:
     """This step's cluster events whose queueing hints kept pods in the unschedulable pool."""
     return screen.all("queue_hints_skipped")
