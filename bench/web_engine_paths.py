@@ -146,7 +146,7 @@ def scenario_inputs(actor: Any, actions: int) -> None:
     from bench.timeline_start import timeline_yaml
     from playground.models import Scenario, ScenarioUpload
     from playground.selectors.scenarios import scenario_yaml
-    from playground.services import scenario_uploads, scenarios
+    from playground.services import scenario_objects, scenario_uploads, scenarios
     from playground.services.cluster_import import scenario_import_any
 
     scenario_uploads._queue = lambda upload_id: None  # nothing listens: the bench runs the worker's part
@@ -192,29 +192,29 @@ def scenario_inputs(actor: Any, actions: int) -> None:
     if big is not None:
         first_page = scenario_yaml(scenario=big).split("\n---\n", 1)[0]
         count = big.kube_objects.count()
-        cpu(f"[YAML view, a page of a {count:,}-object scenario] save, before", lambda: scenarios.scenario_documents_replace(
+        cpu(f"[YAML view, a page of a {count:,}-object scenario] save, before", lambda: scenario_objects.scenario_documents_replace(
             scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0, count=1, text=first_page))
         cpu("[YAML view] save, now: the request's part", lambda: scenario_uploads.needs_worker(
             first_page, scenario=Scenario.objects.get(pk=big.pk)))
         node = big.kube_objects.filter(kind="Node").order_by("order").first()
         cpu(f"[object form, a Node of the {count:,}-object scenario] save, before (now a worker's: --editor-only)",
-            lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
+            lambda: scenario_objects.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
                                                    manifest=node.manifest, object_id=node.pk))
 
 
 
 def editor_save(actor: Any) -> None:
     """An editor form's save of one Node of a 15,000-object scenario: before, the whole scenario
-    loaded in the request (services.scenarios.scenario_object_save); now, the request weighs the
+    loaded in the request (services.scenario_objects.scenario_object_save); now, the request weighs the
     scenario's stored objects and keeps the change for a worker (services.scenario_uploads)."""
     from playground.models import Scenario
-    from playground.services import scenario_uploads, scenarios
+    from playground.services import scenario_objects, scenario_uploads, scenarios
 
     big = scenarios.scenario_create(actor=actor, name="editor", yaml_text=compare_cap_yaml(5_000, 10_000))
     count = big.kube_objects.count()
     node = big.kube_objects.filter(kind="Node").order_by("order").first()
     cpu(f"[object form, a Node of the {count:,}-object scenario] save, before: the loader in the request",
-        lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
+        lambda: scenario_objects.scenario_object_save(scenario=Scenario.objects.get(pk=big.pk), actor=actor,
                                                manifest=node.manifest, object_id=node.pk))
 
     def now() -> Any:
@@ -229,7 +229,7 @@ def editor_save(actor: Any) -> None:
     assert not scenario_uploads.scenario_needs_worker(edge)
     node = edge.kube_objects.filter(kind="Node").order_by("order").first()
     cpu(f"[edge] object form, a Node of a {3 * nodes:,}-object scenario, still in the request",
-        lambda: scenarios.scenario_object_save(scenario=Scenario.objects.get(pk=edge.pk), actor=actor,
+        lambda: scenario_objects.scenario_object_save(scenario=Scenario.objects.get(pk=edge.pk), actor=actor,
                                                manifest=node.manifest, object_id=node.pk))
 
 
@@ -247,7 +247,7 @@ def edges(actor: Any) -> None:
     from bench.timeline_start import timeline_yaml
     from playground.models import Scenario
     from playground.selectors.scenarios import scenario_yaml
-    from playground.services import scenario_uploads, scenarios
+    from playground.services import scenario_objects, scenario_uploads, scenarios
     from playground.services.cluster_import import scenario_import_any
 
     under = lambda text: not scenario_uploads.needs_worker(text)  # noqa: E731
@@ -279,7 +279,7 @@ def edges(actor: Any) -> None:
     scenarios.scenario_import_yaml(scenario=big, actor=actor, text=text)
     first_page = scenario_yaml(scenario=big).split("\n---\n", 1)[0]
     cpu(f"[edge] YAML view save, a page of a {3 * n:,}-object scenario, still in the request",
-        lambda: scenarios.scenario_documents_replace(scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0,
+        lambda: scenario_objects.scenario_documents_replace(scenario=Scenario.objects.get(pk=big.pk), actor=actor, first=0,
                                                      count=1, text=first_page))
 
 

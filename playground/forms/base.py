@@ -8,9 +8,7 @@ from typing import Any
 from django import forms
 
 from playground.manifests import API_VERSIONS
-from playground.services.scenarios import (
-    ScenarioInvalid,
-)
+from playground.services.scenario_validation import ScenarioInvalid
 
 TEXTAREA = forms.Textarea(attrs={"rows": 2})
 KEY_VALUE_HELP = "key=value, one per line or comma-separated"

@@ -7,9 +7,7 @@ from typing import Any
 from django import forms
 
 from playground.manifests import API_VERSIONS, dump_one, load_one
-from playground.services.scenarios import (
-    ScenarioInvalid,
-)
+from playground.services.scenario_validation import ScenarioInvalid
 
 
 class SchedulerConfigForm(forms.Form):

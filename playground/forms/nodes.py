@@ -14,13 +14,8 @@ from playground.forms.parsing import (
     parse_taints,
     set_or_drop,
 )
-from playground.services.scenarios import (
-    HOSTNAME_LABEL,
-    MAX_BULK,
-    ZONE_LABEL,
-    NodeTemplate,
-    ScenarioInvalid,
-)
+from playground.services.scenario_bulk import HOSTNAME_LABEL, MAX_BULK, ZONE_LABEL, NodeTemplate
+from playground.services.scenario_validation import ScenarioInvalid
 
 
 class NodeForm(ManifestForm):

@@ -14,11 +14,8 @@ from playground.forms.parsing import (
     parse_tolerations,
     set_or_drop,
 )
-from playground.services.scenarios import (
-    MAX_BULK,
-    PAUSE_IMAGE,
-    ScenarioInvalid,
-)
+from playground.services.scenario_bulk import MAX_BULK, PAUSE_IMAGE
+from playground.services.scenario_validation import ScenarioInvalid
 
 TOPOLOGY_CHOICES = [
     ("", "\u2014"),

@@ -19,7 +19,9 @@ from playground.models import ChallengeLearner, Scenario, ScenarioObject
 from playground.ownership import Actor, ensure_has_identity
 from playground.selectors.scenarios import scenario_yaml
 from playground.services.challenge_goals import goal_problems, scenario_names
-from playground.services.scenarios import ScenarioInvalid, scenario_fork, scenario_object_save
+from playground.services.scenario_objects import scenario_object_save
+from playground.services.scenario_validation import ScenarioInvalid
+from playground.services.scenarios import scenario_fork
 from scheduler_core.api.challenge import Challenge, parse_challenge
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.loader import load_scenario_text

@@ -19,10 +19,11 @@ from django.db import transaction
 from playground.limits import web_limits
 from playground.manifests import split_documents
 from playground.models import Scenario, ScenarioObject
-from playground.ownership import Actor
+from playground.ownership import Actor, ensure_can_edit
+from playground.services import scenario_objects, scenario_validation
 from playground.services import scenarios as scenario_service
 from playground.services.runs import prepare
-from playground.services.scenarios import ScenarioInvalid
+from playground.services.scenario_validation import ScenarioInvalid
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -67,8 +68,8 @@ def scenario_import_any(*, scenario: Scenario, actor: Actor, text: str, source: 
     from scheduler_core.loader import load_scenario_text
     from scheduler_core.loader.cluster_import import normalize_dump
 
-    scenario_service.ensure_can_edit(scenario=scenario, actor=actor)
-    scenario_service.refuse_nul(text, source=source)
+    ensure_can_edit(scenario=scenario, actor=actor)
+    scenario_validation.refuse_nul(text, source=source)
     try:
         loaded = load_scenario_text(text, source=source, limits=web_limits())
     except ScenarioError as error:
@@ -87,7 +88,7 @@ def scenario_import_any(*, scenario: Scenario, actor: Actor, text: str, source: 
     with transaction.atomic():
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         scenario.kube_objects.all().delete()
-        ScenarioObject.objects.bulk_create(scenario_service.build_rows(scenario, manifests), batch_size=500)
+        ScenarioObject.objects.bulk_create(scenario_objects.build_rows(scenario, manifests), batch_size=500)
         scenario.save(update_fields=["updated_at"])
         prepare.prepare_yaml_later(scenario, len(manifests))
     return ImportResult(scenario, summary.source_format, summary.as_dict(), summary.lines(), loaded.warnings)

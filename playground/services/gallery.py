@@ -13,7 +13,8 @@ from django.db import transaction
 
 from playground.models import Scenario, ScenarioObject
 from playground.selectors.gallery import GALLERY_DIR, GalleryEntry, gallery_entries
-from playground.services.scenarios import ScenarioInvalid, build_rows, parse_yaml_import
+from playground.services.scenario_objects import build_rows
+from playground.services.scenario_validation import ScenarioInvalid, parse_yaml_import
 
 logger = logging.getLogger(__name__)
 

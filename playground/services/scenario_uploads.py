@@ -35,7 +35,7 @@ from django.utils import timezone
 from playground.limits import web_limits
 from playground.models import Scenario, ScenarioUpload
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
-from playground.services.scenarios import ScenarioInvalid
+from playground.services.scenario_validation import ScenarioInvalid
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +182,7 @@ def upload_check(*, upload_id: int) -> None:
     """A worker's part: run the upload's service (the loader and the rows, as a request ran them
     before), then record the outcome on the upload."""
     from playground.presenters.load_warnings import newer_lines, not_simulated_lines, reference_lines
-    from playground.services import scenarios
+    from playground.services import scenario_objects, scenarios
     from playground.services.cluster_import import scenario_import_any
 
     upload = ScenarioUpload.objects.filter(pk=upload_id, status=ScenarioUpload.CHECKING).first()
@@ -208,7 +208,7 @@ def upload_check(*, upload_id: int) -> None:
             first, count = int(upload.params.get("first", 0)), int(upload.params.get("count", 0))
             if upload.params.get("stamp") != scenario.updated_at.isoformat():
                 raise ScenarioInvalid("The scenario changed since this page was shown: reload it and edit again.")
-            saved = scenarios.scenario_documents_replace(scenario=scenario, actor=actor, first=first, count=count,
+            saved = scenario_objects.scenario_documents_replace(scenario=scenario, actor=actor, first=first, count=count,
                                                          text=upload.text, source=upload.source)
             warnings = scenario.not_simulated
             notices["notice"] = f"Documents {first + 1}–{first + count} saved ({saved} now)."
@@ -232,17 +232,17 @@ EDITS = ("config", "nodes", "pods")
 def _edit_change(scenario: Scenario, actor: Actor, change: str, args: dict[str, Any]) -> str:
     """An `edit_later` change, run by the same service the editor's view runs for a small
     scenario; the line the page shows."""
-    from playground.services import scenarios
+    from playground.services import scenario_bulk, scenario_objects
 
     if change == "config":
-        scenarios.scenario_config_save(scenario=scenario, actor=actor, config=args.get("config"))
+        scenario_objects.scenario_config_save(scenario=scenario, actor=actor, config=args.get("config"))
         return "Scheduler configuration saved."
     if change == "nodes":
-        created = scenarios.scenario_nodes_add_bulk(
+        created = scenario_bulk.scenario_nodes_add_bulk(
             scenario=scenario, actor=actor, count=int(args["count"]), prefix=str(args["prefix"]),
-            zones=int(args["zones"]), template=scenarios.NodeTemplate(**args["template"]))
+            zones=int(args["zones"]), template=scenario_bulk.NodeTemplate(**args["template"]))
         return f"{len(created)} nodes added."
-    created = scenarios.scenario_pods_add_batch(
+    created = scenario_bulk.scenario_pods_add_batch(
         scenario=scenario, actor=actor, count=int(args["count"]), name=str(args["name"]),
         pod_template=args["pod_template"], with_replicaset=bool(args["with_replicaset"]))
     return f"{sum(1 for row in created if row.kind == 'Pod')} pods of {args['name']} added."
@@ -252,7 +252,7 @@ def _object_change(upload: ScenarioUpload, actor: Actor) -> tuple[Scenario, list
     """An editor form's save or delete (`object_later`), or its other changes (`edit_later`), as
     the editor's view runs them for a small scenario: the scenario, the warnings of what it
     brought in, and the line the page shows."""
-    from playground.services import scenarios
+    from playground.services import scenario_objects
 
     scenario = Scenario.objects.get(pk=upload.scenario_id)
     params = upload.params
@@ -261,11 +261,11 @@ def _object_change(upload: ScenarioUpload, actor: Actor) -> tuple[Scenario, list
     kind, label, object_id = str(params.get("kind", "")), str(params.get("label", "")), params.get("object_id")
     if params.get("delete"):
         try:
-            scenarios.scenario_object_delete(scenario=scenario, actor=actor, object_id=int(object_id))
+            scenario_objects.scenario_object_delete(scenario=scenario, actor=actor, object_id=int(object_id))
         except ScenarioInvalid as error:
             raise ScenarioInvalid(f"Cannot delete {label}: {error.message}", field=error.field, kind=error.kind,
                                   name=error.name, document=error.document) from None
         return scenario, [], f"{label} deleted."
-    saved = scenarios.scenario_object_save(scenario=scenario, actor=actor, manifest=params.get("manifest") or {},
+    saved = scenario_objects.scenario_object_save(scenario=scenario, actor=actor, manifest=params.get("manifest") or {},
                                            object_id=int(object_id) if object_id is not None else None)
     return scenario, saved.not_simulated, f"{kind} {label} saved."

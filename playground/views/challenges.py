@@ -19,7 +19,7 @@ from playground.presenters.challenge_results import challenge_results
 from playground.selectors.challenge_results import current_challenge
 from playground.selectors.scenarios import scenario_by_share_token
 from playground.services import challenges as challenge_service
-from playground.services.scenarios import ScenarioInvalid
+from playground.services.scenario_validation import ScenarioInvalid
 
 EXAMPLE_GOALS = "- podOn: {pod: web-3, node: b}\n- nodeEmpty: a\n"
 

@@ -17,11 +17,12 @@ from playground.ownership import SESSION_KEY, Actor
 from playground.presenters.scenarios import listing as listing_presenter
 from playground.presenters.scenarios import yaml_view
 from playground.selectors.scenarios import scenario_manifests, scenario_yaml
-from playground.services import gallery
+from playground.services import gallery, scenario_bulk, scenario_objects, scenario_validation
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions as run_service
 from playground.services.runs import prepare
-from playground.services.scenarios import ScenarioInvalid, node_manifest
+from playground.services.scenario_bulk import node_manifest
+from playground.services.scenario_validation import ScenarioInvalid
 from tests.web.test_scenarios_views import HX, NODE, create, post, url
 
 pytestmark = pytest.mark.django_db
@@ -45,10 +46,10 @@ def big_scenario(client: Client, nodes: int = 5000, pods: int = 10000) -> Scenar
     """A scenario owned by `client` with `nodes` nodes and `pods` pods, its rows written at once
     (what an upload stores, without parsing YAML in the test)."""
     scenario = create(client, name="Big")
-    template = scenario_service.NodeTemplate(cpu="32", memory="128Gi")
+    template = scenario_bulk.NodeTemplate(cpu="32", memory="128Gi")
     manifests = [node_manifest(name=f"node-{i:05d}", template=template, zone=f"zone-{i % 4}") for i in range(nodes)]
     manifests += [_pod(i) for i in range(pods)]
-    ScenarioObject.objects.bulk_create(scenario_service.build_rows(scenario, manifests), batch_size=1000)
+    ScenarioObject.objects.bulk_create(scenario_objects.build_rows(scenario, manifests), batch_size=1000)
     return scenario
 
 
@@ -212,7 +213,7 @@ def test_the_kept_yaml_follows_every_change(client: Client) -> None:
     prepare.scenario_yaml_prepare(scenario=scenario)
     manifest = {**row.manifest, "metadata": {**row.manifest["metadata"], "labels": {"disk": "ssd"}}}
     actor = Actor(session_token=scenario.owner_token)
-    scenario_service.scenario_object_save(scenario=scenario, actor=actor, manifest=manifest, object_id=row.pk)
+    scenario_objects.scenario_object_save(scenario=scenario, actor=actor, manifest=manifest, object_id=row.pk)
     assert "disk: ssd" in scenario_yaml(scenario=scenario)
     assert scenario_yaml(scenario=scenario) == b"".join(
         client.get(f"/scenarios/{scenario.share_token}/export.yaml").streaming_content).decode()
@@ -256,7 +257,7 @@ def test_a_page_edit_out_of_range_is_refused(client: Client) -> None:
     scenario = create(client, yaml_text=NODE.format(name="n1"))
     actor = Actor(session_token=scenario.owner_token)
     with pytest.raises(ScenarioInvalid, match="no longer there"):
-        scenario_service.scenario_documents_replace(scenario=scenario, actor=actor, first=3, count=1, text="")
+        scenario_objects.scenario_documents_replace(scenario=scenario, actor=actor, first=3, count=1, text="")
 
 
 @pytest.mark.postgres
@@ -280,5 +281,5 @@ def test_an_upload_parsed_once_stores_what_a_second_parse_would(path: Any) -> No
     """The loader hands back the documents it decoded, and nothing it does changes them (its
     controllers copy what they expand): the rows are the file's objects, as written."""
     text = path.read_text()
-    manifests, _warnings = scenario_service.read_yaml_import(text, source=path.name)
+    manifests, _warnings = scenario_validation.read_yaml_import(text, source=path.name)
     assert manifests == split_documents(text)

@@ -88,7 +88,8 @@ def test_the_web_yaml_paths_accept_a_policy_and_refuse_a_bad_one_with_its_field(
     from pathlib import Path
 
     from playground.services.runs.prepare import scenario_yaml_versioned
-    from playground.services.scenarios import ScenarioInvalid, scenario_create
+    from playground.services.scenario_validation import ScenarioInvalid
+    from playground.services.scenarios import scenario_create
 
     text = Path("playground/gallery/descheduler-rebalance.yaml").read_text()
     scenario = scenario_create(actor=OWNER, name="rebalance", yaml_text=text)

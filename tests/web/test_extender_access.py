@@ -11,7 +11,7 @@ from playground.models import Scenario
 from playground.ownership import Actor
 from playground.selectors.scenarios import scenario_yaml
 from playground.services import scenarios as svc
-from playground.services.scenarios import ScenarioInvalid
+from playground.services.scenario_validation import ScenarioInvalid
 
 pytestmark = pytest.mark.django_db
 

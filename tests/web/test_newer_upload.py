@@ -57,7 +57,7 @@ def test_importing_a_v137_dump_over_a_scenario_shows_the_notes(client: Client) -
 
 def test_the_warnings_of_edited_documents_include_the_newer_notes() -> None:
     """Saving a PodGroup document on the YAML page: its note, not an empty list."""
-    from playground.services.scenarios import manifests_warnings
+    from playground.services.scenario_validation import manifests_warnings
 
     warnings = manifests_warnings([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                                     "metadata": {"name": "g", "namespace": "default"}, "spec": {}}])

@@ -14,8 +14,10 @@ from playground.selectors.scenarios import (
     scenario_yaml,
     scenarios_owned_by,
 )
+from playground.services import scenario_bulk, scenario_objects
 from playground.services import scenarios as svc
-from playground.services.scenarios import NodeTemplate, ScenarioInvalid
+from playground.services.scenario_bulk import NodeTemplate
+from playground.services.scenario_validation import ScenarioInvalid
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -151,7 +153,7 @@ def test_only_the_owner_edits_and_gallery_is_read_only() -> None:
     scenario.save()
     assert not can_edit(scenario=scenario, actor=OWNER)
     with pytest.raises(PermissionDenied, match="fork"):
-        svc.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=scenario.kube_objects.first().pk)
+        scenario_objects.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=scenario.kube_objects.first().pk)
 
 
 def test_signed_in_users_own_by_user(django_user_model) -> None:
@@ -173,7 +175,7 @@ def test_object_save_validates_the_whole_scenario() -> None:
     pod = scenario.kube_objects.get(kind="Pod")
     manifest = dict(pod.manifest, spec={**pod.manifest["spec"], "priorityClassName": "missing"})
     with pytest.raises(ScenarioInvalid) as caught:
-        svc.scenario_object_save(scenario=scenario, actor=OWNER, manifest=manifest, object_id=pod.pk)
+        scenario_objects.scenario_object_save(scenario=scenario, actor=OWNER, manifest=manifest, object_id=pod.pk)
     assert "missing" in caught.value.message
     assert caught.value.field == "spec.priorityClassName"
     pod.refresh_from_db()
@@ -182,22 +184,22 @@ def test_object_save_validates_the_whole_scenario() -> None:
 
 def test_object_add_edit_delete_keep_document_order() -> None:
     scenario = make()
-    added = svc.scenario_object_save(
+    added = scenario_objects.scenario_object_save(
         scenario=scenario, actor=OWNER, manifest=split_documents(NODE.format(name="n3"))[0]
     )
     assert kinds(scenario)[-1] == ("Node", "n3")
     first = scenario.kube_objects.get(name="n1")
     renamed = split_documents(NODE.format(name="n1-renamed"))[0]
-    svc.scenario_object_save(scenario=scenario, actor=OWNER, manifest=renamed, object_id=first.pk)
+    scenario_objects.scenario_object_save(scenario=scenario, actor=OWNER, manifest=renamed, object_id=first.pk)
     assert kinds(scenario)[0] == ("Node", "n1-renamed")
-    svc.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=added.pk)
+    scenario_objects.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=added.pk)
     assert ("Node", "n3") not in kinds(scenario)
 
 
 def test_adding_a_duplicate_name_is_refused() -> None:
     scenario = make()
     with pytest.raises(ScenarioInvalid, match='Node named "n1" already exists'):
-        svc.scenario_object_save(scenario=scenario, actor=OWNER, manifest=split_documents(NODE.format(name="n1"))[0])
+        scenario_objects.scenario_object_save(scenario=scenario, actor=OWNER, manifest=split_documents(NODE.format(name="n1"))[0])
 
 
 def test_deleting_a_priority_class_in_use_is_refused() -> None:
@@ -206,7 +208,7 @@ def test_deleting_a_priority_class_in_use_is_refused() -> None:
     scenario = make(pc + "---\n" + pod)
     pc_row = scenario.kube_objects.get(kind="PriorityClass")
     with pytest.raises(ScenarioInvalid, match="high"):
-        svc.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=pc_row.pk)
+        scenario_objects.scenario_object_delete(scenario=scenario, actor=OWNER, object_id=pc_row.pk)
     assert scenario.kube_objects.filter(kind="PriorityClass").exists()
 
 
@@ -217,18 +219,18 @@ def test_config_save_and_remove() -> None:
         "kind": "KubeSchedulerConfiguration",
         "percentageOfNodesToScore": 50,
     }
-    svc.scenario_config_save(scenario=scenario, actor=OWNER, config=config)
+    scenario_objects.scenario_config_save(scenario=scenario, actor=OWNER, config=config)
     assert scenario.kube_objects.get(kind="KubeSchedulerConfiguration").manifest == config
     with pytest.raises(ScenarioInvalid):
-        svc.scenario_config_save(scenario=scenario, actor=OWNER, config={**config, "percentageOfNodesToScore": 500})
+        scenario_objects.scenario_config_save(scenario=scenario, actor=OWNER, config={**config, "percentageOfNodesToScore": 500})
     assert scenario.kube_objects.get(kind="KubeSchedulerConfiguration").manifest == config
-    svc.scenario_config_save(scenario=scenario, actor=OWNER, config=None)
+    scenario_objects.scenario_config_save(scenario=scenario, actor=OWNER, config=None)
     assert not scenario.kube_objects.filter(kind="KubeSchedulerConfiguration").exists()
 
 
 def test_bulk_nodes_spread_over_zones_and_continue_numbering() -> None:
     scenario = make(None)
-    svc.scenario_nodes_add_bulk(
+    scenario_bulk.scenario_nodes_add_bulk(
         scenario=scenario, actor=OWNER, count=6, prefix="worker", zones=3, template=NodeTemplate(cpu="2", memory="4Gi")
     )
     nodes = list(scenario.kube_objects.filter(kind="Node"))
@@ -236,7 +238,7 @@ def test_bulk_nodes_spread_over_zones_and_continue_numbering() -> None:
     zones = [n.manifest["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes]
     assert zones == ["zone-a", "zone-b", "zone-c"] * 2
     assert nodes[0].manifest["status"]["capacity"] == {"cpu": "2", "memory": "4Gi", "pods": "110"}
-    svc.scenario_nodes_add_bulk(
+    scenario_bulk.scenario_nodes_add_bulk(
         scenario=scenario, actor=OWNER, count=2, prefix="worker", zones=0, template=NodeTemplate()
     )
     assert scenario.kube_objects.filter(kind="Node").count() == 8
@@ -246,7 +248,7 @@ def test_bulk_nodes_spread_over_zones_and_continue_numbering() -> None:
 def test_bulk_nodes_with_bad_template_change_nothing() -> None:
     scenario = make(None)
     with pytest.raises(ScenarioInvalid, match="invalid quantity"):
-        svc.scenario_nodes_add_bulk(
+        scenario_bulk.scenario_nodes_add_bulk(
             scenario=scenario, actor=OWNER, count=3, prefix="n", zones=1, template=NodeTemplate(cpu="lots")
         )
     assert scenario.kube_objects.count() == 0
@@ -260,7 +262,7 @@ def test_pod_batch_is_deployment_like() -> None:
         "metadata": {"namespace": "shop"},
         "spec": {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]},
     }
-    svc.scenario_pods_add_batch(scenario=scenario, actor=OWNER, count=4, name="web", pod_template=template)
+    scenario_bulk.scenario_pods_add_batch(scenario=scenario, actor=OWNER, count=4, name="web", pod_template=template)
     pods = list(scenario.kube_objects.filter(kind="Pod", namespace="shop"))
     replicaset = scenario.kube_objects.get(kind="ReplicaSet")
     assert len(pods) == 4 and len({p.name for p in pods}) == 4
@@ -270,7 +272,7 @@ def test_pod_batch_is_deployment_like() -> None:
         assert pod.manifest["metadata"]["labels"] == {"app": "web", "pod-template-hash": hash_}
         assert pod.manifest["metadata"]["ownerReferences"][0]["name"] == replicaset.name
     assert replicaset.manifest["spec"]["replicas"] == 4
-    svc.scenario_pods_add_batch(
+    scenario_bulk.scenario_pods_add_batch(
         scenario=scenario, actor=OWNER, count=2, name="web", pod_template=template, with_replicaset=False
     )
     assert scenario.kube_objects.filter(kind="Pod", namespace="shop").count() == 6

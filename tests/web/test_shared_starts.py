@@ -13,7 +13,7 @@ import pytest
 
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor
-from playground.services import gallery
+from playground.services import gallery, scenario_objects
 from playground.services import scenarios as scenario_service
 from playground.services.runs import actions, prepare
 from playground.services.runs import actions as run_service
@@ -102,7 +102,7 @@ def test_other_content_is_computed_afresh(computed: list[Any], settings: Any) ->
     # A changed object is other content too.
     row = fork.kube_objects.filter(kind="Node").first()
     manifest = {**row.manifest, "metadata": {**row.manifest["metadata"], "labels": {"changed": "yes"}}}
-    scenario_service.scenario_object_save(scenario=fork, actor=student, manifest=manifest, object_id=row.pk)
+    scenario_objects.scenario_object_save(scenario=fork, actor=student, manifest=manifest, object_id=row.pk)
     run_service.run_start(scenario=fork, actor=student)
     assert len(computed) == 6
 
