@@ -58,3 +58,33 @@ def test_the_run_page_reads_a_view_once_per_process(client: Any, inline_worker: 
     # head the map compares with) comes from the cache.
     reads = _view_reads(queries)
     assert len(reads) == 1, reads
+
+
+def test_a_big_pod_table_is_grouped_once_per_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unfiltered pods table of one view is grouped once, however many renders ask for it
+    (the page, its /pods/ fetch, other viewers); a search groups what it found."""
+    from types import SimpleNamespace
+
+    from playground.presenters.runs import pods as pods_panel
+
+    calls: list[int] = []
+    real = pods_panel.group_pods
+
+    def counting(view: dict[str, Any], pods: list[dict[str, Any]]) -> Any:
+        calls.append(len(pods))
+        return real(view, pods)
+
+    monkeypatch.setattr(pods_panel, "group_pods", counting)
+    pods = [{"key": f"default/p{i}", "status": "Pending" if i % 3 else "Bound", "node": None,
+             "owner": f"ReplicaSet/rs{i % 4}"} for i in range(200)]
+    screen = SimpleNamespace(view={"pods": pods, "replicaSets": []}, profiles={})
+    first = pods_panel.pod_table(screen, {})
+    again = pods_panel.pod_table(screen, {"page": "2"})
+    assert calls == [200]
+    assert first["total"] == again["total"] == 200 and [r["pod"]["key"] for r in again["rows"] if "pod" in r] \
+        == [p["key"] for p in real(screen.view, pods)[0][50:100]]
+    found = pods_panel.pod_table(screen, {"q": "p1"})
+    assert calls == [200, found["matching"]]
+    other = SimpleNamespace(view={"pods": list(pods), "replicaSets": []}, profiles={})  # another step's view
+    pods_panel.pod_table(other, {})
+    assert calls == [200, found["matching"], 200]

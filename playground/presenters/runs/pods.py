@@ -69,7 +69,7 @@ def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[s
             for p in chosen
             if any(text in str(p.get(k) or "").lower() for k in ("key", "node", "nominatedNodeName", "message", "owner"))
         ]
-    chosen, groups = group_pods(view, chosen)
+    chosen, groups = group_pods(view, chosen) if chosen is not everything else _grouped_all(view, everything)
     counts = {s: 0 for s in STATUSES}
     for p in everything:
         counts[p.get("status")] = counts.get(p.get("status"), 0) + 1
@@ -83,6 +83,26 @@ def pod_table(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[s
         "groups": list(groups.values()),
         "rows": _rows(_explained(screen, page.items), groups, view),
     }
+
+
+# The whole table grouped, per view: the run page, its /pods/ page and the other viewers of the
+# same step each ask for it, and at 150,000 pods grouping them costs about a second. Cached views
+# are shared and never modified (selectors.frame_views), so one is known by its identity; the
+# entry holds the view itself, so that identity cannot be reused while it is kept.
+_GROUPED: dict[int, tuple[dict[str, Any], tuple[list[dict[str, Any]], dict[str, Any]]]] = {}
+GROUPED_KEPT = 4  # views whose grouping is kept (a few runs' heads)
+
+
+def _grouped_all(view: dict[str, Any], everything: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`group_pods(view, everything)`, computed once per view (callers only read the result)."""
+    hit = _GROUPED.get(id(view))
+    if hit is not None and hit[0] is view:
+        return hit[1]
+    result = group_pods(view, everything)
+    if len(_GROUPED) >= GROUPED_KEPT:
+        _GROUPED.pop(next(iter(_GROUPED)), None)
+    _GROUPED[id(view)] = (view, result)
+    return result
 
 
 def _rows(items: Any, groups: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]:
