@@ -122,6 +122,12 @@ def _documents(text: str) -> Iterator[str]:
         yield text[a:b]
 
 
+def document_texts(text: str) -> Iterator[str]:
+    """The text of each document, as the decoders split it (each with its `---` line): for a
+    caller that decodes only some of a big scenario's documents (`_documents`)."""
+    return _documents(text)
+
+
 def fast_decode(text: str, max_depth: int) -> list[Any] | None:
     """The documents of `text`, as PyYAML's strict loader would build them, or None when this
     path cannot promise that (the caller then runs the strict loader)."""

@@ -120,16 +120,19 @@ def _form_field(path: str | None) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _facts(scenario_yaml: str) -> ScenarioFacts:
-    """The scenario's PriorityClasses and policy, from the loader's own decoding of its YAML:
-    the admission scenario is loaded from the PriorityClass documents only, so a 5,000-node
-    scenario is not built again for a form post (and not decoded again while cached)."""
+    """The scenario's PriorityClasses and policy, from the loader's own split and decoding of its
+    YAML: only the documents that name one of the two kinds are decoded, and the admission
+    scenario is loaded from the PriorityClass documents only, so a 5,000-node scenario or a
+    200,000-action timeline is not decoded again for a form post."""
     import yaml
 
     from scheduler_core.api.scenario import Scenario
     from scheduler_core.loader import load_scenario_text
+    from scheduler_core.loader.yaml_fast import document_texts
     from scheduler_core.loader.yaml_input import decode_yaml
 
-    docs, _ = decode_yaml(scenario_yaml, "run")
+    wanted = "".join(d for d in document_texts(scenario_yaml) if "PriorityClass" in d or "DeschedulerPolicy" in d)
+    docs, _ = decode_yaml(wanted, "run") if wanted else ([], [])
     kinds = [d.get("kind") for d in docs if isinstance(d, dict)]
     classes = [d for d in docs if isinstance(d, dict) and d.get("kind") == "PriorityClass"]
     admission = load_scenario_text(yaml.safe_dump_all(classes), source="run") if classes else Scenario()
