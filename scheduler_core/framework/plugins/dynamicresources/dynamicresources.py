@@ -511,6 +511,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if index.other:  # some slice uses a node selector or allNodes: every node may have devices
             return [f(state, pod, ni) for ni in nodes]
         targeted = index.by_node
+        # The shared rejection first (which node's `filter` runs first changes nothing: each
+        # node's verdict and what it records are its own), then one pass.
+        first = next((ni for ni in nodes if ni.name not in targeted), None)
+        if first is not None:
+            shared = f(state, pod, first)
+            if shared is not None:
+                return [f(state, pod, ni) if ni.name in targeted else shared for ni in nodes]
         template: Status | None = None
         out: list[Status | None] = []
         for ni in nodes:
@@ -587,6 +594,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, Status.error(NOT_FOUND)
         if not s.claims:
             return [0] * len(nodes), None
+        if not any(req.first_available for c in s.claims for req in c.spec.requests):
+            # Only firstAvailable subrequests score; without them a node scores 0, unless it has
+            # fewer allocations than claims (an error, which the loop below reports).
+            n = len(s.claims)
+            allocations = s.node_allocations
+            if all(a is None or len(a.results) >= n for a in map(allocations.get, [ni.name for ni in nodes])):
+                return [0] * len(nodes), None
         out = []
         for ni in nodes:
             v, st = self.score(state, pod, ni)
