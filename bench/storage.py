@@ -5,9 +5,10 @@
 Prints one JSON line per input, measured the way bench/run.py measures (a fresh interpreter per
 input, `Simulation.run()` headless from the first cycle to the last binding, the child's peak
 RSS): first the plain input (bench/generate.py, no volume, no device), then the same cluster with
-PVCs on a third of the pods and a GPU claim on a tenth (bench/generate_storage.py). The last line
-gives the storage input's speed and memory relative to the plain one. Upstream has no figure for
-this input, so there is no ratio to upstream. Numbers, never assertions.
+PVCs on a third of the pods and a GPU claim on a tenth (bench/generate_storage.py), then each
+half alone (`--only volumes`, `--only devices`). The last line gives the storage input's speed
+and memory relative to the plain one. Upstream's figures for these inputs (side by side on this
+machine) are in ../shared/bench/README.md. Numbers, never assertions.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ def main() -> int:
     print(json.dumps({"input": "plain", **plain}), flush=True)
     storage = child(generate_storage.ensure(args.nodes, args.pods), args.runs)
     print(json.dumps({"input": "storage+devices", **storage}), flush=True)
+    for only in ("volumes", "devices"):
+        half = child(generate_storage.ensure(args.nodes, args.pods, only=only), args.runs)
+        print(json.dumps({"input": f"{only} only", **half}), flush=True)
     if "error" not in plain and "error" not in storage:
         print(json.dumps({
             "storage_vs_plain_speed": round(storage["median_pods_per_s"] / plain["median_pods_per_s"], 3),

@@ -59,7 +59,7 @@ from scheduler_core.api.types import Node, NodeSelector, NodeSelectorRequirement
 from scheduler_core.dra.cel import compile_selector, device_activation
 from scheduler_core.dra.structured.pools import NodeSelectorError, Pool, SliceIndex, node_matches
 
-__all__ = ["Allocator", "NodeAnswers", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
+__all__ = ["Allocator", "NodeAnswers", "MISS", "DeviceCelCache", "AllocationError", "FailedAllocationOnNode", "DeviceID", "Features",
            "device_id_string"]
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
@@ -236,6 +236,9 @@ class DeviceCelCache:
         return found
 
 
+MISS = object()  # Allocator.remembered: no answer kept for the node as it is
+
+
 class NodeAnswers:
     """The allocator's last answer per node, kept across cycles with what it was worked out from.
 
@@ -325,6 +328,19 @@ class Allocator:
             answer = _Attempt(self, node, claims).run()
             answers.entries[node.name] = (index, node, pool_keys, sig, allocated, answer)
         return list(answer) if answer is not None else None
+
+    def remembered(self, node: Node, claims: list[ResourceClaim]) -> Any:
+        """The answer `allocate` would give from `answers` without a search (a list of results,
+        or None: the claims do not fit), or MISS when it has none for the node as it is now."""
+        answers = self.answers
+        if answers is None or self.index.other:
+            return MISS
+        hit = answers.entries.get(node.name)
+        if hit is None or hit[0] is not self.index or hit[1] is not node:
+            return MISS
+        if hit[3] != self._signature(claims) or hit[4] != self._allocated_in(hit[2]):
+            return MISS
+        return list(hit[5]) if hit[5] is not None else None
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[AllocationResult] | None:
         if not self.index.may_target(node):

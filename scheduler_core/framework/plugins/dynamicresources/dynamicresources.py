@@ -517,7 +517,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if first is not None:
             shared = f(state, pod, first)
             if shared is not None:
-                return [f(state, pod, ni) if ni.name in targeted else shared for ni in nodes]
+                return self._filter_targeted(state, pod, s, nodes, targeted, shared)
         template: Status | None = None
         out: list[Status | None] = []
         for ni in nodes:
@@ -529,6 +529,36 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 st = f(state, pod, ni)
                 template = st
                 out.append(st)
+        return out
+
+    def _filter_targeted(self, state: CycleState, pod: Pod, s: _StateData, nodes: list[NodeInfo],
+                         targeted: dict[str, Any], shared: Status) -> list[Status | None]:
+        """filter_nodes' pass when the nodes no slice targets share `shared`: a targeted node
+        whose answer the allocator kept (see NodeAnswers) gets what `filter` would give, without
+        the call; the others go through `filter`."""
+        f = self.filter
+        allocator = s.allocator
+        assert allocator is not None
+        remembered = allocator.remembered
+        to_allocate = s.claims_to_allocate
+        n = len(to_allocate)
+        by_node = s.node_allocations
+        cannot: Status | None = None
+        out: list[Status | None] = []
+        for ni in nodes:
+            if ni.name not in targeted:
+                out.append(shared)
+                continue
+            answer = remembered(ni.node, to_allocate)
+            if answer is MISS:
+                out.append(f(state, pod, ni))
+            elif answer is None or len(answer) != n:
+                if cannot is None:
+                    cannot = _status_unschedulable("cannot allocate all claims")
+                out.append(cannot)
+            else:
+                by_node[ni.name] = _NodeAllocation(answer)
+                out.append(None)
         return out
 
     # ---- PostFilter ------------------------------------------------------------------------------
