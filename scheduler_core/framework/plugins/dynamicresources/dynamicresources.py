@@ -55,6 +55,7 @@ from scheduler_core.api.types import Pod
 from scheduler_core.api.uid import stable_uid
 from scheduler_core.dra.extended_resource_cache import DeviceClassResolver
 from scheduler_core.dra.structured.allocator import (
+    MISS,
     AllocationError,
     Allocator,
     DeviceCelCache,
