@@ -2,6 +2,8 @@
 a tenth of them pending and unschedulable.
 
     .venv/bin/python bench/why_pending.py [--nodes 5000] [--pods 150000] [--pending 0.1] [--out FILE]
+    .venv/bin/python bench/why_pending.py --out /tmp/wp.yaml --write-only   # then, end to end:
+    farm-bench -n 3 --timeout 1800 -- .venv/bin/python -m scheduler_core simulate /tmp/wp.yaml --why-pending
 
 The dump (written to a temporary file, or kept at `--out`) is a cluster as `kubectl get -o yaml`
 shows it: nodes in three zones, 32 cpu / 128Gi / 110 pods, one in 50 a GPU node tainted
@@ -78,10 +80,17 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=150_000)
     ap.add_argument("--pending", type=float, default=0.1)
     ap.add_argument("--out", default=None, help="keep the dump at this path")
+    ap.add_argument("--write-only", action="store_true",
+                    help="write the dump to --out and stop (to time `simulate --why-pending` on it)")
     args = ap.parse_args()
+    if args.write_only and not args.out:
+        ap.error("--write-only needs --out")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.out) if args.out else Path(tmp) / "dump.yaml"
         path.write_text(dump_text(args.nodes, args.pods, args.pending))
+        if args.write_only:
+            print(f"wrote {path}: {args.nodes:,} nodes x {args.pods:,} pods, {int(args.pods * args.pending):,} pending")
+            return 0
         t0 = time.process_time()
         sim = Simulation(load_scenario_file(path, limits=CLI_LIMITS))
         t1 = time.process_time()
