@@ -15,12 +15,15 @@ Any code (a view, a service, a Celery task) sends through `send_to_group`; the c
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
+from concurrent.futures import Future
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
 
 DIAGNOSTICS_GROUP = "diagnostics"
 FRAGMENT_EVENT = "html.fragment"  # handled by FragmentConsumer.html_fragment
@@ -73,7 +76,17 @@ def send_to_group(group: str, event_type: str, **payload: Any) -> None:
         future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _loop())
         future.result(timeout=SEND_TIMEOUT)
         return
-    async_to_sync(layer.group_send)(group, message)  # a loop's thread: asgiref runs it elsewhere
+    # A loop runs in this thread (synchronous code called by an async caller): asgiref refuses
+    # to block it, and waiting would stall it. The sender loop sends it; a failure is logged.
+    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _loop())
+    future.add_done_callback(_log_failure)
+
+
+def _log_failure(future: Future[Any]) -> None:
+    """A send handed off from a loop's thread: nobody waits for it, so its failure is logged here."""
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
+        logger.warning("a group send from an event loop's thread failed", exc_info=error)
 
 
 def push_fragment(group: str, html: str) -> None:

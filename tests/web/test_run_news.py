@@ -5,6 +5,7 @@ neither fails the sender nor silences the others; the challenge results subscrib
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -43,6 +44,28 @@ def test_the_news_reaches_the_run_group_and_then_every_subscriber(channel_layer:
         async_to_sync(channel_layer.group_discard)(run_group(RUN), channel)
     assert message == {"type": RUN_UPDATED_EVENT, "head_step": 3, "last_seq": 9}
     assert heard == [RUN]
+
+
+def test_the_news_is_sent_from_a_thread_whose_event_loop_is_running(
+        channel_layer: Any, heard: list[int], caplog: pytest.LogCaptureFixture) -> None:
+    """Synchronous code called from a running event loop's thread (an async caller; the web
+    bench starts runs in Playwright's loop thread) notifies too: the send is handed to the
+    sender loop instead of blocking, or being refused by, the caller's loop."""
+
+    async def notify_from_the_loop() -> dict[str, Any]:
+        channel = await channel_layer.new_channel()
+        await channel_layer.group_add(run_group(RUN), channel)
+        try:
+            news.notify(RUN, head_step=4, last_seq=11)  # synchronous, inside the running loop
+            return await asyncio.wait_for(channel_layer.receive(channel), timeout=10)
+        finally:
+            await channel_layer.group_discard(run_group(RUN), channel)
+
+    with caplog.at_level(logging.WARNING):
+        message = asyncio.run(notify_from_the_loop())
+    assert message == {"type": RUN_UPDATED_EVENT, "head_step": 4, "last_seq": 11}
+    assert heard == [RUN]
+    assert [r.getMessage() for r in caplog.records] == []
 
 
 def test_a_failing_subscriber_is_logged_and_the_others_are_still_told(
