@@ -102,9 +102,8 @@ class ScheduleOne:
         self.bind_updates.deliver(self)  # the previous binding's update: this pod is in flight
         pod = self.cluster.pods.get(qpi.pod.key, qpi.pod)
         fwk = self.profiles[pod.scheduler_name]
-        if self.sink.enabled:
-            self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
-                           profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
+        self.sink.emit("cycle_started", cycle=self.queue.scheduling_cycle, pod=pod.key,
+                       profile=fwk.profile_name, attempts=qpi.attempts, priority=pod.priority)
         if pod.deletion_timestamp is not None:
             self._k8s_event("Warning", "FailedScheduling", pod.key,
                             f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
@@ -147,8 +146,7 @@ class ScheduleOne:
         except CacheError as e:
             return result, assumed_qpi, Status.error(str(e)), ""
         self.queue.delete_nominated_pod_if_exists(assumed_pod)
-        if self.sink.enabled:
-            self.sink.emit("assumed", pod=pod.key, node=host)
+        self.sink.emit("assumed", pod=pod.key, node=host)
 
         st = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
         self._emit_point("Reserve", pod, st)
@@ -213,7 +211,7 @@ class ScheduleOne:
                                     host: str, st: Status) -> None:
         pod = qpi.pod
         fwk.run_reserve_plugins_unreserve(state, pod, host)
-        if self.sink.enabled:
+        if self.sink.wants("extension_point"):
             # Unreserve returns nothing; the event names the plugins it ran, in its (reverse) order.
             self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point="Unreserve",
                            code="Success", reasons=[], plugin=", ".join(pl.name for pl in reversed(fwk.reserve_plugins)))
@@ -222,8 +220,7 @@ class ScheduleOne:
         except CacheError:
             pass
         else:
-            if self.sink.enabled:
-                self.sink.emit("forgotten", pod=pod.key, node=host, why=st.message())
+            self.sink.emit("forgotten", pod=pod.key, node=host, why=st.message())
             if st.is_rejected():
                 uid = pod.uid
                 self._deferred_moves.append(lambda: self.queue.move_all_to_active_or_backoff_queue(
@@ -291,7 +288,7 @@ class ScheduleOne:
         return s
 
     def _emit_point(self, point: str, pod: Pod, st: Status | None) -> None:
-        if not self.sink.enabled:
+        if not self.sink.wants("extension_point"):  # each pod's every point: skip its fields
             return
         self.sink.emit("extension_point", cycle=self.queue.scheduling_cycle, pod=pod.key, point=point,
                        code=(st.code.label if st else "Success"), reasons=(st.reasons if st else []),
@@ -380,7 +377,7 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
     """Raises FitError / SchedulingError when no node is suggested."""
     sched.cache.update_snapshot(sched.snapshot)
     num_nodes = sched.snapshot.num_nodes()
-    if sched.sink.enabled:
+    if sched.sink.wants("snapshot"):
         updated, rebuilt = sched.cache.last_update
         sched.sink.emit("snapshot", cycle=sched.queue.scheduling_cycle, pod=pod.key,
                         generation=sched.snapshot.generation, updated=updated, rebuilt=rebuilt, nodes=num_nodes)
@@ -400,9 +397,9 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
         return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
     if (fastpath.select_applies(sched.extenders, batch, diagnosis.signature)
             and sched.feature_gates.node_score_heap_tie_break):
-        host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible,
-                                                                 relative=not sched.sink.enabled)
-        if sched.sink.enabled:
+        report = sched.sink.wants("scores") or sched.sink.wants("selected")
+        host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible, relative=not report)
+        if report:
             _emit_scores_and_selected(sched, fwk, pod, feasible, host, totals, columns)
         if batch is not None:
             batch.store_schedule_results(None, diagnosis.node_hint, host, None,
@@ -491,7 +488,7 @@ def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: Cycl
 
     has_nominated = sched.queue.nominator.has_node_nominations()
     record = None
-    if sched.sink.enabled:
+    if sched.sink.wants("filter_verdicts"):
         record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)
     try:
         if fastpath.filters_apply(has_nominated):
@@ -646,7 +643,7 @@ def select_host(sched: ScheduleOne, pod: Pod,
     h = list(scores)
     heap_init(h, _score_less)
     best = heap_pop(h, _score_less)
-    if sched.sink.enabled:
+    if sched.sink.wants("selected"):
         ties = [s.name for s in scores if s.total_score == best.total_score]
         sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=best.name,
                         score=best.total_score, ties=ties)

@@ -145,7 +145,7 @@ class Scheduler(ScheduleOne, EventHandlers):
     # ---- events ---------------------------------------------------------------------------
     def _on_queue_move(self, pod_key: str, from_q: str, to_q: str, reason: str,
                        event_label: str | None = None, hints: dict[str, Any] | None = None) -> None:
-        if not self.sink.enabled:  # every pop calls this: skip building the fields for nobody
+        if not self.sink.wants("queue_move"):  # every pop calls this: skip building its fields
             return
         if hints is None:
             self.sink.emit("queue_move", pod=pod_key, **{"from": from_q}, to=to_q, reason=reason,

@@ -78,9 +78,8 @@ def scale_deployment(sim: Simulation, obj: dict[str, Any], index: int,
             raise ActionError(f"replicas: {limits.refusal('max_claims', what)}")
     created: list[str] = []
     deleted: list[str] = []
-    if sim.sink.enabled:
-        sim.sink.emit("cluster_action", action=ACTION, params={"name": name, "namespace": namespace,
-                                                               "replicas": replicas})
+    sim.sink.emit("cluster_action", action=ACTION, params={"name": name, "namespace": namespace,
+                                                           "replicas": replicas})
     if replicas > len(current):
         taken = {k.split("/", 1)[1] for k in cluster.records if k.startswith(namespace + "/")}
         manifests = pods_to_create(target, replicas - len(current), taken,

@@ -262,8 +262,7 @@ class APIServer(StorageAPI, ResourceAPIServer):
             c.on_kubelet_status(self, node_name, status)
 
     def node_lifecycle_note(self, node_name: str, change: str, by: str) -> None:
-        if self.sink.enabled:
-            self.sink.emit("node_lifecycle", node=node_name, change=change, by=by)
+        self.sink.emit("node_lifecycle", node=node_name, change=change, by=by)
 
     def node_status_event(self, node_name: str, status: str) -> None:
         """Upstream's RecordNodeStatusChange: a Normal event on the Node named after the new status."""

@@ -26,8 +26,7 @@ class StorageAPI:
     """PV and PVC writes (create, update, delete) and the pod-side ephemeral claims."""
 
     def _storage_event(self, kind: str, name: str, action: str, by: str, change: str) -> None:
-        if self.sink.enabled:
-            self.sink.emit("storage_change", kind=kind, name=name, action=action, by=by, change=change)
+        self.sink.emit("storage_change", kind=kind, name=name, action=action, by=by, change=change)
 
     def create_pvc(self, pvc: PersistentVolumeClaim, by: str, change: str = "created") -> None:
         store = self.cluster.storage

@@ -2,10 +2,13 @@
 
 Every step of the engine is reported as one event: a plain, JSON-serialisable dict with
 `seq` (position in the run), `time` (virtual seconds), `type` (one of EVENT_TYPES) and the
-type's own fields. Engine code emits unconditionally, as upstream records events; a recorder
-nobody listens to drops them at once (`NullRecorder`, or an `EventSink` not enabled). The two
-payloads that grow with the cluster (a cycle's per-node filter verdicts and its score
-breakdown) are built only when `enabled`, and packed (schema 3): a table of distinct verdict
+type's own fields. Engine code emits unconditionally, as upstream records events: one policy,
+the recorder's, says what is kept. A sink declares the kinds it wants (`kinds`; None: all) and
+`emit` drops the rest, as it drops everything when nobody listens (`NullRecorder`, or an
+`EventSink` not enabled). Only a payload that costs work of its own (it grows with the cluster or
+is rebuilt on every step) is guarded, by `wants(kind)`, so a sink that does not want it never
+pays for it. The two that grow with the cluster (a cycle's per-node filter verdicts and its score
+breakdown) are packed (schema 3): a table of distinct verdict
 rows with one row index per evaluated node (the nodes not reached are a count: which ones follows
 from the last `node_list` event), and score columns aligned with one node list. Read them
 through scheduler_core/events/compact.py (`iter_verdicts`, `verdict_for`, `feasible_nodes`,
@@ -120,6 +123,10 @@ class Recorder(Protocol):
 
     enabled: bool
 
+    def wants(self, type_: str) -> bool:
+        """Whether an event of this kind would be kept (guard costly payloads with it)."""
+        ...
+
     def emit(self, type_: str, **fields: Any) -> None: ...
 
 
@@ -128,6 +135,9 @@ class NullRecorder:
 
     __slots__ = ()
     enabled = False
+
+    def wants(self, type_: str) -> bool:
+        return False
 
     def emit(self, type_: str, **fields: Any) -> None:
         return None
@@ -139,12 +149,19 @@ class EventSink:
     Without a `writer` the sink buffers what it emits in `events` until its owner drains it
     (the web stores a step's events, then empties the list: only one step is ever held). With
     a `writer` every event goes straight to it and nothing is kept, so a trace of any length
-    runs in the memory of the run itself (`trace` writes each event as one JSON line)."""
+    runs in the memory of the run itself (`trace` writes each event as one JSON line).
+    `kinds`: the event types this sink keeps (None: every type); the others are not emitted, so
+    they take no sequence number."""
 
-    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners", "_writer")
+    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners", "_writer", "kinds")
 
     def __init__(self, clock: Callable[[], float], enabled: bool = True,
-                 writer: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 writer: Callable[[dict[str, Any]], None] | None = None,
+                 kinds: frozenset[str] | None = None) -> None:
+        unknown = sorted(set(kinds or ()) - set(EVENT_TYPES))
+        if unknown:
+            raise ValueError(f"unknown event types for a sink: {', '.join(unknown)}")
+        self.kinds = kinds
         self.enabled = enabled
         self.events: list[dict[str, Any]] = []
         self._seq = 0
@@ -157,7 +174,7 @@ class EventSink:
         owner stores them) nor the listeners and writer (they belong to whoever watches this
         process)."""
         return {"enabled": self.enabled, "events": [], "_seq": self._seq, "_clock": self._clock,
-                "_listeners": [], "_writer": None}
+                "_listeners": [], "_writer": None, "kinds": self.kinds}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
@@ -167,9 +184,14 @@ class EventSink:
         self._listeners.append(fn)
         self.enabled = True
 
+    def wants(self, type_: str) -> bool:
+        """Whether `emit` would keep an event of this kind."""
+        return self.enabled and (self.kinds is None or type_ in self.kinds)
+
     def emit(self, type_: str, **fields: Any) -> None:
-        """Record one event; nothing when no one listens (not `enabled`)."""
-        if not self.enabled:
+        """Record one event; nothing when no one listens (not `enabled`) or the sink does not
+        want its kind."""
+        if not self.enabled or (self.kinds is not None and type_ not in self.kinds):
             return
         self._seq += 1
         ev = {"seq": self._seq, "time": self._clock(), "type": type_}

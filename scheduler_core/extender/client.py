@@ -412,7 +412,7 @@ class HTTPExtender:
 
     # ---- events --------------------------------------------------------------------------------
     def _emitting(self) -> bool:
-        return self.services is not None and self.services.sink.enabled
+        return self.services is not None and self.services.sink.wants("extender_call")
 
     def _emit(self, role: str, pod: Pod, call: ExtenderCall | None, error: str | None = None,
               changed: dict[str, Any] | None = None) -> None:

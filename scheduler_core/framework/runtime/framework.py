@@ -232,9 +232,7 @@ class Framework:
         return self.options.current_cycle()
 
     def emit(self, type_: str, **fields: Any) -> None:
-        recorder = self.options.event_recorder
-        if recorder.enabled:
-            recorder.emit(type_, **fields)
+        self.options.event_recorder.emit(type_, **fields)
 
     def now(self) -> float:
         return self.options.clock.now()

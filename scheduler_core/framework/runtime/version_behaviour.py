@@ -81,7 +81,7 @@ def select_host_reservoir(sched: Scheduler, pod: Pod, scores: list[NodePluginSco
             if sched.rng.randrange(count_of_max) == 0:
                 selected = ns
         popped += 1
-    if sched.sink.enabled:
+    if sched.sink.wants("selected"):
         ties = [s.name for s in scores if s.total_score == top.total_score]
         sched.sink.emit("selected", cycle=sched.queue.scheduling_cycle, pod=pod.key, node=selected.name,
                         score=selected.total_score, ties=ties, sampling="reservoir")
