@@ -162,6 +162,24 @@ def lease_lost(*, run: Run) -> bool:
     return lease.held(run.pk) is False
 
 
+_WITHOUT_KIND: set[tuple[str, str]] = set()  # (share token, kind) a run's snapshot cannot hold (it never changes)
+
+
+def snapshot_may_hold(*, run: Run, kind: str) -> bool:
+    """Could the run's scenario snapshot hold a document of `kind` (Lesson, Challenge)? Asked of
+    the database when the run's YAML was not read (`run_by_share_token` defers it): at
+    5,000 x 150,000 it is 70 MB, read and hashed on every page load just to find none. False
+    only when the word is nowhere in it, which such a document cannot avoid (`kind: Lesson`)."""
+    if run.pk is None or "scenario_yaml" not in run.get_deferred_fields():
+        return True
+    if (run.share_token, kind) in _WITHOUT_KIND:
+        return False
+    if Run.objects.filter(pk=run.pk, scenario_yaml__contains=kind).exists():
+        return True
+    _WITHOUT_KIND.add((run.share_token, kind))
+    return False
+
+
 def run_profiles(*, run: Run) -> dict[str, Any]:
     """Each profile's plugins per extension point, as the engine reported them at the start."""
     started = run.events.filter(type="run_started").values_list("data", flat=True).first()

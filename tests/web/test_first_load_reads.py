@@ -88,3 +88,27 @@ def test_a_big_pod_table_is_grouped_once_per_view(monkeypatch: pytest.MonkeyPatc
     other = SimpleNamespace(view={"pods": list(pods), "replicaSets": []}, profiles={})  # another step's view
     pods_panel.pod_table(other, {})
     assert calls == [200, found["matching"], 200]
+
+
+def test_the_run_page_reads_the_scenario_snapshot_only_for_a_lesson(client: Any) -> None:
+    """A run's YAML snapshot (70 MB at the envelope) is read by the page only when it may hold
+    a Lesson; a lesson's run still shows its lesson."""
+    from playground.services.runs import actions as svc
+    from playground.services.scenarios import scenario_create
+
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    plain = scenario_create(actor=OWNER, name="plain", yaml_text=(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: '4', memory: 8Gi, pods: '10'}}\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, image: pause}]}\n"))
+    run = svc.run_start(scenario=plain, actor=OWNER)
+    url = reverse("playground:run", args=[run.share_token])
+    _get(client, url)  # the first view of a run caches what it reads once (run_newer_changes)
+    html, queries = _get(client, url)
+    assert 'id="run-step"' in html and 'id="run-lesson"' not in html
+    assert not [q["sql"] for q in queries if '"scenario_yaml"' in q["sql"].split(" FROM ")[0]]
+
+    lesson_run = start()  # priority-preemption: a gallery lesson
+    html, _ = _get(client, reverse("playground:run", args=[lesson_run.share_token]))
+    assert 'id="run-lesson"' in html

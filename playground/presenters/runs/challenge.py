@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from playground.models import RunEvent
+from playground.selectors.runs import snapshot_may_hold
 from scheduler_core.api.challenge import Challenge, challenges_of_text, check
 from scheduler_core.api.errors import ScenarioError
 
@@ -44,7 +45,9 @@ def joined_challenge(run: Any) -> Challenge | None:
 
 def challenge(screen: Screen) -> dict[str, Any] | None:
     run = screen.run
-    found = challenge_of_text(run.scenario_yaml) if run is not None and run.scenario_yaml else None
+    if run is None or not snapshot_may_hold(run=run, kind="Challenge"):
+        return None
+    found = challenge_of_text(run.scenario_yaml) if run.scenario_yaml else None
     if found is None:
         return None
     found = joined_challenge(run) or found

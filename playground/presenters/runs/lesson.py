@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from playground.selectors.points import POINT_ORDER
+from playground.selectors.runs import snapshot_may_hold
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.lesson import Lesson, LessonStep, lessons_of_text
 
@@ -50,7 +51,9 @@ def _lesson_of(text: str) -> Lesson | None:
 
 def lesson_of_run(screen: Screen) -> Lesson | None:
     run = screen.run
-    return _lesson_of(run.scenario_yaml) if run is not None and run.scenario_yaml else None
+    if run is None or not snapshot_may_hold(run=run, kind="Lesson"):
+        return None
+    return _lesson_of(run.scenario_yaml) if run.scenario_yaml else None
 
 
 # A stop's `point` (scheduler_core.api.lesson.POINTS) and the event group that reveals it.
