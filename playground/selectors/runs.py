@@ -170,7 +170,8 @@ def snapshot_may_hold(*, run: Run, kind: str) -> bool:
     the database when the run's YAML was not read (`run_by_share_token` defers it): at
     5,000 x 150,000 it is 70 MB, read and hashed on every page load just to find none. False
     only when the word is nowhere in it, which such a document cannot avoid (`kind: Lesson`)."""
-    if run.pk is None or "scenario_yaml" not in run.get_deferred_fields():
+    deferred = getattr(run, "get_deferred_fields", None)  # a stand-in run (tests, previews): its text is there
+    if getattr(run, "pk", None) is None or deferred is None or "scenario_yaml" not in deferred():
         return True
     if (run.share_token, kind) in _WITHOUT_KIND:
         return False
