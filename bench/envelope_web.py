@@ -146,7 +146,9 @@ def measure(stack: Stack, browser: Browser, path: Path, args: argparse.Namespace
 
         # the run page again, in a fresh tab of the owner's session
         tab = context.new_page()
+        cpu = stack.cpu_seconds()
         result["first_load"] = first_load(tab, run_url, timeout_s)
+        result["first_load"]["stack_cpu_s"] = cpu_delta(stack, cpu)  # the page, its fetches and the socket's hello
         tab.close()
         print(f"[envelope] first load {result['first_load']}", file=sys.stderr, flush=True)
 
