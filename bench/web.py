@@ -8,6 +8,7 @@ Starts Redis, one Celery worker and the web server on free loopback ports with a
 - creates the scenario and starts a run through the app's services, as its owner;
 - opens the run page in headless Chromium: load time, HTML bytes, time until the socket is live;
 - clicks Step N times: click -> #run-step changed latency (p50/p95), websocket bytes per step,
+  the panels the page then read over HTTP per step (`fetches_per_step`),
   the largest websocket message, socket (re)opens, web server tracebacks; a step whose page does not
   change within --step-timeout is reported as "never" and the remaining steps are queued
   server-side only (to measure the worker's time per step and the database growth);
@@ -112,6 +113,23 @@ def server_step_seconds(run: Any) -> list[float]:
     return [(a.done_at - a.created_at).total_seconds() for a in rows.order_by("index")]
 
 
+def panel_path(url: str, token: str) -> str:
+    """The run page's panel a GET reads ("cluster", "pods", ...), "" for anything else."""
+    marker = f"/runs/{token}/"
+    if marker not in url:
+        return ""
+    rest = url.split(marker, 1)[1].split("?", 1)[0].strip("/")
+    return rest or "page"
+
+
+def fetch_counts(paths: list[str], steps: int) -> dict[str, float]:
+    """How many times a step made the page read each panel over HTTP (the follow-up fetches)."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        counts[path] = counts.get(path, 0) + 1
+    return {path: round(n / max(1, steps), 2) for path, n in sorted(counts.items())}
+
+
 def pct(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -130,6 +148,9 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
     before = db_state(stack, run)
     tracebacks_before = stack.log_count("web", "Traceback")
     page, sockets = browser.open(stack.url, cookie)
+    fetches: list[tuple[float, str]] = []  # (monotonic time, panel path) of the page's own HTTP reads
+    page.on("request", lambda request: request.method == "GET"
+            and fetches.append((time.monotonic(), panel_path(request.url, run.share_token))))
     try:
         result["first_load"] = first_load(page, f"/runs/{run.share_token}/", args.load_timeout)
         steps_start = time.monotonic()
@@ -171,6 +192,8 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
             ws_messages_in_steps=len(dom_bytes),
             ws_largest_message_bytes=max((size for _t, size in sockets.frames), default=0),
             ws_opened=sockets.opened,
+            fetches_per_step=fetch_counts([path for when, path in fetches if when >= steps_start and path],
+                                          len(latencies)),
             web_tracebacks=stack.log_count("web", "Traceback") - tracebacks_before,
             worker_idle_after_steps=idle,
             db_before=before,

@@ -197,3 +197,74 @@ document.addEventListener("mouseover", function (event) {
   if (!chip || chip.tagName !== "I" || !chip.closest || !chip.closest("#run-map .mcells") || chip.title) return;
   chip.title = chip.getAttribute("data-pod");
 });
+
+// A paged panel's refresh marker (partials/refresh.html, in a live update) has the page fetch the
+// panel's body. Two fetches are skipped: one of the state the body already shows (data-version:
+// the step and its last event; a re-sync resends the same marker), and, for a panel marked
+// data-when-visible (the Cluster panel's heatmap, ~200 KB at 5,000 nodes, rendered by the web
+// server on every step), one while the panel is off screen or folded: the newest such marker is
+// kept and fetched when the panel scrolls into view, so each step costs what the viewer sees.
+(function () {
+  var shown = {};    // panel key -> the data-version its body was last fetched at
+  var waiting = {};  // panel key -> the newest deferred marker's request
+  var MARGIN = 200;  // px around the viewport that count as on screen (fetched just before it shows)
+  function panelKey(elt) {
+    var holder = elt && elt.parentElement;
+    if (!holder || !/-refresh$/.test(holder.id || "")) return null;
+    return holder.id.slice(0, -"-refresh".length);
+  }
+  function onScreen(body) {
+    if (!body || document.hidden || body.closest("details:not([open])")) return false;
+    var box = body.getBoundingClientRect();
+    if (!box.width && !box.height) return false;
+    var height = window.innerHeight || document.documentElement.clientHeight;
+    return box.bottom >= -MARGIN && box.top <= height + MARGIN;
+  }
+  function issue(key, request) {
+    shown[key] = request.version;
+    request.go();
+  }
+  var observer = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      var key = entry.target.id.slice(0, -"-body".length);
+      observer.unobserve(entry.target);
+      var request = waiting[key];
+      delete waiting[key];
+      if (request) issue(key, request);
+    });
+  }, { rootMargin: MARGIN + "px" }) : null;
+  document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail && event.detail.elt;
+    var key = panelKey(elt);
+    var version = key && elt.getAttribute("data-version");
+    if (!version) return;
+    event.preventDefault();
+    var request = { version: version, go: event.detail.issueRequest };
+    if (shown[key] === version) { delete waiting[key]; return; }  // the body shows this state
+    var body = document.getElementById(key + "-body");
+    if (!elt.hasAttribute("data-when-visible") || !observer || onScreen(body)) {
+      delete waiting[key];
+      issue(key, request);
+      return;
+    }
+    waiting[key] = request;
+    if (body) observer.observe(body);
+  });
+  // A failed fetch leaves the body as it was: the next marker of that state fetches it again.
+  ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      var key = panelKey(event.detail && event.detail.elt);
+      if (key) delete shown[key];
+    });
+  });
+  // A folded panel opened (<details>): fetch what it missed.
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    if (!details.open) return;
+    Object.keys(waiting).forEach(function (key) {
+      var body = document.getElementById(key + "-body");
+      if (body && details.contains(body) && onScreen(body)) { var request = waiting[key]; delete waiting[key]; issue(key, request); }
+    });
+  }, true);
+})();

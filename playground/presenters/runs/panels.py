@@ -74,6 +74,9 @@ class Paged:
     body: str  # the partial the URL renders (under PARTIALS)
     context: Callable[[Screen], dict[str, Any]]  # the body's context, read from the Screen
     when: Callable[[Screen], bool] = _always  # a marker instead of the whole panel
+    # The page fetches the body only while the panel is on screen (or when it scrolls into view):
+    # a body too costly to render and send on every step for a panel nobody is looking at.
+    when_visible: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,7 +285,7 @@ for _panel in (
     Panel(
         "cluster", "Cluster", "cluster.html", "left", 310, presenter=_cluster,
         paged=Paged("cluster", "run_cluster", "cluster_body.html", lambda s: {"cluster": s.cluster},
-                    when=cluster_panel.is_large),
+                    when=cluster_panel.is_large, when_visible=True),  # the heatmap: ~200 KB at 5,000 nodes
     ),
     Panel("evictions", "Evictions", "evictions.html", "left", 320, presenter=evictions_panel.evictions),
     Panel(
