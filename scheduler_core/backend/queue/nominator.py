@@ -51,7 +51,10 @@ class PodRef:
 
 
 class Nominator:
-    """nominatedPods: node -> [PodRef] in nomination order; nominatedPodToNode: uid -> node.
+    """nominatedPods: node -> {uid: PodRef} in nomination order; nominatedPodToNode: uid -> node.
+    (Upstream keeps a list per node and scans it; a dict keyed by uid keeps the same order and
+    finds a pod at once: every pod whose preemption found nothing stays under the empty node
+    name, so in a cluster with thousands of unschedulable pods that list is thousands long.)
 
     `pod_lister(namespace, name) -> Pod | None`, when set, is consulted on nomination: a pod that
     no longer exists or already has a node is not nominated (upstream's podLister check).
@@ -59,7 +62,7 @@ class Nominator:
 
     def __init__(self, pod_lister: Callable[[str, str], Pod | None] | None = None) -> None:
         self.pod_lister = pod_lister
-        self.nominated_pods: dict[str, list[PodRef]] = {}
+        self.nominated_pods: dict[str, dict[str, PodRef]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
 
     def add_nominated_pod(self, pod_info: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
@@ -81,11 +84,9 @@ class Nominator:
                 return
         uid = pod_uid(pod)
         self.nominated_pod_to_node[uid] = node_name
-        refs = self.nominated_pods.setdefault(node_name, [])
-        for r in refs:
-            if r.uid == uid:
-                return
-        refs.append(PodRef(pod.name, pod.namespace, uid))
+        refs = self.nominated_pods.setdefault(node_name, {})
+        if uid not in refs:
+            refs[uid] = PodRef(pod.name, pod.namespace, uid)
 
     def update_nominated_pod(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
         """Re-register the pod under its new object; a nomination made in memory survives an
@@ -106,13 +107,9 @@ class Nominator:
         nnn = self.nominated_pod_to_node.get(uid)
         if nnn is None:
             return
-        refs = self.nominated_pods.get(nnn, [])
-        for i, r in enumerate(refs):
-            if r.uid == uid:
-                del refs[i]
-                if not refs:
-                    del self.nominated_pods[nnn]
-                break
+        refs = self.nominated_pods.get(nnn)
+        if refs is not None and refs.pop(uid, None) is not None and not refs:
+            del self.nominated_pods[nnn]
         del self.nominated_pod_to_node[uid]
 
     def has_node_nominations(self) -> bool:
@@ -124,7 +121,8 @@ class Nominator:
         return len(self.nominated_pods) > ("" in self.nominated_pods)
 
     def nominated_refs_for_node(self, node_name: str) -> list[PodRef]:
-        return list(self.nominated_pods.get(node_name, ()))
+        refs = self.nominated_pods.get(node_name)
+        return list(refs.values()) if refs else []
 
     def nominated_node_for(self, pod: Pod) -> str | None:
         return self.nominated_pod_to_node.get(pod_uid(pod))
@@ -135,5 +133,7 @@ class Nominator:
 
     def __setstate__(self, state: dict) -> None:
         self.pod_lister = None
-        self.nominated_pods = state["nominated_pods"]
+        # A checkpoint written before the per-node dicts holds lists: same order, keyed by uid.
+        self.nominated_pods = {node: refs if isinstance(refs, dict) else {r.uid: r for r in refs}
+                               for node, refs in state["nominated_pods"].items()}
         self.nominated_pod_to_node = state["nominated_pod_to_node"]
