@@ -3,34 +3,33 @@ the run page: the scenario holds one of their kinds or sets one of their fields,
 one of their gates (facts: scheduler_core.api.newer_versions).
 
 The scenario is the run's YAML snapshot, which never changes, so the answer is computed once per
-run and kept in the cache. It is read from the text, line by line (a key or `kind:` at the start
-of a line, as the app writes YAML), not by loading the scenario: an imported cluster's snapshot is
-hundreds of megabytes, and the page must not parse it to render.
+run and kept in the cache. It is read by the loader's own YAML decoder and its reading of newer
+kinds and fields (`scheduler_core.loader.newer_kinds.kinds_and_fields`), not by scanning the
+text: the loader is the only parser, and a kind or key written inside a string or a comment is
+not one. Only the decode runs (its compiled fast path), not the whole load, and only on a run's
+first view.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.core.cache import cache
 
 from scheduler_core.api.newer_versions import CHANGES, Change, changes_touched
 from scheduler_core.loader.newer_gates import gate_names
+from scheduler_core.loader.newer_kinds import kinds_and_fields
+from scheduler_core.loader.yaml_input import decode_yaml
 
 __all__ = ["newer_changes_of", "run_newer_changes"]
 
-_KINDS = sorted({k for c in CHANGES for k in c.kinds})
-_FIELDS = {f.rsplit(".", 1)[-1]: f for c in CHANGES for f in c.fields}  # last key -> "Kind:path"
-_KIND_RE = re.compile(r"^[ \t]*(?:- )?kind:[ \t]*['\"]?(" + "|".join(map(re.escape, _KINDS)) + r")['\"]?[ \t]*$",
-                      re.MULTILINE)
-_FIELD_RE = re.compile(r"^[ \t]*(?:- )?['\"]?(" + "|".join(map(re.escape, _FIELDS)) + r")['\"]?:", re.MULTILINE)
+_FIELDS = {f for c in CHANGES for f in c.fields}  # "Kind:path" a scenario may set
 
 
 def newer_changes_of(yaml_text: str, feature_gates: str) -> list[Change]:
     """The changes this scenario text and gate setting touch, in CHANGES order."""
-    kinds = set(_KIND_RE.findall(yaml_text))
-    fields = {_FIELDS[key] for key in _FIELD_RE.findall(yaml_text)}
+    docs, _ = decode_yaml(yaml_text, "run")
+    kinds, fields = kinds_and_fields(docs, _FIELDS)
     return changes_touched(kinds, fields, set(gate_names(feature_gates)))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from scheduler_core.api.errors import LoadWarning
 from scheduler_core.api.newer_versions import CONTEXT_FIELDS, NEWER_FIELDS, NEWER_KINDS, NewerField, NewerKind
 
-__all__ = ["NEWER_CATEGORY", "reduce_newer"]
+__all__ = ["NEWER_CATEGORY", "reduce_newer", "kinds_and_fields"]
 
 NEWER_CATEGORY = "newer-version"  # LoadWarning.category of these notes
 
@@ -174,3 +174,37 @@ def reduce_newer(docs: list[Any], source: str) -> tuple[list[Any], list[LoadWarn
         for field, doc, prefix, obj in context:
             notes.add((field.kind, field.path), doc, obj, prefix + field.path, _context_note(field))
     return out, list(notes.by_key.values()), notes.dropped
+
+
+def kinds_and_fields(docs: list[Any], fields: set[str]) -> tuple[set[str], set[str]]:
+    """The kinds the decoded documents hold (List items included, at any apiVersion) and which
+    of `fields` ("Kind:dotted.path", "[]" for every list item) they set, non-empty. Read from
+    the objects, so a kind or key named inside a string or a comment is not one; the run page's
+    "newer releases' changes" notice asks this of a run's snapshot."""
+    wanted: dict[str, list[tuple[str, list[str]]]] = {}
+    for f in fields:
+        kind, _, path = f.partition(":")
+        wanted.setdefault(kind, []).append((f, path.split(".")))
+    kinds: set[str] = set()
+    found: set[str] = set()
+
+    def visit(obj: Any) -> None:
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            return
+        kinds.add(kind)
+        for name, parts in wanted.get(kind, ()):
+            if name not in found and _present(obj, parts):
+                found.add(name)
+
+    for d in docs:
+        if not isinstance(d, dict):
+            continue
+        items = d.get("items")
+        if (d.get("kind") == "List" or (d.get("kind") is None and "items" in d)) and isinstance(items, list):
+            for it in items:
+                if isinstance(it, dict):
+                    visit(it)
+            continue
+        visit(d)
+    return kinds, found

@@ -102,11 +102,23 @@ def test_a_run_touching_nothing_newer_says_nothing(client: Client, worker: None)
     assert 'id="newer-changes"' not in page
 
 
-def test_the_text_scan_reads_kinds_and_keys_not_values() -> None:
+def test_the_scenario_is_read_for_kinds_and_keys_not_values() -> None:
     touched = newer_changes_of('kind: Pod\nmetadata:\n  annotations: {note: "kind: PodGroup"}\n', "")
     assert touched == []
-    touched = newer_changes_of("- apiVersion: scheduling.k8s.io/v1beta1\n  kind: PodGroup\n", "")
+    touched = newer_changes_of("apiVersion: v1\nkind: List\nitems:\n- apiVersion: scheduling.k8s.io/v1beta1\n"
+                               "  kind: PodGroup\n", "")
     assert [c.title for c in touched][0].startswith("Workload and PodGroup APIs")
+
+
+def test_kinds_and_fields_inside_strings_and_comments_are_not_reported() -> None:
+    """Only objects count: a block-scalar annotation or a comment that reads like a PodGroup or a
+    pod's spec.schedulingGroup is text, not a kind or a field (a line scan took it for both)."""
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n    note: |\n"
+            "      kind: PodGroup\n      spec:\n        schedulingGroup: g\n"
+            "# kind: Workload\nspec: {containers: [{name: c, image: pause}]}\n")
+    assert newer_changes_of(text, "") == []
+    real = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulingGroup: {name: g}\n"
+    assert [c.title for c in newer_changes_of(real, "")][0].startswith("Workload and PodGroup APIs")
 
 
 def test_the_v137_lesson_run_says_what_a_v137_scheduler_would_do_differently(client: Client, worker: None) -> None:
