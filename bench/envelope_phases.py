@@ -4,9 +4,10 @@
 
 What the web request and the worker do for the upload and the first run of a big scenario,
 called directly on a temporary SQLite database: `scenario_create` (the upload's validation and
-rows), `scenario_prepare_by_id` (the worker's YAML and prepared start) and `run_start` (the
-start stored for a run). Redis is not needed: the queued preparation cannot be sent (a warning),
-which is why this process calls it itself. CPU and wall seconds per phase (on a shared machine
+rows), `scenario_prepare_by_id` (the worker's YAML and prepared start), `run_start` (the
+start stored for a run) and the run page's first load, cold and warm (`first_load`). Redis is
+not needed: the queued preparation cannot be sent (a warning), which is why this process calls
+it itself. CPU and wall seconds per phase (on a shared machine
 the CPU seconds are the comparable figures); `--profile` prints each phase's cProfile, sorted by
 cumulative time (its overhead triples the times). bench/envelope_web.py measures the same in
 the real stack and the browser.
@@ -61,7 +62,7 @@ def main() -> None:
     import django
 
     django.setup()
-    logging.getLogger("playground.services.scenarios").setLevel(logging.ERROR)  # "could not queue"
+    logging.getLogger("playground.services.runs.prepare").setLevel(logging.ERROR)  # "could not queue"
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -80,6 +81,34 @@ def main() -> None:
     scenario = Scenario.objects.get(pk=created.pk)
     run = phase("start", lambda: actions.run_start(scenario=scenario, actor=actor), args.profile)
     print(f"run {run.pk}: {run.events.count()} events, head step {run.head_step}")
+    first_load(run, actor, args.profile)
+
+
+def first_load(run: Any, actor: Any, profile: bool) -> None:
+    """The run page served twice by this process (Django's test client, the owner's session):
+    cold (no view cached: a web process that has not shown this run yet) and warm. A small
+    run's page is served first, so template compilation and first imports are not counted."""
+    from django.conf import settings
+    from django.test import Client
+
+    from bench.generate_envelope import render
+    from playground.models import Scenario
+    from playground.ownership import SESSION_KEY
+    from playground.selectors import frame_views
+    from playground.services import scenarios
+    from playground.services.runs import actions
+
+    settings.ALLOWED_HOSTS = ["*"]
+    client = Client()
+    session = client.session
+    session[SESSION_KEY] = actor.session_token
+    session.save()
+    small = scenarios.scenario_create(actor=actor, name="Small", yaml_text=render(10, 100))
+    client.get(f"/runs/{actions.run_start(scenario=Scenario.objects.get(pk=small.pk), actor=actor).share_token}/")
+    frame_views.clear_cache()
+    for label in ("first load (cold)", "first load (warm)"):
+        page = phase(label, lambda: client.get(f"/runs/{run.share_token}/"), profile)
+        print(f"  {page.status_code}, {len(page.content):,} bytes of HTML", flush=True)
 
 
 if __name__ == "__main__":
