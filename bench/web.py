@@ -8,7 +8,8 @@ Starts Redis, one Celery worker and the web server on free loopback ports with a
 - creates the scenario and starts a run through the app's services, as its owner;
 - opens the run page in headless Chromium: load time, HTML bytes, time until the socket is live;
 - clicks Step N times: click -> #run-step changed latency (p50/p95), websocket bytes per step,
-  the panels the page then read over HTTP per step (`fetches_per_step`),
+  the panels the page then read over HTTP per step (`fetches_per_step`), where a step's time goes
+  (`step_parts_p50_ms`: click -> action queued, the worker's queued -> done, done -> DOM),
   the largest websocket message, socket (re)opens, web server tracebacks; a step whose page does not
   change within --step-timeout is reported as "never" and the remaining steps are queued
   server-side only (to measure the worker's time per step and the database growth);
@@ -113,6 +114,23 @@ def server_step_seconds(run: Any) -> list[float]:
     return [(a.done_at - a.created_at).total_seconds() for a in rows.order_by("index")]
 
 
+def step_parts(run: Any, clicked: list[float], latencies: list[float]) -> dict[str, float | None]:
+    """Where a Step's click -> DOM time goes (medians over the steps after the first, which waits
+    for the worker's warm-up): the page's POST until the action is queued, the worker (queued ->
+    done, its queueing included), and done -> DOM (the news, the web server's render of the
+    live update, the websocket and the browser's swap)."""
+    from playground.models import RunAction
+
+    rows = list(RunAction.objects.filter(run=run, kind=RunAction.KIND_STEP, done_at__isnull=False).order_by("index"))
+    parts: dict[str, list[float]] = {"click_to_queued": [], "worker": [], "done_to_dom": []}
+    for at, ms, action in list(zip(clicked, latencies, rows, strict=False))[1:]:
+        queued, done = action.created_at.timestamp(), action.done_at.timestamp()
+        parts["click_to_queued"].append((queued - at) * 1000)
+        parts["worker"].append((done - queued) * 1000)
+        parts["done_to_dom"].append((at + ms / 1000 - done) * 1000)
+    return {name: round(statistics.median(values), 1) if values else None for name, values in parts.items()}
+
+
 def panel_path(url: str, token: str) -> str:
     """The run page's panel a GET reads ("cluster", "pods", ...), "" for anything else."""
     marker = f"/runs/{token}/"
@@ -155,10 +173,12 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
         result["first_load"] = first_load(page, f"/runs/{run.share_token}/", args.load_timeout)
         steps_start = time.monotonic()
         latencies: list[float] = []
+        clicked: list[float] = []  # wall time of each click (the server's action times are wall times)
         never_at: int | None = None
         for i in range(args.steps):
             if time.monotonic() - steps_start > args.phase_timeout:
                 break
+            clicked.append(time.time())
             outcome = click_and_wait(page, "#btn-step", args.step_timeout)
             if outcome["ms"] is None:
                 never_at = i + 1
@@ -185,6 +205,7 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
             step_dom_p95_ms=pct(latencies, 0.95),
             step_dom_max_ms=pct(latencies, 1.0),
             step_dom_ms=[round(ms) for ms in latencies],  # in click order: the first waits for the warm-up
+            step_parts_p50_ms=step_parts(run, clicked, latencies),
             server_steps=len(server),
             server_step_median_s=round(statistics.median(server), 2) if server else None,
             server_step_max_s=round(max(server), 2) if server else None,
