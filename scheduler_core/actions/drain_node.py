@@ -269,28 +269,17 @@ def _pods_for_deletion(sim: Any, node: str, params: dict[str, Any]) -> tuple[lis
 
 
 def _replace(sim: Any, pod: Any) -> None:
-    """The evicted pod's controller creates its replacement now (a ReplicaSet does not count a
-    terminating pod); a StatefulSet's comes back under its own name once the old one is gone."""
-    from scheduler_core.controllers.workloads.replace import replacement_manifest
-    from scheduler_core.loader import parse_action
+    """The evicted pod's controller creates its replacement now (as after the descheduler's
+    evictions: controllers.workloads.replace)."""
+    from scheduler_core.controllers.workloads.replace import create_replacement
 
     cluster = sim.scheduler.cluster
-    if pod.key in cluster.pods and not any(o.controller and o.kind != "StatefulSet" for o in pod.owner_references):
-        return
-    summary = sim.scenario.load_summary
-    targets = summary.scale_targets if summary is not None else {}
-    taken = {k.partition("/")[2] for k in cluster.records if k.startswith(pod.namespace + "/")}
-    manifest = replacement_manifest(pod, targets, taken, f"drain/{pod.key}/{len(cluster.all_pods)}")
-    if manifest is None:
-        return
     try:
-        act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),
-                           index=REPLACEMENT_INDEX + len(cluster.all_pods))
+        create_replacement(sim, pod, lambda ns: {k.partition("/")[2] for k in cluster.records
+                                                 if k.startswith(ns + "/")},
+                           origin="drain", index_base=REPLACEMENT_INDEX)
     except ScenarioError:  # a template the loader accepted once always loads again
         return
-    new = act.params["pod"]
-    if new.key not in cluster.pods:
-        sim.apiserver.create_pod(new)
 
 
 def _say(sim: Any, node: str, line: str, level: str = "info") -> None:

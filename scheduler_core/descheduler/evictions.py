@@ -13,7 +13,7 @@ from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.api.types import Pod
-from scheduler_core.controllers.workloads.replace import replacement_manifest
+from scheduler_core.controllers.workloads.replace import create_replacement
 
 EVENT_ACTION = "Descheduled"
 EVENT_NOTE = "pod evicted from {node} node by sigs.k8s.io/descheduler"
@@ -88,33 +88,22 @@ class PodEvictor:
 
     def _replace(self, pod: Pod) -> None:
         """The pod's controller creates its replacement (see controllers.workloads.replace)."""
-        sim = self.sim
-        cs = sim.scheduler.cluster
-        summary = sim.scenario.load_summary
-        targets = summary.scale_targets if summary is not None else {}
-        if pod.key in cs.pods and not any(o.controller and o.kind != "StatefulSet" for o in pod.owner_references):
-            return  # a StatefulSet pod comes back under its own name once the old one is gone
+        try:
+            new = create_replacement(self.sim, pod, self._taken_in, origin="descheduler",
+                                     index_base=REPLACEMENT_INDEX)
+        except ScenarioError as error:  # a template the loader accepted once always loads again
+            self.sim.sink.emit("descheduler_eviction_failed", pod=pod.key, node="", strategy="", profile="",
+                               error=f"replacement not created: {error}")
+            return
+        if new is not None:
+            self.recreated.append(new.key)
+
+    def _taken_in(self, namespace: str) -> set[str]:
+        """The names ever used in `namespace`, built from the cluster's records at the pass's
+        first replacement and kept up to date by the replacements after it."""
         if self._taken is None:
             self._taken = {}
-            for k in cs.records:
+            for k in self.sim.scheduler.cluster.records:
                 ns, _, name = k.partition("/")
                 self._taken.setdefault(ns, set()).add(name)
-        taken = self._taken.setdefault(pod.namespace, set())
-        manifest = replacement_manifest(pod, targets, taken, f"descheduler/{pod.key}/{len(cs.all_pods)}")
-        if manifest is None:
-            return
-        from scheduler_core.loader import parse_action
-
-        try:
-            act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),
-                               index=REPLACEMENT_INDEX + len(cs.all_pods))
-        except ScenarioError as error:  # a template the loader accepted once always loads again
-            sim.sink.emit("descheduler_eviction_failed", pod=pod.key, node="", strategy="", profile="",
-                          error=f"replacement not created: {error}")
-            return
-        new = act.params["pod"]
-        if new.key in cs.pods:
-            return
-        sim.apiserver.create_pod(new)
-        taken.add(new.name)
-        self.recreated.append(new.key)
+        return self._taken.setdefault(namespace, set())

@@ -10,6 +10,7 @@ recorded template (`ScaleTarget`). Pods without a controller are not replaced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.api.export import pod_manifest
@@ -52,3 +53,38 @@ def replacement_manifest(pod: Pod, targets: dict[str, ScaleTarget], taken: set[s
         meta["name"] = NameGenerator(seed, taken).generate(prefix)
         meta["generateName"] = prefix
     return manifest
+
+
+def create_replacement(sim: Any, pod: Pod, taken_in: Callable[[str], set[str]], *, origin: str,
+                       index_base: int) -> Pod | None:
+    """Create now, through the API server, the pod the evicted `pod`'s controller puts in its
+    place (a ReplicaSet does not count a terminating pod); None when there is none yet: no
+    replacing controller, or a StatefulSet pod, which comes back under its own name once the old
+    one is gone. Shared by every eviction that leaves a controller short (the descheduler's, a
+    drain's), so both replace a pod the same way.
+
+    `taken_in(namespace)`: the names ever used there, which a generated name never repeats (the
+    new name is added to it); `origin` seeds the name generator ("descheduler", "drain") and
+    `index_base` places the creation in the run's log after the caller's other indexes. The
+    manifest goes through the addPod action's parser, as a scenario's pod does, so it is admitted
+    and defaulted the same way; ScenarioError when it no longer loads (a template the loader
+    accepted once always should)."""
+    cluster = sim.scheduler.cluster
+    summary = sim.scenario.load_summary
+    targets = summary.scale_targets if summary is not None else {}
+    if pod.key in cluster.pods and not any(o.controller and o.kind != "StatefulSet" for o in pod.owner_references):
+        return None
+    taken = taken_in(pod.namespace)
+    manifest = replacement_manifest(pod, targets, taken, f"{origin}/{pod.key}/{len(cluster.all_pods)}")
+    if manifest is None:
+        return None
+    from scheduler_core.loader import parse_action
+
+    act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),
+                       index=index_base + len(cluster.all_pods))
+    new: Pod = act.params["pod"]
+    if new.key in cluster.pods:
+        return None
+    sim.apiserver.create_pod(new)
+    taken.add(new.name)
+    return new
