@@ -69,7 +69,7 @@ def test_the_cluster_body_is_fetched_only_when_on_screen_and_changed(page: Page,
     page.evaluate("""() => { window.clusterMarkers = 0; document.addEventListener('htmx:confirm', (e) => {
         if (e.detail.elt.parentElement && e.detail.elt.parentElement.id === 'cluster-refresh') window.clusterMarkers++; }); }""")
     page.evaluate("htmx.trigger(document.body, 'htmx:wsOpen')")
-    page.wait_for_function("window.clusterMarkers >= 1")
+    page.wait_for_function("() => window.clusterMarkers >= 1")
     _step(page, 4)  # a later step's fetch is the next one: the re-sync's marker fetched nothing
     expect(page.locator("#cluster-summary")).to_be_visible()
     assert len(cluster_reads) == 3 and "step=4" in cluster_reads[2], cluster_reads
