@@ -74,7 +74,7 @@ def main() -> None:
     import django
 
     django.setup()
-    logging.getLogger("playground.services.scenarios").setLevel(logging.ERROR)
+    logging.getLogger("playground.services.runs.prepare").setLevel(logging.ERROR)  # "could not queue"
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
