@@ -119,6 +119,8 @@ def test_kinds_and_fields_inside_strings_and_comments_are_not_reported() -> None
     assert newer_changes_of(text, "") == []
     real = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulingGroup: {name: g}\n"
     assert [c.title for c in newer_changes_of(real, "")][0].startswith("Workload and PodGroup APIs")
+    escaped = 'apiVersion: scheduling.k8s.io/v1beta1\nkind: "Pod\\x47roup"\nmetadata: {name: g}\n'  # YAML reads PodGroup
+    assert [c.title for c in newer_changes_of(escaped, "")][0].startswith("Workload and PodGroup APIs")
 
 
 def test_the_v137_lesson_run_says_what_a_v137_scheduler_would_do_differently(client: Client, worker: None) -> None:
