@@ -9,8 +9,8 @@ text: the loader is the only parser, and a kind or key written inside a string o
 not one. Only the decode runs (its compiled fast path), not the whole load, and only on a run's
 first view; and not even that when the text cannot hold an answer: none of the kind names or
 field keys appears in it anywhere, and no backslash (a YAML escape could spell one). That test
-finds nothing, it only spares a 70 MB snapshot of plain pods a decode (~0.18 s per MB) that could
-not find anything either.
+finds nothing itself; it spares a 70 MB snapshot of plain pods a decode (~0.1 s of CPU per MB:
+bench/newer_changes.py) that could not find anything either.
 """
 
 from __future__ import annotations
