@@ -62,7 +62,7 @@ RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection b
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 3  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per node
 
 
 class CheckpointVersionError(ValueError):
@@ -89,7 +89,8 @@ class Simulation:
                  graceful_termination: bool = False, extender_transcript: ExtenderTranscript | None = None,
                  kubernetes_version: str | None = None,
                  event_writer: Callable[[dict[str, Any]], None] | None = None,
-                 feature_gates: str | dict[str, bool] | None = None) -> None:
+                 feature_gates: str | dict[str, bool] | None = None,
+                 event_kinds: frozenset[str] | None = None) -> None:
         """`extender_transcript`: the extender calls to replay (mode "replay": no HTTP) or to
         record into (mode "record", the default when None); see scheduler_core.extender.
         `kubernetes_version`: the kube-scheduler release to model ("v1.35", "v1.30"); None takes
@@ -97,7 +98,8 @@ class Simulation:
         `event_writer`: where each recorded event goes as it is emitted, instead of being
         buffered in `sink.events` (see EventSink).
         `feature_gates`: upstream gates to set ("GangScheduling=true,GenericWorkload=true" or a
-        mapping), validated against the version's table; raises featuregate.FeatureGateError."""
+        mapping), validated against the version's table; raises featuregate.FeatureGateError.
+        `event_kinds`: the event types to record (None: all; see EventSink's `kinds`)."""
         self.scenario = scenario
         self.seed = seed
         version_gates = gates_for(kubernetes_version or scenario.kubernetes_version)
@@ -107,7 +109,7 @@ class Simulation:
         # What this release leaves out of the scenario (e.g. device claims before DRA was on).
         self.version_notes: list[str] = dra_version_notes(scenario, self.feature_gates)
         self.clock = VirtualClock()
-        self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer)
+        self.sink = EventSink(self.clock.now, enabled=record_events, writer=event_writer, kinds=event_kinds)
         # The API server and the scheduler are peers (the scheduler a client of the API
         # server); the controllers act through the API server and watch it.
         self.apiserver = APIServer(ClusterState.from_scenario(scenario), self.clock, self.sink,
@@ -274,9 +276,8 @@ class Simulation:
             return False
         fp = cluster_fingerprint(self.scheduler, self._actions_applied)
         if self._gang_rounds.stalled(group, min(wp.pending.values()), fp):
-            if self.sink.enabled:
-                self.sink.emit("gang_stalled", workload=group[1], podGroup=group[2],
-                               waiting=sorted(self.scheduler.waiting_pods))
+            self.sink.emit("gang_stalled", workload=group[1], podGroup=group[2],
+                           waiting=sorted(self.scheduler.waiting_pods))
             return True
         return False
 

@@ -133,7 +133,5 @@ class Nominator:
 
     def __setstate__(self, state: dict) -> None:
         self.pod_lister = None
-        # A checkpoint written before the per-node dicts holds lists: same order, keyed by uid.
-        self.nominated_pods = {node: refs if isinstance(refs, dict) else {r.uid: r for r in refs}
-                               for node, refs in state["nominated_pods"].items()}
+        self.nominated_pods = state["nominated_pods"]
         self.nominated_pod_to_node = state["nominated_pod_to_node"]
