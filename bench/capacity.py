@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scheduler_core.capacity import count_capacity, read_pod_template  # noqa: E402
 from scheduler_core.loader import CLI_LIMITS, load_scenario_file  # noqa: E402
+from scheduler_core.questions.capacity import count_capacity, read_pod_template  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")

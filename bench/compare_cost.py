@@ -1,4 +1,4 @@
-"""What the first-difference comparison (scheduler_core.compare) costs on top of the two runs.
+"""What the first-difference comparison (scheduler_core.questions.compare) costs on top of the two runs.
 
     .venv/bin/python bench/compare_cost.py                         # 300 nodes x 500 pods (the page's cap)
     .venv/bin/python bench/compare_cost.py --nodes 300 --pods 500 --repeat 3
@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import render  # noqa: E402
 
-from scheduler_core.compare import compare_runs, record_run  # noqa: E402
 from scheduler_core.loader import load_scenario_text  # noqa: E402
+from scheduler_core.questions.compare import compare_runs, record_run  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
 
 

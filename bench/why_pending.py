@@ -36,8 +36,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from scheduler_core.loader import CLI_LIMITS, load_scenario_file  # noqa: E402
+from scheduler_core.questions.why_pending import PendingCollector  # noqa: E402
 from scheduler_core.simulation import Simulation  # noqa: E402
-from scheduler_core.why_pending import PendingCollector  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 PENDING_KINDS = (

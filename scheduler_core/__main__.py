@@ -37,7 +37,6 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.api.errors import ScenarioError
-from scheduler_core.capacity import PodTemplate, count_capacity, read_pod_template
 from scheduler_core.events.jsonl import event_line_writer
 from scheduler_core.extender import ExtenderPolicy, ExtenderTranscript
 from scheduler_core.featuregate import FeatureGateError
@@ -48,8 +47,9 @@ from scheduler_core.framework.runtime.framework import FrameworkError
 from scheduler_core.loader import CLI_HINTS, CLI_LIMITS, Limits, load_scenario_file
 from scheduler_core.loader.newer_gates import gate_names, gate_notes
 from scheduler_core.loader.scenario_header import file_header, merge_gates
+from scheduler_core.questions.capacity import PodTemplate, count_capacity, read_pod_template
+from scheduler_core.questions.why_pending import PendingCollector
 from scheduler_core.simulation import Simulation
-from scheduler_core.why_pending import PendingCollector
 
 TRACE_BUFFER = 1024 * 1024  # bytes of trace output held before a write (see _trace_output)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scheduler_core.capacity import CapacityResult
+from scheduler_core.questions.capacity import CapacityResult
 
 PER_NODE_ROWS = 100
 

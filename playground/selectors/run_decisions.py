@@ -1,4 +1,4 @@
-"""A stored run's events as scheduler_core.compare reads them (comparing a fork with its parent).
+"""A stored run's events as scheduler_core.questions.compare reads them (comparing a fork with its parent).
 
 Only the event types that make a pod's decisions are read, in sequence order; a run with more of
 them than MAX_DECISION_EVENTS is refused by the caller rather than read into memory whole.
@@ -10,7 +10,7 @@ from typing import Any
 
 from playground.models import Run
 
-# The events scheduler_core.compare.record_run folds into decisions.
+# The events scheduler_core.questions.compare.record_run folds into decisions.
 DECISION_EVENT_TYPES = (
     "run_started", "cluster_action", "queue_move", "cycle_started", "prefilter", "filter_verdicts",
     "scores", "selected", "permit_wait", "extension_point", "postfilter", "bound", "victim_deleted",

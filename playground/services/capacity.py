@@ -1,4 +1,4 @@
-"""The "How many more fit?" page's answer: `scheduler_core.capacity` on a stored scenario.
+"""The "How many more fit?" page's answer: `scheduler_core.questions.capacity` on a stored scenario.
 
 Small scenarios (the hand-made and gallery ones: at most MAX_NODES nodes and MAX_OBJECTS
 objects, counted in the database before anything is loaded) are answered in the request, where
@@ -19,7 +19,7 @@ import yaml
 from playground.models import Scenario
 from playground.selectors.scenarios import objects_version, scenario_yaml
 from playground.services.capacity_queued import Failed, Job, Pending, answer_or_queue
-from scheduler_core.capacity import CapacityResult, PodTemplate, count_capacity, parse_pod_template
+from scheduler_core.questions.capacity import CapacityResult, PodTemplate, count_capacity, parse_pod_template
 
 MAX_NODES = 300
 MAX_OBJECTS = 1000

@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from scheduler_core.capacity import CapacityResult
+from scheduler_core.questions.capacity import CapacityResult
 
 logger = logging.getLogger(__name__)
 
@@ -163,8 +163,8 @@ def _count(job: Job) -> CapacityResult:
     from playground.models import Scenario
     from playground.selectors.scenarios import objects_version, scenario_yaml
     from scheduler_core.api.errors import ScenarioError
-    from scheduler_core.capacity import count_capacity, parse_pod_template
     from scheduler_core.loader import load_scenario_text
+    from scheduler_core.questions.capacity import count_capacity, parse_pod_template
     from scheduler_core.simulation import Simulation
 
     scenario = Scenario.objects.filter(pk=job.scenario_id).first()

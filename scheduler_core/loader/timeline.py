@@ -18,8 +18,8 @@ from scheduler_core.actions.spec import ParseContext
 from scheduler_core.api.errors import LoadWarning
 from scheduler_core.api.scenario import Scenario, TimelineAction
 from scheduler_core.api.types import Node, Pod
+from scheduler_core.api.uid import stable_uid
 from scheduler_core.loader.admission import PriorityAdmission
-from scheduler_core.loader.metadata import stable_uid
 from scheduler_core.loader.reader import FieldReader, Location, type_name
 from scheduler_core.loader.strict import NotSimulated
 

@@ -26,7 +26,7 @@ ABOVE_FRAMEWORK = ("scheduler_core.scheduler", "scheduler_core.schedule_one", "s
 
 # The engine's packages, bottom first: a module imports its own package or a lower line, never a
 # higher one. A module belongs to the longest entry its name starts with; "" is the root modules
-# (the scheduler, the simulation, the command line), which sit on top.
+# (the scheduler, the simulation); the questions asked of runs and the command line sit above.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("util", "metrics"),  # helpers of no engine concept
     ("events",),  # the event stream's recorder and readers
@@ -51,7 +51,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("apiserver",),  # the simulated API server's writes
     ("extender",),
     ("view",),  # the run's view, read off every part of the engine
-    ("",),
+    ("",),  # the scheduler, the simulation
+    ("questions",),  # capacity, why pending, compare: asked of runs, from outside
+    ("__main__",),  # the command line
 )
 # Upward imports still to remove, by (importing package, imported package): why each remains.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {

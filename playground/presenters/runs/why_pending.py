@@ -1,6 +1,6 @@
 """The "Why pending" page of a run: its pending pods grouped by how the scheduler failed them.
 
-The same grouping as `simulate --why-pending` (scheduler_core.why_pending, docs/why-pending.md),
+The same grouping as `simulate --why-pending` (scheduler_core.questions.why_pending, docs/why-pending.md),
 read from the run's stored view and events, never from the engine: a group is the reasons of
 the pods' last FailedScheduling message without their node counts; its decisive reason is the
 one that rejected the most nodes in its most recent message; its rejecting plugins are those the
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler_core.why_pending import split_reasons
+from scheduler_core.questions.why_pending import split_reasons
 
 EXAMPLES = 5
 NOT_TRIED = "no FailedScheduling yet (gated, or waiting in the scheduling queue)"

@@ -14,8 +14,8 @@ from typing import Any
 
 from playground.services.versions.attribution import GATE_LABELS, RUN_FEATURE_GATES, Cause, message_causes
 from playground.services.versions.headless import PodOutcome, RunOutcome, run_headless
-from scheduler_core import compare as engine_compare
 from scheduler_core.featuregate.features import _FIELD_OF_GATE
+from scheduler_core.questions import compare as engine_compare
 
 # Bumped whenever Comparison changes shape: a cached comparison of an older shape is not reused.
 CACHE_SHAPE = 2

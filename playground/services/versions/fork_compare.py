@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from playground.models import Run
 from playground.selectors.run_decisions import MAX_DECISION_EVENTS, decision_event_count, decision_events
 from playground.services.versions.compare import CompareError
-from scheduler_core.compare import PodDifference, compare_runs, record_run
 from scheduler_core.featuregate import parse_feature_gates
 from scheduler_core.featuregate.features import FeatureGates, gates_for, with_overrides
+from scheduler_core.questions.compare import PodDifference, compare_runs, record_run
 
 
 @dataclass

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler_core.compare import RunRecord, record_run
 from scheduler_core.featuregate.features import FeatureGates
+from scheduler_core.questions.compare import RunRecord, record_run
 
 MAX_UNITS = 50_000  # engine steps one headless run may take before it is cut short
 
@@ -48,7 +48,7 @@ class RunOutcome:
     cycles: int
     pods: dict[str, PodOutcome]
     preemptions: int  # victims deleted in the whole run
-    record: RunRecord | None = None  # each pod's decisions (scheduler_core.compare)
+    record: RunRecord | None = None  # each pod's decisions (scheduler_core.questions.compare)
     gates: FeatureGates | None = None  # the gates the run had (version defaults and overrides)
 
 

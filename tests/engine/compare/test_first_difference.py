@@ -1,4 +1,4 @@
-"""The first decision where two runs part ways (scheduler_core.compare), and what it is blamed on.
+"""The first decision where two runs part ways (scheduler_core.questions.compare), and what it is blamed on.
 
 Real engine runs of gallery scenarios where the point is visible: the gang lesson with its gates
 on and off binds the same pods to the same nodes two minutes apart (a difference final placements
@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scheduler_core.compare import compare_runs, first_difference, format_time, record_run
 from scheduler_core.featuregate.features import FeatureGates, gates_for
 from scheduler_core.loader import load_scenario_text
+from scheduler_core.questions.compare import compare_runs, first_difference, format_time, record_run
 from scheduler_core.simulation import Simulation
 
 GALLERY = Path(__file__).resolve().parents[3] / "playground" / "gallery"

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from scheduler_core.__main__ import main
-from scheduler_core.why_pending import split_reasons
+from scheduler_core.questions.why_pending import split_reasons
 
 NODE = """apiVersion: v1
 kind: Node
