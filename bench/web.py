@@ -166,6 +166,8 @@ def measure_size(stack: Stack, browser: Browser, nodes: int, pods: int, args: ar
     before = db_state(stack, run)
     tracebacks_before = stack.log_count("web", "Traceback")
     page, sockets = browser.open(stack.url, cookie)
+    if args.reduced_motion:  # the page swaps updates without View Transitions (what they cost, apart)
+        page.emulate_media(reduced_motion="reduce")
     fetches: list[tuple[float, str]] = []  # (monotonic time, panel path) of the page's own HTTP reads
     page.on("request", lambda request: request.method == "GET"
             and fetches.append((time.monotonic(), panel_path(request.url, run.share_token))))
@@ -291,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewers", type=int, default=100, help="0: skip the concurrent-viewers phase")
     parser.add_argument("--viewers-size", default="100x200")
     parser.add_argument("--viewers-step-timeout", type=float, default=120.0, help="s for one step to reach every viewer")
+    parser.add_argument("--reduced-motion", action="store_true", help="the browser asks for reduced motion")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--append-results", action="store_true", help=f"append the tables to {RESULTS.name}")
     parser.add_argument("--heading", default="Web path (before #11 work)")
