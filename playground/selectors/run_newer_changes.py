@@ -8,9 +8,12 @@ kinds and fields (`scheduler_core.loader.newer_kinds.kinds_and_fields`), not by 
 text: the loader is the only parser, and a kind or key written inside a string or a comment is
 not one. Only the decode runs (its compiled fast path), not the whole load, and only on a run's
 first view; and not even that when the text cannot hold an answer: none of the kind names or
-field keys appears in it anywhere, and no backslash (a YAML escape could spell one). That test
-finds nothing itself; it spares a 70 MB snapshot of plain pods a decode (~0.1 s of CPU per MB:
-bench/newer_changes.py) that could not find anything either.
+field keys appears in it anywhere, and no backslash (a YAML escape could spell one) in a text of
+at most ESCAPE_CHECK_BYTES. That test finds nothing itself; it spares a 70 MB snapshot of plain
+pods a decode (~0.1 s of CPU per MB: bench/newer_changes.py) that could not find anything either.
+A big snapshot's backslashes are no reason to decode it: the web's stored YAML writes long
+double-quoted strings with escaped line breaks, and a kind spelled with escapes in a big dump is
+not worth seconds of every big run's first view.
 """
 
 from __future__ import annotations
@@ -31,9 +34,15 @@ _FIELDS = {f for c in CHANGES for f in c.fields}  # "Kind:path" a scenario may s
 _NAMES = tuple(sorted({k for c in CHANGES for k in c.kinds} | {f.rsplit(".", 1)[-1] for f in _FIELDS}))
 
 
+ESCAPE_CHECK_BYTES = 1 << 20  # up to here an escaped spelling is decoded (~0.1 s at most)
+
+
 def _may_hold_one(yaml_text: str) -> bool:
-    """False only when the decoder could not find any kind or field of CHANGES in the text."""
-    return "\\" in yaml_text or any(name in yaml_text for name in _NAMES)
+    """False when the decoder could not find any kind or field of CHANGES in the text (or only
+    in an escaped spelling inside a text over ESCAPE_CHECK_BYTES)."""
+    if any(name in yaml_text for name in _NAMES):
+        return True
+    return len(yaml_text) <= ESCAPE_CHECK_BYTES and "\\" in yaml_text
 
 
 def newer_changes_of(yaml_text: str, feature_gates: str) -> list[Change]:

@@ -131,3 +131,20 @@ def test_the_v137_lesson_run_says_what_a_v137_scheduler_would_do_differently(cli
     run = svc.run_start(scenario=Scenario.objects.get(gallery_slug="v137-cluster"), actor=OWNER)
     notice = _notice(_page(client, run))
     assert "Workload and PodGroup APIs, with a PodGroup scheduling cycle" in notice
+
+
+def test_a_big_snapshot_with_backslashes_but_no_name_is_not_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The web's stored YAML writes long strings with escaped line breaks: a big snapshot of plain
+    pods must not pay a whole decode on its run's first view for them."""
+    from playground.selectors import run_newer_changes as selector
+
+    def no_decode(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(selector, "decode_yaml", no_decode)
+    pod = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-{i}\n  annotations:\n    note: "a\\\n      b"\n---\n'
+    big = "".join(pod.format(i=i) for i in range(selector.ESCAPE_CHECK_BYTES // len(pod) + 10))
+    assert len(big) > selector.ESCAPE_CHECK_BYTES and "\\" in big
+    assert newer_changes_of(big, "") == []
+    with pytest.raises(AssertionError, match="decoded"):
+        newer_changes_of(pod.format(i=0), "")
