@@ -62,7 +62,8 @@ RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection b
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 3  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per node
+CHECKPOINT_VERSION = 4  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
+# node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node
 
 
 class CheckpointVersionError(ValueError):

@@ -554,8 +554,6 @@ class NodeInfo:
         slots = state[1] if isinstance(state, tuple) else state
         for name, value in slots.items():
             setattr(self, name, value)
-        if "volume_count" not in slots:  # saved before the count was kept
-            self.volume_count = sum(len(pi.pod.volumes) for pi in self.pods)
         self.generation = next_generation()
 
     def __repr__(self) -> str:

@@ -58,17 +58,6 @@ def test_node_info_counts_the_volumes_of_its_pods_through_adds_removes_copies_an
     assert pickle.loads(pickle.dumps(copy)).volume_count == 3
 
 
-def test_node_info_pickled_before_the_count_existed_counts_on_load():
-    ni = NodeInfo()
-    ni.add_pod(_pod("a", "x", "y"))
-    state = ni.__reduce_ex__(2)[2]
-    slots = dict(state[1] if isinstance(state, tuple) else state)
-    del slots["volume_count"]
-    old = NodeInfo.__new__(NodeInfo)
-    old.__setstate__((None, slots))
-    assert old.volume_count == 2
-
-
 def shared_claim_docs(limit: int) -> list[str]:
     """One node whose CSI driver attaches `limit` volumes; pods p1 and p2 share claim `shared`."""
     csinode = ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\n"
