@@ -4,7 +4,7 @@ v1.16 to v1.23), what each is in v1.35, what changed, and where the playground s
 The text is the project's own: nothing is quoted from the articles beyond their names and the
 names of upstream's code. Every entry links to a gallery scenario (`gallery`: the slug; `look`:
 what to do there) or to a part of the app (`page`: a URL name and its arguments); the test
-tests/web/test_then_and_now.py checks that each target exists.
+tests/web/services/test_then_and_now.py checks that each target exists.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ API server's create, update, delete and bind, the scheduler's assumed node and f
 message), `Cache._touch` where its cache state changes; the next view re-describes only those
 and the pods created since, and the memo says which entries differ, so the caller diffs only them.
 
-The content is the full build's: tests/web/test_incremental_frames.py compares them after
+The content is the full build's: tests/web/services/runs/test_incremental_frames.py compares them after
 every step of gallery and randomized runs. Entries are shared between successive views: treat
 them as read-only. One memo per simulation: a view with a memo takes the engine's reports.
 """

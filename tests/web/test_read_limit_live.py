@@ -17,7 +17,7 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from playground.launcher import free_port, http_ok, spawn, stop_process_group, wait_until, web_server_argv
 from playground.ownership import SESSION_KEY
-from tests.web.test_runs_services import OWNER, start
+from tests.web.services.runs.test_runs_services import OWNER, start
 
 pytestmark = pytest.mark.live
 LIMIT = 5

@@ -78,7 +78,7 @@ def test_score_weight_change_mid_run_survives_checkpoints() -> None:
 def test_a_checkpoint_of_another_layout_is_refused_not_patched_up() -> None:
     """A checkpoint written before versions (the earlier persistent-id format, no "version")
     or by another CHECKPOINT_VERSION is refused before any engine state is built: its owner
-    rebuilds from the log (the web: tests/web/test_runs_checkpoint_version.py)."""
+    rebuilds from the log (the web: tests/web/services/runs/test_runs_checkpoint_version.py)."""
     import io
     import pickle
 
