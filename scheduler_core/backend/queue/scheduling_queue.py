@@ -342,6 +342,7 @@ class PriorityQueue:
             frm = self._location(pinfo)
         if not (self.pop_enabled and moves_from_backoff_q):
             self._run_pre_enqueue_plugins(pinfo)
+            self.unschedulable_pods.refresh(pinfo)  # its gate may have changed while stored
         if pinfo.gated:
             if (self.active_q.has(pinfo) or self.backoff_q.has(pinfo)
                     or self.unschedulable_pods.get(pinfo.pod) is not None):
@@ -367,6 +368,7 @@ class PriorityQueue:
         if self.pop_enabled:
             # PreEnqueue runs when entering backoffQ, so popping from it needs no second run.
             self._run_pre_enqueue_plugins(pinfo)
+            self.unschedulable_pods.refresh(pinfo)  # its gate may have changed while stored
             if pinfo.gated:
                 if self.unschedulable_pods.get(pinfo.pod) is None:
                     self.unschedulable_pods.add_or_update(pinfo, event)
@@ -779,12 +781,9 @@ class PriorityQueue:
         """When flush_unschedulable_pods_leftover would next move a pod (first 30-s tick more than
         podMaxInUnschedulablePodsDuration after the oldest movable pod's timestamp); None if no
         pod would ever be moved by it (gated pods whose gate ignores the timeout)."""
-        oldest = None
-        for p in self.unschedulable_pods.values():
-            if p.gated and not fe.match_any_cluster_event(fe.EVENT_UNSCHEDULABLE_TIMEOUT, p.gating_plugin_events):
-                continue
-            if oldest is None or p.timestamp < oldest:
-                oldest = p.timestamp
+        # Kept up to date by the pool (a heap, lazily invalidated), not a scan of every
+        # waiting pod: this is asked on every step of a run.
+        oldest = self.unschedulable_pods.oldest_movable_timestamp()
         if oldest is None:
             return None
         base = self.start_time
