@@ -57,10 +57,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 # Upward imports still to remove, by (importing package, imported package): why each remains.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("controllers", "loader"): "an evicted pod's replacement is built through the addPod action's "
-                               "parser (controllers.workloads.replace)",
-    ("loader", "actions"): "the Timeline document's entries are parsed by each action's spec "
-                           "(loader.timeline)",
 }
 
 

@@ -65,10 +65,11 @@ def create_replacement(sim: Any, pod: Pod, taken_in: Callable[[str], set[str]], 
 
     `taken_in(namespace)`: the names ever used there, which a generated name never repeats (the
     new name is added to it); `origin` seeds the name generator ("descheduler", "drain") and
-    `index_base` places the creation in the run's log after the caller's other indexes. The
-    manifest goes through the addPod action's parser, as a scenario's pod does, so it is admitted
-    and defaulted the same way; ScenarioError when it no longer loads (a template the loader
-    accepted once always should)."""
+    `index_base` places the creation in the run's log after the caller's other indexes. `sim`
+    turns the manifest into a Pod (`Simulation.pod_from_manifest`: the addPod action's parser, so
+    it is admitted and defaulted as a scenario's pod is; the loader sits above the controllers,
+    so the simulation, above both, does the parsing); ScenarioError when it no longer loads (a
+    template the loader accepted once always should)."""
     cluster = sim.scheduler.cluster
     summary = sim.scenario.load_summary
     targets = summary.scale_targets if summary is not None else {}
@@ -78,11 +79,7 @@ def create_replacement(sim: Any, pod: Pod, taken_in: Callable[[str], set[str]], 
     manifest = replacement_manifest(pod, targets, taken, f"{origin}/{pod.key}/{len(cluster.all_pods)}")
     if manifest is None:
         return None
-    from scheduler_core.loader import parse_action
-
-    act = parse_action({"action": "addPod", "pod": manifest}, sim.scenario, at=sim.clock.now(),
-                       index=index_base + len(cluster.all_pods))
-    new: Pod = act.params["pod"]
+    new: Pod = sim.pod_from_manifest(manifest, index=index_base + len(cluster.all_pods))
     if new.key in cluster.pods:
         return None
     sim.apiserver.create_pod(new)
