@@ -28,7 +28,8 @@ _ACTIONS: dict[str, ActionSpec] = {}
 
 def actions() -> dict[str, ActionSpec]:
     """Every registered spec by name. The modules are imported at the first call, not at this
-    module's import: they use the loader's object parsers, and the loader uses this registry."""
+    module's import: they use the loader's object parsers, and a kind is loaded when first
+    asked for."""
     if not _ACTIONS:
         for module in _MODULES:
             spec = importlib.import_module(f"scheduler_core.actions.{module}").SPEC

@@ -56,10 +56,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),  # the command line
 )
 # Upward imports still to remove, by (importing package, imported package): why each remains.
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("loader", "actions"): "the Timeline document's entries are parsed by each action's spec "
-                           "(loader.timeline)",
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, Path]:
