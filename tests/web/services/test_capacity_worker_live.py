@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from playground.services import capacity as capacity_service
 from playground.services.scenarios import scenario_create
+from tests.web.broker import switch_broker
 from tests.web.services.runs.test_runs_services import OWNER
 from tests.web.services.test_capacity_page import CLUSTER
 from tests.web.services.test_capacity_queued import forget_counts
@@ -35,8 +36,7 @@ def test_the_worker_counts_and_the_page_shows_the_answer(
     monkeypatch.setattr(capacity_service, "MAX_NODES", 2)  # this request's bound: the 3 nodes are "big"
     counted_here: list[str] = []
     monkeypatch.setattr(capacity_service, "count_capacity", lambda *a, **k: counted_here.append("request"))
-    before = app.conf.broker_url
-    app.conf.broker_url = redis_url
+    before = switch_broker(app, redis_url)
     try:
         scenario = scenario_create(actor=OWNER, name="three nodes", yaml_text=CLUSTER)
         deployment = scenario.kube_objects.get(kind="Deployment")
@@ -55,4 +55,4 @@ def test_the_worker_counts_and_the_page_shows_the_answer(
         assert "1 node(s) had untolerated taint(s), 2 Insufficient cpu" in page
         assert counted_here == []  # the worker counted them
     finally:
-        app.conf.broker_url = before
+        switch_broker(app, before)

@@ -17,6 +17,7 @@ from django.urls import reverse
 from playground.models import Scenario
 from playground.services import gallery
 from playground.services.versions import compare
+from tests.web.broker import switch_broker
 from tests.web.compare_here import forget_comparisons
 
 pytestmark = [pytest.mark.live]
@@ -43,8 +44,7 @@ def test_the_worker_compares_and_the_page_shows_the_first_difference(
 
     settings.REDIS_URL = redis_url
     forget_comparisons()
-    before = app.conf.broker_url
-    app.conf.broker_url = redis_url
+    before = switch_broker(app, redis_url)
     try:
         gallery.seed()
         scenario = Scenario.objects.get(gallery_slug="gang-scheduling")
@@ -64,4 +64,4 @@ def test_the_worker_compares_and_the_page_shows_the_first_difference(
             page.replace("<", " <").split())
         assert runs_here == []  # the worker made both runs
     finally:
-        app.conf.broker_url = before
+        switch_broker(app, before)
