@@ -11,11 +11,12 @@ layers, bottom first, and an import from a lower layer into a higher one fails.
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
 import pytest
+
+from tests.import_graph import cycles, read_import_graph
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "scheduler_core"
@@ -59,86 +60,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 
-def _modules() -> dict[str, Path]:
-    out = {}
-    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = path
-    return out
-
-
-def _resolve(name: str, modules: dict[str, Path]) -> str | None:
-    """The most specific engine module that `name` (a module or a name in one) denotes."""
-    while name:
-        if name in modules:
-            return name
-        name = name.rpartition(".")[0]
-    return None
-
-
 @functools.cache
 def import_graph() -> dict[str, set[str]]:
     """Each engine module's engine imports (read once per test session; callers do not change it)."""
-    modules = _modules()
-    graph: dict[str, set[str]] = {m: set() for m in modules}
-    for mod, path in modules.items():
-        is_pkg = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    pkg = mod if is_pkg else mod.rpartition(".")[0]
-                    for _ in range(node.level - 1):
-                        pkg = pkg.rpartition(".")[0]
-                    base = f"{pkg}.{base}" if base else pkg
-                targets = [f"{base}.{a.name}" for a in node.names]
-            for t in targets:
-                dep = _resolve(t, modules)
-                if dep is not None and dep != mod:
-                    graph[mod].add(dep)
-    return graph
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = [0]
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                found.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
+    return read_import_graph(ROOT, PACKAGE)
 
 
 def test_the_engine_has_no_import_cycle():

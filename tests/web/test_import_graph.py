@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.test_import_graph import cycles
+from tests.import_graph import cycles, read_import_graph
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "playground"
@@ -31,47 +31,8 @@ REDIS_FACTORIES = {"Redis", "StrictRedis", "ConnectionPool", "BlockingConnection
                    "RedisStorage"}  # the `limits` library's storage holds a client of its own
 
 
-def _modules(root: Path = ROOT, package: str = PACKAGE) -> dict[str, Path]:
-    out = {}
-    for path in sorted((root / package).rglob("*.py")):
-        parts = list(path.relative_to(root).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = path
-    return out
-
-
-def _resolve(name: str, modules: dict[str, Path]) -> str | None:
-    """The most specific module of the package that `name` (a module or a name in one) denotes."""
-    while name:
-        if name in modules:
-            return name
-        name = name.rpartition(".")[0]
-    return None
-
-
 def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, set[str]]:
-    modules = _modules(root, package)
-    graph: dict[str, set[str]] = {m: set() for m in modules}
-    for mod, path in modules.items():
-        is_pkg = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    pkg = mod if is_pkg else mod.rpartition(".")[0]
-                    for _ in range(node.level - 1):
-                        pkg = pkg.rpartition(".")[0]
-                    base = f"{pkg}.{base}" if base else pkg
-                targets = [f"{base}.{a.name}" for a in node.names]
-            for t in targets:
-                dep = _resolve(t, modules)
-                if dep is not None and dep != mod:
-                    graph[mod].add(dep)
-    return graph
+    return read_import_graph(root, package)
 
 
 def _in(module: str, *packages: str) -> bool:
