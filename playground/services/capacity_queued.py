@@ -13,25 +13,21 @@ loads), at most MAX_COPIES copies are added, the copies get WORKER_CPU_BUDGET se
 time limits (PLAYGROUND_TASK_SOFT_TIME_LIMIT / PLAYGROUND_TASK_TIME_LIMIT), the page then
 naming the limit.
 
-The store is Redis (shared by the worker and the web processes), keyed by what the answer is a
-pure function of: the scenario and the version of its objects (selectors.scenarios.objects_version),
-its seed and gates, the copied pod's text and the number of copies asked for. Concurrent viewers
-queue one task: the first sets a "queued" mark with NX; a mark outlives a lost task by
-QUEUED_SECONDS at most, and the next poll then queues it again.
+The store, the queue-once mark and the worker's side are services/queued_answers.py and
+tasks/queued_answer.py (shared with the compare pages). An answer is keyed by what it is a pure
+function of: the scenario and the version of its objects (selectors.scenarios.objects_version),
+its seed and gates, the copied pod's text and the number of copies asked for.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
-import pickle
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from playground.services.queued_answers import AnswerStore, Failed, Pending
 from scheduler_core.questions.capacity import CapacityResult
-
-logger = logging.getLogger(__name__)
 
 CACHE_SECONDS = 3600  # an answer is kept this long (a changed scenario has another key anyway)
 QUEUED_SECONDS = 300
@@ -64,94 +60,24 @@ class Job:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class Pending:
-    """Queued or being counted: the page polls."""
-
-    job: Job
-
-
-@dataclass(frozen=True)
-class Failed:
-    """The count could not be made; `message` says what and why."""
-
-    message: str
+ANSWERS = AnswerStore(label="capacity", noun="count", task=CAPACITY_TASK, answers=(CapacityResult,),
+                      cache_seconds=CACHE_SECONDS, queued_seconds=QUEUED_SECONDS, failed_seconds=FAILED_SECONDS)
+lookup = ANSWERS.lookup  # the stored answer or Failed of a Job, or None
+store = ANSWERS.store
+fail = ANSWERS.fail  # a time limit or an error, shown in place of the answer
+send = ANSWERS.send  # queue the worker's task (tests run it in-process instead)
 
 
-def _redis() -> Any:
-    from playground.infra import redis_client
-
-    return redis_client.shared()
-
-
-def _mark_key(key: str) -> str:
-    return f"{key}:queued"
-
-
-def lookup(job: Job) -> CapacityResult | Failed | None:
-    """The stored answer or failure of `job`, or None. Reads only: no engine work."""
-    raw = _redis().get(job.key)
-    if raw is None:
-        return None
-    found = pickle.loads(raw)  # written only by store() below, in a worker
-    return found if isinstance(found, (CapacityResult, Failed)) else None
-
-
-def store(job: Job, outcome: CapacityResult | Failed) -> None:
-    client = _redis()
-    seconds = FAILED_SECONDS if isinstance(outcome, Failed) else CACHE_SECONDS
-    client.set(job.key, pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), ex=seconds)
-    client.delete(_mark_key(job.key))
-
-
-def fail(job: Job, message: str) -> None:
-    """Store a failure the page shows in place of the answer (a time limit, an error)."""
-    store(job, Failed(message))
-
-
-def send(job: Job) -> None:
-    """Queue the worker's task for `job` on the runs' queue (tests run it in-process instead)."""
-    from playground.infra.queues import WARM_PRIORITY, runs_queue, send_task
-
-    queue = runs_queue()
-    send_task(CAPACITY_TASK, (job.as_dict(),), priority=WARM_PRIORITY, **({"queue": queue} if queue else {}))
-
-
-def answer_or_queue(job: Job) -> CapacityResult | Failed | Pending:
+def answer_or_queue(job: Job) -> CapacityResult | Failed | Pending[Job]:
     """The answer if stored; otherwise one task is queued for it (the first viewer's) and
     Pending is returned. Failed when it failed lately, or when no worker could be asked."""
-    try:
-        found = lookup(job)
-        if found is not None:
-            return found
-        if not _redis().set(_mark_key(job.key), 1, nx=True, ex=QUEUED_SECONDS):
-            return Pending(job)  # another viewer queued it
-    except Exception:
-        logger.warning("capacity: the result store cannot be reached", exc_info=True)
-        return Failed("The count could not be started: the worker's store (Redis) cannot be reached now. "
-                      "Try again in a moment.")
-    try:
-        send(job)
-    except Exception:
-        logger.warning("capacity: could not queue the count", exc_info=True)
-        _redis().delete(_mark_key(job.key))
-        return Failed("The count could not be started: no worker could be reached. Try again in a moment.")
-    return lookup(job) or Pending(job)  # (counted already when the task ran in-process)
+    return ANSWERS.answer_or_queue(job, send)  # this module's `send`, which tests replace
 
 
 def compute(job: Job) -> CapacityResult | Failed:
     """The worker's part: load the scenario, count the copies, store the answer or the reason it
-    failed. An answer already stored (a task queued twice) is not computed again."""
-    found = lookup(job)
-    if found is not None:
-        return found
-    outcome: CapacityResult | Failed
-    try:
-        outcome = _count(job)
-    except _Gone as gone:
-        outcome = Failed(str(gone))
-    store(job, outcome)
-    return outcome
+    failed (_Gone). An answer already stored (a task queued twice) is not counted again."""
+    return ANSWERS.compute(job, lambda the_job: _count(the_job), _Gone)
 
 
 class _Gone(Exception):

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
+from playground.infra import redis_client
 from playground.services.versions import queued
 from playground.tasks.compare import compare_scenario_task
 
 
 def forget_comparisons() -> None:
-    client = queued._redis()
+    client = redis_client.shared()
     for key in client.scan_iter("playground:compare*"):
         client.delete(key)
 

@@ -7,24 +7,21 @@ task is queued (`playground.compare_scenario`, tasks/compare.py) and the page sa
 comparing and polls until the worker has stored the result, or a failure (the scenario cannot
 run or is too large, the worker's time limit stopped it) with its reason.
 
-The store is Redis (the worker and the web processes share it; Django's default cache is each
-process's own memory), keyed by what the comparison is a pure function of: the scenario's
-text (digest), the seed, and for "gates on vs off" the version and the canonical gates. A
-fork's comparison with its original (reading up to 200,000 events of each run: seconds too)
-is keyed by the fork and where both runs stood (`fork_at`).
-Concurrent viewers queue one task: the first sets a "queued" mark with NX, the others find it.
-A mark outlives a lost task by QUEUED_SECONDS at most; the next poll then queues it again.
+The store, the queue-once mark and the worker's side are services/queued_answers.py and
+tasks/queued_answer.py (shared with the capacity page's big scenarios). A comparison is keyed by
+what it is a pure function of: the scenario's text (digest), the seed, and for "gates on vs off"
+the version and the canonical gates. A fork's comparison with its original (reading up to
+200,000 events of each run: seconds too) is keyed by the fork and where both runs stood (`fork_at`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
-import pickle
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from playground.selectors.run_decisions import MAX_DECISION_EVENTS
+from playground.services.queued_answers import AnswerStore, Failed, Pending
 from playground.services.versions.compare import (
     CACHE_SECONDS,
     CACHE_SHAPE,
@@ -39,8 +36,6 @@ from playground.services.versions.headless import MAX_UNITS
 
 if TYPE_CHECKING:
     from playground.models import Run
-
-logger = logging.getLogger(__name__)
 
 QUEUED_SECONDS = 300  # a "queued" mark lasts at most this long (a lost task is queued again after it)
 FAILED_SECONDS = 300  # a failure is shown this long before a visit tries again
@@ -84,98 +79,34 @@ class Job:
         return f"two runs of up to {MAX_UNITS:,} engine steps each: {what}, seed {self.seed}"
 
 
-@dataclass(frozen=True)
-class Pending:
-    """Queued or being computed: the page polls."""
-
-    job: Job
-
-
-@dataclass(frozen=True)
-class Failed:
-    """The comparison could not be made; `message` says what and why."""
-
-    message: str
-
-
-def _redis() -> Any:
-    from playground.infra import redis_client
-
-    return redis_client.shared()
-
-
-def _mark_key(key: str) -> str:
-    return f"{key}:queued"
-
-
-def lookup(job: Job) -> Comparison | ForkComparison | Failed | None:
-    """The stored comparison or failure of `job`, or None. Reads only: no engine work."""
-    raw = _redis().get(job.key)
-    if raw is None:
-        return None
-    found = pickle.loads(raw)  # written only by store() below, in a worker
-    return found if isinstance(found, (Comparison, ForkComparison, Failed)) else None
-
-
-def store(job: Job, outcome: Comparison | ForkComparison | Failed) -> None:
-    seconds = FAILED_SECONDS if isinstance(outcome, Failed) else CACHE_SECONDS
-    client = _redis()
-    client.set(job.key, pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), ex=seconds)
-    client.delete(_mark_key(job.key))
-
-
 COMPARE_TASK = "playground.compare_scenario"  # playground/tasks/compare.py, sent by name
+ANSWERS = AnswerStore(label="compare", noun="comparison", task=COMPARE_TASK,
+                      answers=(Comparison, ForkComparison), cache_seconds=CACHE_SECONDS,
+                      queued_seconds=QUEUED_SECONDS, failed_seconds=FAILED_SECONDS)
+lookup = ANSWERS.lookup  # the stored comparison or Failed of a Job, or None
+store = ANSWERS.store
+fail = ANSWERS.fail  # why the worker stopped (its time limit): the page shows it
+send = ANSWERS.send  # queue the worker's task (tests run it in-process instead)
 
 
-def send(job: Job) -> None:
-    """Queue the worker's task for `job` (the runs' queue, behind the Steps already waiting
-    there: a Step is milliseconds, a comparison seconds). Tests run it in-process instead."""
-    from playground.infra.queues import WARM_PRIORITY, runs_queue, send_task
-
-    queue = runs_queue()
-    send_task(COMPARE_TASK, (job.as_dict(),), priority=WARM_PRIORITY, **({"queue": queue} if queue else {}))
-
-
-def comparison_or_queue(job: Job) -> Comparison | ForkComparison | Failed | Pending:
+def comparison_or_queue(job: Job) -> Comparison | ForkComparison | Failed | Pending[Job]:
     """The comparison if stored; otherwise one task is queued for it (the first viewer's) and
     Pending is returned. Failed when it failed lately, or when no worker could be asked."""
-    try:
-        found = lookup(job)
-        if found is not None:
-            return found
-        if not _redis().set(_mark_key(job.key), 1, nx=True, ex=QUEUED_SECONDS):
-            return Pending(job)  # another viewer queued it
-    except Exception:
-        logger.warning("compare: the result store cannot be reached", exc_info=True)
-        return Failed("The comparison could not be started: the worker's store (Redis) cannot be reached now. "
-                      "Try again in a moment.")
-    try:
-        send(job)
-    except Exception:
-        logger.warning("compare: could not queue the comparison", exc_info=True)
-        _redis().delete(_mark_key(job.key))
-        return Failed("The comparison could not be started: no worker could be reached. Try again in a moment.")
-    return lookup(job) or Pending(job)  # (computed already when the task ran in-process)
+    return ANSWERS.answer_or_queue(job, send)  # this module's `send`, which tests replace
 
 
 def compute(job: Job) -> Comparison | ForkComparison | Failed:
-    """The worker's part: run both sides and store the comparison, or the reason it failed.
-    A result already stored (a task queued twice) is not computed again."""
-    found = lookup(job)
-    if found is not None:
-        return found
-    outcome: Comparison | ForkComparison | Failed
-    try:
-        if job.kind == "fork":
-            outcome = _compare_fork(job)
-        elif job.kind == "gates":
-            outcome = compare_gates(job.yaml_text, job.seed, job.gates, job.version)
-        else:
-            outcome = compare_versions(job.yaml_text, job.seed)
-    except CompareError as error:
-        outcome = Failed(error.message)
-    store(job, outcome)
-    return outcome
+    """The worker's part: run both sides and store the comparison, or the reason it failed
+    (CompareError). A result already stored (a task queued twice) is not computed again."""
+    return ANSWERS.compute(job, _compare, CompareError)
+
+
+def _compare(job: Job) -> Comparison | ForkComparison:
+    if job.kind == "fork":
+        return _compare_fork(job)
+    if job.kind == "gates":
+        return compare_gates(job.yaml_text, job.seed, job.gates, job.version)
+    return compare_versions(job.yaml_text, job.seed)
 
 
 def fork_at(run: Run) -> str:
@@ -198,7 +129,3 @@ def _compare_fork(job: Job) -> ForkComparison:
         raise CompareError("This run was deleted.")
     return compare_fork(fork=run)
 
-
-def fail(job: Job, message: str) -> None:
-    """Record why the worker stopped computing `job` (its time limit): the page shows it."""
-    store(job, Failed(message))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from playground.infra import redis_client
 from playground.models import Scenario
 from playground.services import capacity as capacity_service
 from playground.services import capacity_queued
@@ -26,7 +27,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def forget_counts() -> None:
-    client = capacity_queued._redis()
+    client = redis_client.shared()
     for key in client.scan_iter("playground:capacity:*"):
         client.delete(key)
 
