@@ -21,19 +21,21 @@ CONTINUATION_PRIORITY = 9
 
 
 def send_task(name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, **options: Any) -> None:
-    """Send the task registered as `name` through the process's Celery app (the one the
-    settings configure), with Celery's sending `options` (queue, priority). Services send tasks
-    by name, so none imports a tasks module: the tasks call services, never the reverse."""
-    from celery import current_app
+    """Send the task registered as `name` through the project's Celery app (config.celery, the
+    one the settings configure), with Celery's sending `options` (queue, priority). Services send
+    tasks by name, so none imports a tasks module: the tasks call services, never the reverse.
+    Not `celery.current_app`: any other Celery app made in the process since (a probe of the
+    broker, a test's sender) becomes "current", and the task would go to that app's broker."""
+    from config.celery import app
 
-    current_app.send_task(name, args=args, kwargs=kwargs or {}, **options)
+    app.send_task(name, args=args, kwargs=kwargs or {}, **options)
 
 
 def default_queue() -> str:
     """The queue a task goes to when none is named (Celery's task_default_queue)."""
-    from celery import current_app
+    from config.celery import app
 
-    return current_app.conf.task_default_queue
+    return app.conf.task_default_queue
 
 
 def runs_queue() -> str | None:
