@@ -251,6 +251,19 @@ document.addEventListener("mouseover", function (event) {
     waiting[key] = request;
     if (body) observer.observe(body);
   });
+  // The viewer's own request for a panel's body (its pager, filter or search) fetches it as they
+  // asked: a deferred marker's fetch must not land after it and put the body back to page 1
+  // (scrolling to the pager is what brings the panel on screen and would issue the marker).
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var detail = event.detail || {};
+    var target = detail.target;
+    if (!target || !/-body$/.test(target.id || "") || panelKey(detail.elt)) return;
+    var key = target.id.slice(0, -"-body".length);
+    if (waiting[key]) {
+      delete waiting[key];
+      if (observer) observer.unobserve(target);
+    }
+  });
   // A failed fetch leaves the body as it was: the next marker of that state fetches it again.
   ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
     document.addEventListener(name, function (event) {
