@@ -1,6 +1,6 @@
 """The envelope's create, prepare and start, each timed in one process (no browser, no worker).
 
-    python bench/envelope_phases.py [--nodes 5000] [--pods 150000] [--profile]
+    python bench/envelope_phases.py [--nodes 5000] [--pods 150000] [--profile] [--keep DIR | --reuse DIR]
 
 What the web request and the worker do for the upload and the first run of a big scenario,
 called directly on a temporary SQLite database: `scenario_create` (the upload's validation and
@@ -9,8 +9,9 @@ start stored for a run) and the run page's first load, cold and warm (`first_loa
 not needed: the queued preparation cannot be sent (a warning), which is why this process calls
 it itself. CPU and wall seconds per phase (on a shared machine
 the CPU seconds are the comparable figures); `--profile` prints each phase's cProfile, sorted by
-cumulative time (its overhead triples the times). bench/envelope_web.py measures the same in
-the real stack and the browser.
+cumulative time (its overhead triples the times). `--keep DIR` leaves the database in DIR and
+`--reuse DIR` measures only the first load again on it (the same run, in a fresh process).
+bench/envelope_web.py measures the same in the real stack and the browser.
 """
 
 from __future__ import annotations
@@ -51,9 +52,12 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150_000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--keep", metavar="DIR", help="store the database in DIR (kept)")
+    parser.add_argument("--reuse", metavar="DIR", help="a DIR from --keep: measure the first load only")
     args = parser.parse_args()
 
-    directory = tempfile.mkdtemp(prefix="envelope-phases-")
+    directory = args.reuse or args.keep or tempfile.mkdtemp(prefix="envelope-phases-")
+    Path(directory).mkdir(parents=True, exist_ok=True)
     os.environ["DATABASE_URL"] = f"sqlite:///{directory}/db.sqlite3"
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens: tasks are not sent
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -67,13 +71,16 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     from bench.generate_envelope import render
-    from playground.models import Scenario
+    from playground.models import Run, Scenario
     from playground.ownership import Actor
     from playground.services import scenarios
     from playground.services.runs import actions, prepare
 
-    text = render(args.nodes, args.pods)
     actor = Actor(session_token="b" * 32)
+    if args.reuse:
+        first_load(Run.objects.filter(scenario__name="Envelope").latest("pk"), actor, args.profile)
+        return
+    text = render(args.nodes, args.pods)
     print(f"{args.nodes} nodes x {args.pods} pods: {len(text) / 1e6:.1f} MB of YAML", flush=True)
     created = phase("create", lambda: scenarios.scenario_create(actor=actor, name="Envelope", yaml_text=text),
                     args.profile)

@@ -54,6 +54,14 @@ def _cached(key: tuple[str, int]) -> dict[str, Any] | None:
         return view
 
 
+def remember(*, run: Run, step: int, view: dict[str, Any]) -> None:
+    """Keep `view`, which the caller has just stored as frame `step` of `run` (the start's frame 0,
+    already decoded by the process that stores it): this process's first page of the run then
+    reads no stored view (at 5,000 x 150,000 frame 0 is 37 MB of JSON). The caller hands the
+    view over: nobody may modify it afterwards."""
+    _remember((run.share_token, step), view)
+
+
 def clear_cache() -> None:
     global _total
     with _lock:

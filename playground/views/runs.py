@@ -90,6 +90,7 @@ def run_start(request: HttpRequest, token: str) -> HttpResponse:
     except run_errors.RunError as error:
         messages.error(request, error.message)
         return _go(request, reverse("playground:scenario", args=[scenario.share_token]))
+    run_service.run_opened(run=run, actor=actor)  # its owner is sent there: build the engine meanwhile
     return _go(request, _run_url(run))
 
 

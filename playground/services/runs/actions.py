@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame, Scenario
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
+from playground.selectors.frame_views import remember as remember_view
 from playground.selectors.frame_views import view_at
 from playground.services.runs import dispatch, fleet, news, preflight
 from playground.services.runs.errors import RunError
@@ -103,6 +104,7 @@ def run_start(
             **owner_fields(actor),
         )
         prepared.store(run.pk)  # frame 0, its events and checkpoint 0: every rebuild can start there
+        remember_view(run=run, step=0, view=prepared.frame["view"])  # the redirect's page reads no stored view
         Run.objects.filter(pk=run.pk).update(**prepared.fields)
         if computed:
             keep_start(scenario=scenario, version=objects_version, seed=seed, kubernetes_version=version,
@@ -126,16 +128,17 @@ def _worker_prepares(scenario: Scenario, seed: int, version: str, gates: str) ->
 
 
 def run_opened(*, run: Run, actor: Actor) -> bool:
-    """The run page was served to someone who can control the run. A run that has taken no
-    action yet (just started, or just forked) gets its engine built by a worker now, so the
-    first Step costs a step rather than a checkpoint restore (a second or more at 5,000
-    nodes). Asked for here, as the page is served, rather than when the run is created: a run
-    nobody opens needs no engine, and a fork is warmed the same way. True when a build was
-    asked for."""
+    """The run page is about to be served to someone who can control the run (or, from the
+    start form, its owner is being sent there). A run that has taken no action yet (just
+    started, or just forked) gets its engine built by a worker now, so the first Step costs a
+    step rather than a checkpoint restore (seconds at 5,000 nodes). Asked for when the page is
+    asked for, rather than whenever a run is created: a run nobody opens needs no engine, and
+    a fork is warmed the same way; the start form asks before its redirect, so the build runs
+    while the browser follows it and the page renders. Asked once for all of those
+    (`dispatch.warm`). True when a build was queued."""
     if not can_control(run=run, actor=actor) or RunAction.objects.filter(run=run).exists():
         return False
-    dispatch.warm(run.pk)
-    return True
+    return dispatch.warm(run.pk, run.share_token)
 
 
 def _cluster_action(params: dict[str, Any]) -> dict[str, Any]:

@@ -181,14 +181,34 @@ def ticket_is_current(run_id: int, ticket: str) -> bool:
     return current is None or current.decode() == ticket
 
 
-def warm(run_id: int) -> None:
+WARM_TTL = 60  # s one warm-up request of a run stands for the next ones (its task is on its way)
+
+
+def _warm_key(token: str) -> str:
+    return f"playground:run-warm:{token}"
+
+
+def warm(run_id: int, token: str = "") -> bool:
     """Have a worker build the run's engine now (action index 0: no action), so the first Step
     of a big run does not wait for a checkpoint restore. Best effort: without it the first
-    action builds the engine, so a broker that cannot take the task now is only logged."""
+    action builds the engine, so a broker that cannot take the task now is only logged.
+
+    `token` (the run's share token, unique for ever): asked once per WARM_TTL. The start asks,
+    then its page, then every reload of it until the first action: one task builds the engine
+    and the others would only wait for its lease (and a second worker taking one of them
+    would restore the checkpoint a second time). True when a task was queued."""
+    if token:
+        try:
+            if not redis_client.shared().set(_warm_key(token), 1, nx=True, ex=WARM_TTL):
+                return False
+        except Exception:  # Redis away: the broker is too, most likely; try anyway
+            pass
     try:
         schedule(run_id, 0)
     except Exception:
         logger.warning("run %s: could not queue the engine warm-up", run_id, exc_info=True)
+        return False
+    return True
 
 
 def resume_unfinished_runs() -> int:

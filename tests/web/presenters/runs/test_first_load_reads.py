@@ -60,6 +60,22 @@ def test_the_run_page_reads_a_view_once_per_process(client: Any, inline_worker: 
     assert len(reads) == 1, reads
 
 
+def test_the_process_that_stored_the_start_reads_no_view_for_its_page(client: Any, inline_worker: list) -> None:  # noqa: F811
+    """The start already holds frame 0's view (decoded from the prepared start, or just
+    computed): the process that stored it keeps it, so the page its owner is sent to next reads
+    no stored view, and it shows what that row holds."""
+    frame_views.clear_cache()
+    run = start()
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    html, queries = _get(client, reverse("playground:run", args=[run.share_token]))
+    assert _view_reads(queries) == []
+    stored = RunFrame.objects.get(run=run, step=0).view
+    assert frame_views.view_at(run=run, step=0) == stored
+    assert all(p["key"].split("/")[-1] in html for p in stored["pods"][:3])
+
+
 def test_a_big_pod_table_is_grouped_once_per_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """The unfiltered pods table of one view is grouped once, however many renders ask for it
     (the page, its /pods/ fetch, other viewers); a search groups what it found."""

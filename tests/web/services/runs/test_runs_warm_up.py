@@ -1,12 +1,16 @@
-"""A run's engine is built ahead of its first Step once its owner opens the run page
-(services.runs.run_opened): not for runs nobody opens, not again once the run has acted."""
+"""A run's engine is built ahead of its first Step once its owner starts it from the start form
+or opens the run page (services.runs.run_opened), asked for once: not for runs nobody opens,
+not again once the run has acted."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
+from django.urls import reverse
 
-from playground.models import RunAction
+from playground.models import Run, RunAction
 from playground.ownership import SESSION_KEY
 from playground.services.runs import actions as svc
 from playground.services.runs import dispatch
@@ -50,3 +54,20 @@ def test_a_run_that_has_taken_an_action_is_not_warmed_again(
     fork = svc.run_fork(run=run, actor=OWNER, step=1)
     assert client.get(f"/runs/{fork.share_token}/").status_code == 200
     assert inline_worker == [(fork.pk, 0)]  # a fork has taken no action yet
+
+
+def test_the_start_form_asks_for_the_engine_once_before_its_page(
+    client: Client, queued: list, redis_url: str, settings: Any
+) -> None:
+    """The start's POST queues the build before it redirects (the engine is restored while the
+    browser follows the redirect and the page renders); the page and its reloads then ask for
+    no second build, which only another worker could take, restoring the checkpoint again."""
+    settings.REDIS_URL = redis_url
+    scenario = gallery_scenario("percentage-of-nodes-to-score")
+    answer = as_owner(client).post(reverse("playground:run_start", args=[scenario.share_token]))
+    assert answer.status_code == 302
+    run = Run.objects.get(share_token=answer["Location"].rstrip("/").split("/")[-1])
+    assert queued == [(run.pk, 0)]
+    for _ in range(2):
+        assert client.get(answer["Location"]).status_code == 200
+    assert queued == [(run.pk, 0)]
