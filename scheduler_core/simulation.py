@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import pickle
 from collections.abc import Callable
+from contextlib import nullcontext
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -54,6 +55,7 @@ ControllerT = TypeVar("ControllerT", bound=Controller)
 
 KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION  # the default modelled version
 RESTORE_COLLECT_BYTES = 16 << 20  # checkpoints this big get a full collection before their restore
+START_PAUSE_OBJECTS = 20_000  # nodes + pods from which the start runs with the collector paused
 # The layout of the engine state a checkpoint holds. Raise it whenever a class's pickled state
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
@@ -124,7 +126,15 @@ class Simulation:
         self._gang_rounds = GangStallDetector()
         self.drains: list[drain_node.Drain] = []  # kubectl drains in progress (actions/drain_node.py)
         desched_schedule.start(self)
-        self._start()
+        # A big cluster's start makes objects by the hundred thousand (the store's records, the
+        # cache's pod infos, the queue's entries), none of them garbage: with the cyclic collector
+        # running, its full collections walked the whole loaded scenario again and again (half
+        # the start of 5,000 x 150,000). A small start keeps the collector, so the cycles of an
+        # engine dropped just before are freed as they were (a caller that drops a big engine
+        # collects first, as the web's prepared start does).
+        big = len(scenario.nodes) + len(scenario.pods) >= START_PAUSE_OBJECTS
+        with collector_paused() if big else nullcontext():
+            self._start()
 
     def _start(self) -> None:
         s = self.scheduler

@@ -79,3 +79,38 @@ def test_a_big_restore_collects_the_engine_dropped_before_it(monkeypatch: pytest
         assert (gone() is None) is big and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_big_start_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From START_PAUSE_OBJECTS nodes + pods the start (the store, the cache, the queue filled
+    with every object) runs with the collector paused: its full passes walked the whole loaded
+    cluster again and again. No collection runs during it, however low the thresholds, and the
+    collector is on again after; a small start leaves the collector alone (the test above)."""
+    import scheduler_core.simulation as simulation
+
+    scenario = load(NODE, pod(name="a"), pod(name="b"))
+    monkeypatch.setattr(simulation, "START_PAUSE_OBJECTS", 3)
+    collections: list[str] = []
+    real_start = Simulation._start
+
+    def start(self: Simulation) -> None:
+        collections.append("start")
+        real_start(self)
+        collections.append("end")
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and collections and collections[-1] == "start":
+            collections.append("collected")
+
+    monkeypatch.setattr(Simulation, "_start", start)
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)
+    gc.callbacks.append(seen)
+    try:
+        sim = Simulation(scenario, seed=0)
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*thresholds)
+    assert collections == ["start", "end"] and gc.isenabled()
+    assert sim.run(60)
+    assert [p["status"] for p in sim.result(True)["pods"]] == ["Bound", "Bound"]
