@@ -291,7 +291,7 @@ for _panel in (
     Panel(
         "devices", "Devices", "devices.html", "left", 330, presenter=_devices,
         shown=lambda s: bool(s.devices["present"]),
-        paged=Paged("devices", "run_devices", "devices_body.html", lambda s: {"d": s.devices}),
+        paged=Paged("devices", "run_devices", "devices_body.html", lambda s: {"d": s.devices}, when_visible=True),
     ),
     Panel("waiting", "Waiting at Permit", "waiting.html", "left", 340, presenter=waiting_panel.waiting),
     Panel("inspector", "Cycle inspector", "cycle_inspector.html", "right", 400, presenter=cycle_panel.cycle_started,
@@ -299,13 +299,15 @@ for _panel in (
     Panel("preemption", "Preemption", "preemption.html", "right", 410, presenter=preemption_panel.preemption),
     Panel(
         "pods", "Pods", "pods.html", "bottom", 500, presenter=_pod_table, attr="pod_table",
-        paged=Paged("pods", "run_pods", "pods_body.html", lambda s: {"t": s.pod_table}, when=lambda s: s.many_pods),
+        # The table of a big run: at 150,000 pods each new state's page is a grouping of them all.
+        paged=Paged("pods", "run_pods", "pods_body.html", lambda s: {"t": s.pod_table}, when=lambda s: s.many_pods,
+                    when_visible=True),
     ),
     Panel(
         "storage", "Storage", "storage.html", "bottom", 510, presenter=_storage_table, attr="storage_table",
         shown=lambda s: bool(s.has_storage),
         paged=Paged("storage", "run_storage", "storage_body.html", lambda s: {"t": s.storage_table},
-                    when=lambda s: s.storage_table["large"]),
+                    when=lambda s: s.storage_table["large"], when_visible=True),
     ),
     Panel("events", "Events", "events.html", "bottom", 520,
           paged=Paged("events", "run_events", "events_body.html", _events_page)),

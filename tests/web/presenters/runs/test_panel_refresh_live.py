@@ -1,7 +1,8 @@
 """A step's follow-up fetches stay bounded at a big size, in real Chromium on the real stack (the
 web server, a Celery worker, Redis): the Cluster panel's body (its heatmap, ~200 KB at 5,000
-nodes) is not fetched while the panel is off screen, the newest state is fetched once when it
-scrolls into view, and a marker of the state the body already shows fetches nothing.
+nodes) and the Pods panel's (a grouping of every pod: 150,000 at the envelope) are not fetched
+while the panel is off screen, the newest state is fetched once when it scrolls into view, and a
+marker of the state the body already shows fetches nothing.
 Counts are asserted; times are not (bench/web.py measures those)."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.web.scale import big_cluster_yaml
 
 pytestmark = pytest.mark.live
 
-NODES, PODS = 120, 20  # past the small cluster (50 nodes): the Cluster panel is paged, with a heatmap
+NODES, PODS = 120, 60  # past the small cluster (50 nodes) and table (50 pods): both panels are paged
 
 
 def _step(page: Page, to: int) -> None:
@@ -41,10 +42,13 @@ def test_the_cluster_body_is_fetched_only_when_on_screen_and_changed(page: Page,
     expect(page.locator("#heatmap i[title]")).to_have_count(NODES)
 
     cluster_reads: list[str] = []
+    pods_reads: list[str] = []
 
     def on_request(request: Request) -> None:
         if request.method == "GET" and re.search(r"/runs/[^/]+/cluster/", request.url):
             cluster_reads.append(request.url)
+        if request.method == "GET" and re.search(r"/runs/[^/]+/pods/", request.url):
+            pods_reads.append(request.url)
 
     page.on("request", on_request)
     page.evaluate("window.scrollTo(0, 0)")
@@ -54,6 +58,7 @@ def test_the_cluster_body_is_fetched_only_when_on_screen_and_changed(page: Page,
     _step(page, 1)
     _step(page, 2)
     assert cluster_reads == [], "the off-screen Cluster panel was fetched on a step"
+    assert pods_reads == [], "the off-screen Pods panel was fetched on a step"
 
     with page.expect_response(lambda r: "/cluster/" in r.url):
         page.locator("#cluster-body").scroll_into_view_if_needed()
@@ -73,3 +78,9 @@ def test_the_cluster_body_is_fetched_only_when_on_screen_and_changed(page: Page,
     _step(page, 4)  # a later step's fetch is the next one: the re-sync's marker fetched nothing
     expect(page.locator("#cluster-summary")).to_be_visible()
     assert len(cluster_reads) == 3 and "step=4" in cluster_reads[2], cluster_reads
+
+    assert pods_reads == [], "the off-screen Pods panel was fetched on a step"
+    with page.expect_response(lambda r: "/pods/" in r.url):
+        page.locator("#pods-body").scroll_into_view_if_needed()
+    assert len(pods_reads) == 1 and "step=4" in pods_reads[0], pods_reads
+    expect(page.locator("#pods-summary")).to_have_text(f"{PODS} pods")
