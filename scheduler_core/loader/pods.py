@@ -1,4 +1,8 @@
-"""v1 Pod as the apiserver stores it: defaults, strategy, validation, then Priority admission."""
+"""v1 Pod as the apiserver stores it: defaults, strategy, validation, then Priority admission.
+
+The pods of one template share what their spec parses to (containers, tolerations, affinity...):
+parsed once per distinct content, never changed in place afterwards (a changed pod is a new Pod
+with new parts), which also lets the requests memo answer every replica from the first."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from scheduler_core.api.validation import dns1123_subdomain_error, qualified_nam
 from scheduler_core.loader.admission import PodRaw, PriorityAdmission
 from scheduler_core.loader.affinity import parse_affinity, parse_spread_constraints
 from scheduler_core.loader.containers import parse_container, parse_tolerations
+from scheduler_core.loader.memo import ParseMemo, content_key
 from scheduler_core.loader.metadata import parse_metadata, parse_owner_references, stable_uid
 from scheduler_core.loader.pod_resources import parse_pod_resources
 from scheduler_core.loader.reader import FieldReader
@@ -28,10 +33,55 @@ from scheduler_core.loader.workload_v1alpha1 import parse_workload_ref
 __all__ = ["parse_pod"]
 
 
-def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: str,
-                    ) -> tuple[Pod, PodRaw]:
-    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
-    spec = r.mapping(obj.get("spec"), "spec", required=True)
+class _SpecParts:
+    """What a pod's spec (and its status's claim statuses) parses to, apart from spec.nodeName:
+    the same for every replica of a template. Shared by all the pods parsed from the same
+    content, so nothing here is ever changed in place (the engine replaces a pod's parts, it
+    never edits them: see requests_memo.py)."""
+
+    __slots__ = ("host_network", "containers", "init_containers", "overhead", "node_selector",
+                 "affinity", "tolerations", "spread", "gates", "scheduler_name", "pc_name", "raw",
+                 "grace", "extra", "pod_class", "defaulted")
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self, name, value)
+        # The tolerations after DefaultTolerationSeconds admission, made once (parse_pod).
+        self.defaulted: list[Any] | None = None
+
+
+# Specs parsed already, by their content (see memo.py): a dump's 150,000 pods come from a few
+# hundred templates, and parsing each replica's spec again was most of the loader's per-pod work.
+_SPECS: ParseMemo[_SpecParts] = ParseMemo()
+
+
+def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> str | None:
+    """What the spec's parse depends on, as a content key (None: parse it, do not remember):
+    the spec without spec.nodeName (checked per pod), the pod's labels where matchLabelKeys can
+    read them (affinity, spread constraints), and status.resourceClaimStatuses."""
+    if "nodeName" in spec:
+        spec = {k: v for k, v in spec.items() if k != "nodeName"}
+    reads_labels = "affinity" in spec or "topologySpreadConstraints" in spec
+    claim_statuses = status.get("resourceClaimStatuses") if isinstance(status, dict) else None
+    return content_key((spec, labels if reads_labels else None, claim_statuses))
+
+
+def _node_name(r: FieldReader, spec: dict[str, Any], gates: list[str]) -> str:
+    """spec.nodeName, checked (per pod: the one field of a template's spec each replica has
+    its own of)."""
+    node_name = r.string(spec.get("nodeName"), "spec.nodeName")
+    if node_name:
+        err = dns1123_subdomain_error(node_name)
+        if err:
+            raise r.err("spec.nodeName", f'Invalid value: "{node_name}": {err}')
+        if gates:
+            raise r.err("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
+                                         "have been cleared")
+    return node_name
+
+
+def _parse_spec_parts(r: FieldReader, spec: dict[str, Any], labels: dict[str, str],
+                      status: Any) -> _SpecParts:
     host_network = r.boolean(spec.get("hostNetwork"), "spec.hostNetwork")
     raw_containers = r.seq(spec.get("containers"), "spec.containers")
     if not raw_containers:
@@ -77,14 +127,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         if gname in gates:
             raise r.err(p, f'Duplicate value: "{gname}"')
         gates.append(gname)
-    node_name = r.string(spec.get("nodeName"), "spec.nodeName")
-    if node_name:
-        err = dns1123_subdomain_error(node_name)
-        if err:
-            raise r.err("spec.nodeName", f'Invalid value: "{node_name}": {err}')
-        if gates:
-            raise r.err("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
-                                         "have been cleared")
+    _node_name(r, spec, gates)  # checked here too, so a spec's first error is the one reported
     scheduler_name = r.string(spec.get("schedulerName"), "spec.schedulerName") \
         or DEFAULT_SCHEDULER_NAME
     pc_name = r.string(spec.get("priorityClassName"), "spec.priorityClassName")
@@ -100,7 +143,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
                                                bits=64)
     if grace < 0:
         grace = 1  # the apiserver turns negative grace periods into 1 s
-    resource_claims, claim_statuses = parse_pod_resource_claims(r, spec, obj.get("status"))
+    resource_claims, claim_statuses = parse_pod_resource_claims(r, spec, status)
     check_container_claims(r, spec, resource_claims)
     volumes = parse_volumes(r, spec.get("volumes"), "spec.volumes")
     extra: dict[str, Any] = {}
@@ -115,21 +158,38 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         extra["pod_level_resources"] = pod_resources
     pod_class = pod_class_for(bool(volumes), "claims" in extra, workload_ref is not None,
                               pod_resources is not None)
-    pod = pod_class(
+    return _SpecParts(host_network=host_network, containers=containers,
+                      init_containers=init_containers, overhead=overhead,
+                      node_selector=node_selector, affinity=affinity, tolerations=tolerations,
+                      spread=tscs, gates=gates, scheduler_name=scheduler_name, pc_name=pc_name,
+                      raw=PodRaw(priority, policy), grace=grace, extra=extra, pod_class=pod_class)
+
+
+def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: str,
+                    ) -> tuple[Pod, _SpecParts]:
+    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
+    spec = r.mapping(obj.get("spec"), "spec", required=True)
+    status = obj.get("status")
+    key = _spec_key(spec, labels, status)
+    parts = _SPECS.get(key) if key is not None else None
+    if parts is None:
+        parts = _parse_spec_parts(r, spec, labels, status)
+        if key is not None:
+            _SPECS.put(key, parts)
+    node_name = _node_name(r, spec, parts.gates)
+    pod = parts.pod_class(
         name=name, namespace=namespace, uid=stable_uid("Pod", namespace, name, uid_salt),
         labels=labels, annotations=annotations, creation_index=index, node_name=node_name,
-        scheduler_name=scheduler_name, priority=0, priority_class_name=pc_name,
-        preemption_policy=PREEMPT_LOWER_PRIORITY, containers=containers,
-        init_containers=init_containers, overhead=overhead, node_selector=node_selector,
-        affinity=affinity, tolerations=tolerations, topology_spread_constraints=tscs,
-        scheduling_gates=gates, host_network=host_network,
-        termination_grace_period_seconds=grace,
+        scheduler_name=parts.scheduler_name, priority=0, priority_class_name=parts.pc_name,
+        preemption_policy=PREEMPT_LOWER_PRIORITY, containers=parts.containers,
+        init_containers=parts.init_containers, overhead=parts.overhead,
+        node_selector=parts.node_selector, affinity=parts.affinity, tolerations=parts.tolerations,
+        topology_spread_constraints=parts.spread, scheduling_gates=parts.gates,
+        host_network=parts.host_network, termination_grace_period_seconds=parts.grace,
         owner_references=parse_owner_references(r, obj.get("metadata") or {}),
-        **extra,
+        **parts.extra,
     )
-    return pod, PodRaw(priority, policy)
-
-
+    return pod, parts
 
 
 POD_RESOURCES_GATE_OFF = ("Forbidden: pod-level resources need the PodLevelResources feature gate, which is "
@@ -139,11 +199,13 @@ POD_RESOURCES_GATE_OFF = ("Forbidden: pod-level resources need the PodLevelResou
 def parse_pod(r: FieldReader, obj: dict[str, Any], index: int, admission: PriorityAdmission,
               uid_salt: str = "") -> Pod:
     """A v1 Pod as the apiserver would store it (defaults, strategy, validation, admission)."""
-    pod, raw = _parse_pod_spec(r, obj, index, uid_salt)
+    pod, parts = _parse_pod_spec(r, obj, index, uid_salt)
     if pod.pod_resources is not None and admission.pod_resources_error is None:
         admission.pod_resources_error = r.err("spec.resources", POD_RESOURCES_GATE_OFF)
-    admission.admit(r, pod, raw)
+    admission.admit(r, pod, parts.raw)
     if admission.default_toleration_seconds:
-        pod.tolerations = with_default_tolerations(pod.tolerations)
+        if parts.defaulted is None:
+            parts.defaulted = with_default_tolerations(parts.tolerations)
+        pod.tolerations = parts.defaulted
     return pod
 

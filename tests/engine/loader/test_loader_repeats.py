@@ -176,3 +176,67 @@ def test_a_remembered_label_map_equals_a_full_check(monkeypatch):
     assert first == again and first is not again
     again["app"] = "changed"
     assert reader.labels(LABEL_MAPS[0], "metadata.labels")["app"] == "web"
+
+
+def _pods_text(*specs: tuple[str, str]) -> str:
+    """Pod documents, each (name, the spec's extra YAML lines)."""
+    docs = []
+    for name, extra in specs:
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{app: {name[0]}}}}}\n"
+                    f"spec:\n{extra}  containers: [{{name: c, image: x, resources: {{requests: {{cpu: 250m}}}}}}]\n"
+                    "  tolerations: [{key: k, operator: Exists, effect: NoSchedule}]\n")
+    node = ("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}\n")
+    return "---\n".join([node, *docs])
+
+
+def _load_pods(text: str):
+    from scheduler_core.loader import load_scenario_text
+
+    return load_scenario_text(text, source="s.yaml").pods
+
+
+def test_the_replicas_of_one_spec_share_its_parse_and_equal_a_full_parse(monkeypatch):
+    """Pods whose specs have the same content share what it parses to (parsed once): the same
+    containers, tolerations (after admission), selector and affinity objects; spec.nodeName,
+    metadata and labels stay each pod's own. Every pod equals what a parse of its own gives."""
+    from scheduler_core.loader import pods as pods_module
+
+    spread = ("  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,"
+              " labelSelector: {matchLabels: {tier: x}}, matchLabelKeys: [app]}]\n")
+    text = _pods_text(("a1", "  nodeName: n1\n"), ("a2", ""), ("a3", "  nodeName: n2\n"),
+                      ("b1", spread), ("c1", spread), ("b2", spread))
+    monkeypatch.setattr(pods_module, "_SPECS", ParseMemo())
+    shared = _load_pods(text)
+    monkeypatch.setattr(pods_module, "_spec_key", lambda spec, labels, status: None)
+    alone = _load_pods(text)
+    assert shared == alone
+    a1, a2, a3, b1, c1, b2 = shared
+    assert a1.containers is a2.containers is a3.containers
+    assert a1.tolerations is a2.tolerations is a3.tolerations and len(a1.tolerations) == 3
+    assert [a1.node_name, a2.node_name, a3.node_name] == ["n1", "", "n2"]
+    assert a1.labels is not a2.labels
+    # matchLabelKeys reads the pod's labels: equal specs with other labels parse apart.
+    assert b1.topology_spread_constraints is b2.topology_spread_constraints
+    assert b1.topology_spread_constraints is not c1.topology_spread_constraints
+    assert b1.topology_spread_constraints != c1.topology_spread_constraints
+    assert all(x.containers is not y.containers for x, y in zip(shared, alone, strict=True))
+
+
+@pytest.mark.parametrize("before,extra,field", [
+    (None, "  nodeName: Bad_Node\n  preemptionPolicy: Sometimes\n", "spec.nodeName"),
+    (None, "  nodeName: n1\n  schedulingGates: [{name: g}]\n  preemptionPolicy: Sometimes\n", "spec.nodeName"),
+    ("  nodeName: n2\n", "  nodeName: Bad_Node\n", "spec.nodeName"),
+    ("  schedulingGates: [{name: g}]\n", "  nodeName: n1\n  schedulingGates: [{name: g}]\n", "spec.nodeName"),
+    ("  nodeName: n1\n  preemptionPolicy: Never\n", "  preemptionPolicy: Sometimes\n", "spec.preemptionPolicy"),
+])
+def test_a_spec_parsed_before_reports_the_same_first_error(monkeypatch, before, extra, field):
+    """A document whose spec (nodeName apart) was parsed before gets the error the full parse
+    gives, the first in the spec's order: a bad nodeName before a later field's error."""
+    from scheduler_core.loader import pods as pods_module
+
+    monkeypatch.setattr(pods_module, "_SPECS", ParseMemo())
+    first = [("a0", before)] if before is not None else []
+    with pytest.raises(ScenarioError) as memo:
+        _load_pods(_pods_text(*first, ("a1", extra)))
+    assert memo.value.field == field and memo.value.document == len(first) + 2
