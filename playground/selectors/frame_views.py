@@ -5,9 +5,16 @@ Views are cached per process (least recently used out first), keyed by the run's
 viewer of a run's head asks for the same step, and the step after it is one delta away. Cached
 views are shared: callers must not modify them (the presenters copy what they decorate).
 
-The cache is bounded by weight, not by count: a view weighs its nodes plus its pods. A class of
+The cache is bounded by weight, not by count: a view weighs its nodes plus its pods (the newest
+two are kept whatever they weigh). A class of
 thirty small runs fits (each page's next view is one delta from the cached one, instead of a
 keyframe and its deltas decoded again), while a few 5,000-node views still fill it.
+
+A view put together from a cached view and one delta shares every entry the delta does not
+name with that view (`frame_views.apply` copies none), so it weighs only what its delta
+brings. Weighed whole, a 150,000-pod run's head and the frame before it (every page and live
+update reads both) could not be kept together: each read of the one evicted the other, and
+each panel fetch of a Step rebuilt its view from the 37 MB keyframe.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from playground import frame_views, keyframe_rule
 from playground.models import Run, RunFrame
 
 CACHE_SIZE = 256  # views at most...
-CACHE_WEIGHT = 60_000  # ...and at most this many nodes + pods over all of them (at least one view is kept)
+CACHE_WEIGHT = 60_000  # ...and at most this many nodes + pods over all of them...
+MIN_KEPT = 2  # ...but the newest two views are kept whatever they weigh (a head and the frame before it)
 
 _cache: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
 _weights: dict[tuple[str, int], int] = {}
@@ -32,17 +40,32 @@ def _weight(view: dict[str, Any]) -> int:
     return 1 + len(view.get("nodes") or ()) + len(view.get("pods") or ())
 
 
-def _remember(key: tuple[str, int], view: dict[str, Any]) -> dict[str, Any]:
+def _delta_weight(delta: dict[str, Any]) -> int:
+    """What a view made from a cached view and `delta` adds to it: the entries the delta names."""
+    return 1 + sum(len(delta.get(section) or ()) for section in ("nodes", "pods"))
+
+
+def _remember(key: tuple[str, int], view: dict[str, Any], weight: int | None = None) -> dict[str, Any]:
+    """Keep `view`; `weight`: what it adds to the cached views it shares its entries with
+    (default: all of it, `_weight`)."""
     global _total
     with _lock:
         _total -= _weights.pop(key, 0)
         _cache[key] = view
         _cache.move_to_end(key)
-        _weights[key] = weight = _weight(view)
+        _weights[key] = weight = _weight(view) if weight is None else weight
         _total += weight
-        while len(_cache) > 1 and (len(_cache) > CACHE_SIZE or _total > CACHE_WEIGHT):
+        while len(_cache) > MIN_KEPT and (len(_cache) > CACHE_SIZE or _total > CACHE_WEIGHT):
             old, _ = _cache.popitem(last=False)
-            _total -= _weights.pop(old, 0)
+            weight = _weights.pop(old, 0)
+            # The run's other views may share its entries: the next of them out holds them now.
+            heir = next((k for k in _cache if k[0] == old[0]), None)
+            if heir is not None:  # at most all of the heir's own entries
+                whole = _weight(_cache[heir])
+                _total -= weight + _weights[heir] - min(whole, weight + _weights[heir])
+                _weights[heir] = min(whole, weight + _weights[heir])
+            else:
+                _total -= weight
     return view
 
 
@@ -85,9 +108,9 @@ def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dic
         return _remember(key, stored)
     base = int(stored["delta"])
     before = _cached((run.share_token, base))
-    if before is None:
-        before = _rebuild(run, base)
-    return _remember(key, frame_views.apply(before, stored))
+    if before is None:  # rebuilt, not kept: the view made from it holds all its entries
+        return _remember(key, frame_views.apply(_rebuild(run, base), stored))
+    return _remember(key, frame_views.apply(before, stored), _delta_weight(stored))
 
 
 def _rebuild(run: Run, step: int) -> dict[str, Any]:

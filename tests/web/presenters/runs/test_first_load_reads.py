@@ -60,6 +60,29 @@ def test_the_run_page_reads_a_view_once_per_process(client: Any, inline_worker: 
     assert len(reads) == 1, reads
 
 
+def test_a_head_and_the_frame_before_it_stay_cached_however_much_they_weigh(
+    client: Any, inline_worker: list, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """Every page, panel fetch and live update of a head reads its view and the frame before
+    it. A 150,000-pod run's views each weigh more than the cache's bound: kept one at a time,
+    each read of the one evicted the other, and every panel fetch of a Step rebuilt its view
+    from the 37 MB keyframe. Here every view weighs more than the bound."""
+    monkeypatch.setattr(frame_views, "CACHE_WEIGHT", 1)
+    run = start()
+    act(run, RunAction.KIND_STEP)
+    act(run, RunAction.KIND_STEP)
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    url = reverse("playground:run", args=[run.share_token])
+    frame_views.clear_cache()
+    _get(client, url)  # reads frames 0 to 2 once
+    for _ in range(2):
+        html, queries = _get(client, url)
+        assert 'id="run-step"' in html
+        assert _view_reads(queries) == []
+
+
 def test_the_process_that_stored_the_start_reads_no_view_for_its_page(client: Any, inline_worker: list) -> None:  # noqa: F811
     """The start already holds frame 0's view (decoded from the prepared start, or just
     computed): the process that stored it keeps it, so the page its owner is sent to next reads
