@@ -16,7 +16,6 @@ import io
 import pickle
 from collections.abc import Callable
 from contextlib import nullcontext
-from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from scheduler_core.actions import drain_node
@@ -29,6 +28,7 @@ from scheduler_core.api.types import Pod, Taint
 from scheduler_core.apiserver.server import APIServer
 from scheduler_core.apiserver.store.cluster import ClusterState
 from scheduler_core.backend.workloadmanager.stall import GangStallDetector, cluster_fingerprint
+from scheduler_core.checkpoint import EnginePickler, reset_restoring, restoring
 from scheduler_core.controllers.kubelet import GracefulDeletions
 from scheduler_core.controllers.nodelifecycle import NodeLifecycleController
 from scheduler_core.controllers.tainteviction import TaintEvictionController
@@ -39,7 +39,6 @@ from scheduler_core.events.recorder import EventSink
 from scheduler_core.extender import ExtenderTranscript
 from scheduler_core.featuregate import parse_feature_gates
 from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION, gates_for, with_overrides
-from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.plugins.registry import get_registry
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.loader import parse_action
@@ -60,8 +59,9 @@ START_PAUSE_OBJECTS = 20_000  # nodes + pods from which the start runs with the 
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 4  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
-# node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node
+CHECKPOINT_VERSION = 5  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
+# node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node; 5: a header
+# pickle then the engine's, pods as spec + own fields, plain PodInfos (scheduler_core/checkpoint.py)
 
 
 class CheckpointVersionError(ValueError):
@@ -318,14 +318,20 @@ class Simulation:
     def checkpoint(self) -> bytes:
         """The whole engine state, restorable bit-identically with `restore`.
 
-        Plugins are not serialised (their configuration is; some hold closures): the profiles
-        are rebuilt from the configuration on restore and every reference to a framework or a
-        plugin is re-pointed at the rebuilt one. It carries `CHECKPOINT_VERSION`."""
+        Two pickles one after the other: a small header (CHECKPOINT_VERSION, the scheduler
+        configuration and the feature gates) and the engine, written by
+        scheduler_core/checkpoint.py (plugins are not serialised, some hold closures: the
+        profiles are rebuilt from the configuration on restore and every reference to a
+        framework or a plugin is re-pointed at the rebuilt one; pods share their templates'
+        specs). The collector is paused while the engine is written: pickling makes a
+        temporary object or two per object written, which would otherwise set off collections
+        that walk all of a big engine's millions of objects."""
         buf = io.BytesIO()
-        _EnginePickler(buf).dump(self)
-        return pickle.dumps({"version": CHECKPOINT_VERSION, "config": self.scheduler.config,
-                             "gates": self.scheduler.feature_gates, "engine": buf.getvalue()},
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump({"version": CHECKPOINT_VERSION, "config": self.scheduler.config,
+                     "gates": self.scheduler.feature_gates}, buf, protocol=pickle.HIGHEST_PROTOCOL)
+        with collector_paused():
+            EnginePickler(buf).dump(self)
+        return buf.getvalue()
 
     @staticmethod
     def restore(blob: bytes) -> Simulation:
@@ -341,24 +347,25 @@ class Simulation:
     @staticmethod
     def checkpoint_version(blob: bytes) -> object:
         """The CHECKPOINT_VERSION a checkpoint was written with (None: before versions); reads
-        no engine state."""
+        only the header, no engine state."""
         return _version_of(pickle.loads(blob))
 
     @staticmethod
     def _restore(blob: bytes) -> Simulation:
-        outer = pickle.loads(blob)
-        found = _version_of(outer)
+        stream = io.BytesIO(blob)
+        header = pickle.load(stream)
+        found = _version_of(header)
         if found != CHECKPOINT_VERSION:
             raise CheckpointVersionError(found)
         registry = get_registry()
-        gates = outer["gates"]
+        gates = header["gates"]
         frameworks = {p.scheduler_name: Framework(p, registry, feature_gates=gates)
-                      for p in outer["config"].profiles}
-        token = _RESTORING.set(frameworks)
+                      for p in header["config"].profiles}
+        token = restoring(frameworks)
         try:
-            sim: Simulation = pickle.loads(outer["engine"])
+            sim: Simulation = pickle.load(stream)
         finally:
-            _RESTORING.reset(token)
+            reset_restoring(token)
         for fwk in frameworks.values():
             sim.scheduler.attach_framework(fwk)
         return sim
@@ -415,37 +422,8 @@ class Simulation:
         }
 
 
-# The rebuilt frameworks of the checkpoint being restored: references to a framework or a
-# plugin in the engine state are pickled as calls to the two functions below.
-_RESTORING: ContextVar[dict[str, Framework] | None] = ContextVar("restoring_frameworks", default=None)
-
-
 def _version_of(outer: object) -> object:
     return outer.get("version") if isinstance(outer, dict) else None
-
-
-def _framework_ref(profile: str) -> Framework:
-    frameworks = _RESTORING.get()
-    if frameworks is None:
-        raise pickle.UnpicklingError("a framework reference outside Simulation.restore")
-    return frameworks[profile]
-
-
-def _plugin_ref(profile: str, name: str) -> Plugin:
-    return _framework_ref(profile).plugins_map[name]
-
-
-class _EnginePickler(pickle.Pickler):
-    """Frameworks and their plugins become references to the rebuilt ones. `reducer_override`,
-    unlike `persistent_id`, is not consulted for plain ints, strs, lists, dicts and tuples (most
-    of an engine's millions of objects), so a checkpoint costs about half as much."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, Framework):
-            return _framework_ref, (obj.profile_name,)
-        if isinstance(obj, Plugin) and isinstance(obj.handle, Framework):
-            return _plugin_ref, (obj.handle.profile_name, obj.name)
-        return NotImplemented
 
 
 def _jsonable(v: Any) -> Any:

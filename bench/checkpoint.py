@@ -1,0 +1,108 @@
+"""What an engine checkpoint costs at the envelope: its size, the time to take it and to restore it.
+
+    python bench/checkpoint.py [--nodes 5000] [--pods 150000] [--steps 3] [--where]
+
+Builds the engine the web worker builds for a run of bench/generate_envelope.py's cluster (events
+recorded), steps it a few cycles, then times `Simulation.checkpoint()` and `Simulation.restore()`
+in this process (CPU seconds: the comparable figure on a shared machine; wall beside it) and
+prints the blob's size and the process's peak RSS after each phase. The restored engine and the
+original then take the same further steps, and their results and recorded events must be equal:
+a checkpoint that drops or changes state fails here, not only in tests.
+`--where`: the bytes of each top-level part of the engine pickled apart (shared objects are
+counted in every part that reaches them, so the parts add up to more than the blob).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def peak_mib() -> float:
+    """This process's peak resident memory so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(name: str, work: Any) -> Any:
+    cpu, wall = time.process_time(), time.monotonic()
+    result = work()
+    print(f"{name}: {time.process_time() - cpu:.2f} s CPU, {time.monotonic() - wall:.2f} s wall, "
+          f"peak RSS {peak_mib():,.0f} MiB", flush=True)
+    return result
+
+
+def where(sim: Any) -> None:
+    """Pickle each top-level component apart, as the checkpoint's own pickler would."""
+    from scheduler_core.checkpoint import EnginePickler
+
+    def size(obj: Any) -> int:
+        buf = io.BytesIO()
+        EnginePickler(buf).dump(obj)
+        return len(buf.getvalue())
+
+    parts: list[tuple[str, Any]] = list(vars(sim).items())
+    parts += [(f"apiserver.{k}", v) for k, v in vars(sim.apiserver).items()]
+    parts += [(f"scheduler.{k}", v) for k, v in vars(sim.scheduler).items()]
+    rows = []
+    for name, value in parts:
+        cpu = time.process_time()
+        rows.append((size(value), time.process_time() - cpu, name))
+    for nbytes, seconds, name in sorted(rows, reverse=True)[:30]:
+        print(f"  {nbytes / 1e6:9.1f} MB {seconds:6.2f} s  {name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--steps", type=int, default=3, help="cycles stepped before the checkpoint")
+    parser.add_argument("--after", type=int, default=3, help="cycles compared after the restore")
+    parser.add_argument("--where", action="store_true")
+    args = parser.parse_args()
+
+    from bench.generate_envelope import render
+    from scheduler_core.extender import ExtenderTranscript
+    from scheduler_core.loader import load_scenario_text
+    from scheduler_core.loader.limits import CLI_LIMITS
+    from scheduler_core.simulation import CHECKPOINT_VERSION, Simulation
+
+    text = render(args.nodes, args.pods)
+    print(f"{args.nodes} nodes x {args.pods} pods, checkpoint version {CHECKPOINT_VERSION}", flush=True)
+
+    def build(yaml_text: str) -> Simulation:
+        return Simulation(load_scenario_text(yaml_text, source="bench", limits=CLI_LIMITS), seed=1,
+                          record_events=True, extender_transcript=ExtenderTranscript())
+
+    sim = timed("load + start", lambda: build(text))
+    text = ""
+    timed(f"{args.steps} steps", lambda: [sim.step() for _ in range(args.steps)])
+    sim.sink.events.clear()
+    gc.collect()
+    if args.where:
+        where(sim)
+    blob = timed("checkpoint", sim.checkpoint)
+    print(f"  {len(blob):,} bytes", flush=True)
+    blob = timed("checkpoint again", sim.checkpoint)
+    print(f"  {len(blob):,} bytes", flush=True)
+    restored = timed("restore", lambda: Simulation.restore(blob))
+    blob = b""
+    for label, engine in (("original", sim), ("restored", restored)):
+        timed(f"{label}: {args.after} steps", lambda e=engine: [e.step() for _ in range(args.after)])
+    same_events = sim.sink.events == restored.sink.events
+    same_result = sim.result(False) == restored.result(False)
+    print(f"restored steps identically: events {same_events}, result {same_result} "
+          f"({len(sim.sink.events)} events)", flush=True)
+    if not (same_events and same_result):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
