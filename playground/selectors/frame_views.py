@@ -91,6 +91,49 @@ def clear_cache() -> None:
         _cache.clear()
         _weights.clear()
         _total = 0
+        _indexes.clear()
+
+
+# Each view's pod entries by key, for the presenters that look a few pods up (the map's chips,
+# a preemption's victims): building it is a pass over every pod (150,000 at the envelope) on
+# every Step, so a view made from a cached view and a delta that keeps the pods' order gets
+# its index from that view's, a copy with the delta's entries in. Keyed by the view's identity
+# (cached views are shared and never modified), holding the view so the identity stays its own.
+INDEXES_KEPT = 8
+_indexes: OrderedDict[int, tuple[dict[str, Any], dict[str, dict[str, Any]]]] = OrderedDict()
+
+
+def _keep_index(view: dict[str, Any], index: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    with _lock:
+        _indexes[id(view)] = (view, index)
+        _indexes.move_to_end(id(view))
+        while len(_indexes) > INDEXES_KEPT:
+            _indexes.popitem(last=False)
+    return index
+
+
+def _index_of(view: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    with _lock:
+        hit = _indexes.get(id(view))
+    return hit[1] if hit is not None and hit[0] is view else None
+
+
+def pods_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """`view`'s pod entries by key (callers only read it)."""
+    index = _index_of(view)
+    if index is None:
+        index = _keep_index(view, {p["key"]: p for p in view.get("pods") or ()})
+    return index
+
+
+def _derive_index(before: dict[str, Any], delta: dict[str, Any], view: dict[str, Any]) -> None:
+    """Give `view` (`before` with `delta` applied) its pods index from `before`'s, if that one
+    was built and the delta kept the pods' order (no pod added or removed)."""
+    index = _index_of(before)
+    if index is not None and "podsOrder" not in delta:
+        index = dict(index)
+        index.update(delta.get("pods") or {})
+        _keep_index(view, index)
 
 
 def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -110,7 +153,9 @@ def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dic
     before = _cached((run.share_token, base))
     if before is None:  # rebuilt, not kept: the view made from it holds all its entries
         return _remember(key, frame_views.apply(_rebuild(run, base), stored))
-    return _remember(key, frame_views.apply(before, stored), _delta_weight(stored))
+    view = frame_views.apply(before, stored)
+    _derive_index(before, stored, view)
+    return _remember(key, view, _delta_weight(stored))
 
 
 def _rebuild(run: Run, step: int) -> dict[str, Any]:

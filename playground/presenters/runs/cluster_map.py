@@ -31,6 +31,7 @@ from playground.frame_views import QUEUE_NAMES
 from playground.presenters.runs.cluster import SMALL_CLUSTER
 from playground.presenters.runs.node_search import NOT_REJECTING
 from playground.presenters.runs.paging import int_param, paginate, param
+from playground.selectors.frame_views import pods_by_key
 from scheduler_core.events.compact import iter_verdicts, score_totals
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ class _Pods:
     """The view's pod entries by key, and the claims each pod uses, read once per map."""
 
     def __init__(self, view: dict[str, Any]) -> None:
-        self.by_key = {p["key"]: p for p in view.get("pods") or ()}
+        self.by_key = pods_by_key(view)  # kept per view, and built from the view before it
         self.claims: dict[str, list[str]] = {}
         for claim in view.get("storageClaims") or ():
             for user in claim.get("usedBy") or ():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from playground.selectors.frame_views import pods_by_key
+
 if TYPE_CHECKING:
     from playground.presenters.runs.screen import Screen
 
@@ -15,7 +17,7 @@ def preemption(screen: Screen) -> dict[str, Any] | None:
         return None
     # The victims as they were before this cycle deleted them: priority and status.startTime are
     # what DefaultPreemption compared ("latest start time of highest-priority victims").
-    known = {p["key"]: p for p in screen.before.get("pods", [])}
+    known = pods_by_key(screen.before)
     candidates = []
     for candidate in event.get("candidates", []):
         victims = []

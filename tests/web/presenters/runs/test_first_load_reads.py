@@ -83,6 +83,33 @@ def test_a_head_and_the_frame_before_it_stay_cached_however_much_they_weigh(
         assert _view_reads(queries) == []
 
 
+def test_the_next_views_pod_index_is_the_one_before_with_the_delta_in(
+    inline_worker: list, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """The map's chips and a preemption's victims look pods up by key: the index of a head made
+    from the cached frame before and a delta is that frame's index with the delta's entries,
+    not a pass over every pod again (150,000 at the envelope, on every Step), and it is the
+    same as one built from the view."""
+    run = start()
+    act(run, RunAction.KIND_STEP)
+    frame_views.clear_cache()
+    before = frame_views.view_at(run=run, step=0)
+    first = frame_views.pods_by_key(before)
+    act(run, RunAction.KIND_STEP)
+    view = frame_views.view_at(run=run, step=1)
+    derived = frame_views._index_of(view)  # made with the view, before anyone asked for it
+    assert derived is not None
+    monkeypatch.setattr(frame_views, "_keep_index", lambda *_: pytest.fail("the pods were indexed again"))
+    index = frame_views.pods_by_key(view)
+    assert index is derived
+    assert index == {p["key"]: p for p in view["pods"]} and index is not first
+    assert all(index[p["key"]] is p for p in view["pods"])
+    assert first == {p["key"]: p for p in before["pods"]}  # the one before is unchanged
+    assert frame_views.pods_by_key(view) is index
+    stored = RunFrame.objects.get(run=run, step=1).view
+    assert "podsOrder" not in stored and stored["pods"], "this step should change pods in place"
+
+
 def test_the_process_that_stored_the_start_reads_no_view_for_its_page(client: Any, inline_worker: list) -> None:  # noqa: F811
     """The start already holds frame 0's view (decoded from the prepared start, or just
     computed): the process that stored it keeps it, so the page its owner is sent to next reads
