@@ -114,3 +114,41 @@ def test_errors_are_those_of_the_full_check(texts, field):
         with pytest.raises(ScenarioError) as full:
             flatten_documents(docs, "s.yaml", NotSimulated())
         assert str(full.value) == str(first.value)
+
+
+_CONTAINER_VARIANTS = [
+    "[{name: app, image: pause}]",
+    "[{name: app, image: pause, imagePullPolicy: Always}]",
+    "[{name: app, image: pause, livenessProbe: {exec: {command: [x]}}, imagePullPolicy: ''}]",
+    "[{name: app, image: pause, imagePullPolicy: Always}, {name: b, image: x, stdin: true}]",
+    "[{name: app, image: pause, imagePullPolice: Always}]",
+    "[{name: app, image: pause, resources: {requests: {cpu: 1}, limitz: {}}}]",
+]
+
+
+def _outcome(docs: list, notes: NotSimulated) -> tuple:
+    try:
+        check_workload_documents(docs, "s.yaml", notes)
+    except ScenarioError as exc:
+        return "error", str(exc), exc.document, exc.field, exc.name, _warnings(notes)
+    return "ok", _warnings(notes)
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2, 3, 1, 2, 3, 0), (1, 1, 4, 1), (2, 3, 5, 2), (3, 2, 1, 3, 3)])
+def test_a_part_checked_before_gives_the_verdict_of_a_full_walk(monkeypatch, order):
+    """Parts below an object's top-level fields (a pod's containers, their resources) checked
+    before are answered from a memo: the same warnings (first object named, the others
+    counted), and an unknown field refused at its own document and field, as a full walk."""
+    from scheduler_core.loader import strict as strict_module
+    from scheduler_core.loader.memo import ParseMemo
+
+    texts = [pod(name=f"p{i}", spec="").replace("[{name: app, image: pause}]", "").replace(
+        "  containers:\n  - {name: app, image: pause}\n", f"  containers: {_CONTAINER_VARIANTS[v]}\n")
+        for i, v in enumerate(order)]
+    monkeypatch.setattr(strict_module, "_VERDICTS", ParseMemo())
+    remembered = _outcome(_docs(*texts), NotSimulated())
+    hits = len(strict_module._VERDICTS._entries)
+    monkeypatch.setattr(strict_module, "_check_part", lambda obj, spec, path, loc, notes, depth:
+                        strict_module._check(obj, spec, path, loc, notes, depth))
+    assert remembered == _outcome(_docs(*texts), NotSimulated())
+    assert hits > 0
