@@ -680,6 +680,12 @@ class PriorityQueue:
         record it for pods in flight."""
         if not self.is_event_of_interest(event):
             return
+        if not len(self.unschedulable_pods):
+            # Nothing to move (every bound pod of a big start comes here): the bookkeeping only.
+            self.move_request_cycle = self.active_q.sched_cycle
+            if self.hints_enabled:
+                self.active_q.add_event_if_any_in_flight(old_obj, new_obj, event)
+            return
         pods = [p for p in self.unschedulable_pods.values() if precheck is None or precheck(p.pod)]
         self._move_pods_to_active_or_backoff_queue(pods, event, old_obj, new_obj)
 

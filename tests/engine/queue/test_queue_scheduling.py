@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
 from queue_fakes import (
     NODE_ADD,
     NODE_LABEL,
@@ -654,3 +655,21 @@ def test_pickle_roundtrip_drops_and_reattaches_callbacks():
     q2.attach_callbacks(on_move=rec2)
     assert pop_names(q2) == ["b", "a", "c"] == pop_names(q)
     assert rec2.moves and rec2.moves[0][2] == "none"
+
+
+@pytest.mark.parametrize("hints_enabled", [True, False])
+def test_an_event_with_nothing_to_move_keeps_only_the_bookkeeping(monkeypatch, hints_enabled):
+    """With no unschedulable pod (every bound pod of a big start), a move request walks nothing
+    but still records the move request cycle and, with hints, the event for pods in flight."""
+    q = make_queue(hints=[(NODE_ADD, HintPlugin("X"))], queueing_hints_enabled=hints_enabled)
+    q.add(mkpod("a"))
+    q.pop()
+
+    def walked(*args):
+        raise AssertionError("the empty pool was walked")
+
+    monkeypatch.setattr(q, "_move_pods_to_active_or_backoff_queue", walked)
+    q.move_all_to_active_or_backoff_queue(NODE_ADD, None, "new")
+    assert q.move_request_cycle == q.scheduling_cycle == 1
+    events = [(e.event, e.new_obj) for e in q.active_q.in_flight_events if hasattr(e, "event")]
+    assert events == ([(NODE_ADD, "new")] if hints_enabled else [])
