@@ -260,7 +260,10 @@ class TaintEvictionController(Controller):
 
     def on_pod_add(self, api: Any, pod: Pod) -> None:
         if pod.node_name:
-            self.pod_updated(pod, api.cluster.nodes.get(pod.node_name), api.clock.now())
+            node = api.cluster.nodes.get(pod.node_name)
+            if node is not None and not node.taints:
+                return  # no taint at all, so no NoExecute one: nothing to evaluate (most pods of a start)
+            self.pod_updated(pod, node, api.clock.now())
 
     def on_pod_update(self, api: Any, old: Pod, new: Pod) -> None:
         if new.node_name and not old.node_name:  # bound: upstream's handler sees the assignment

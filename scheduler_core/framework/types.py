@@ -513,14 +513,22 @@ class NodeInfo:
         self.non_zero_requested.milli_cpu += sign * pr.non0_cpu
         self.non_zero_requested.memory += sign * pr.non0_mem
         self.volume_count += sign * len(pi.pod.volumes)
-        # util.GetHostPorts: sidecar (restartPolicy Always) init containers' ports count too.
-        for c in (*[ic for ic in pi.pod.init_containers if ic.restart_policy == "Always"], *pi.pod.containers):
-            for p in c.ports:
-                if sign > 0:
-                    self.used_ports.add(p.host_ip, p.protocol, p.host_port)
-                else:
-                    self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
+        # util.GetHostPorts: sidecar (restartPolicy Always) init containers' ports count too, first.
+        pod = pi.pod
+        for c in pod.init_containers:
+            if c.ports and c.restart_policy == "Always":
+                self._use_ports(c.ports, sign)
+        for c in pod.containers:
+            if c.ports:  # most containers declare none: no tuple of them built per pod
+                self._use_ports(c.ports, sign)
         self.generation = next_generation()
+
+    def _use_ports(self, ports: list[Any], sign: int) -> None:
+        for p in ports:
+            if sign > 0:
+                self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+            else:
+                self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
 
     def snapshot(self) -> NodeInfo:
         """A copy whose lists and aggregates can change without touching this one."""
