@@ -13,7 +13,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from playground.models.compressed_text import CompressedTextField
 from playground.models.scenarios import Scenario, new_share_token
+
+# `Run.scenario_yaml__contains` lookups that must answer for a compressed snapshot too
+# (selectors.runs.snapshot_may_hold; services.extender_access.EXTENDER_MARK).
+SNAPSHOT_WORDS = ("Lesson", "Challenge", "urlPrefix")
 
 
 class Run(models.Model):
@@ -24,7 +29,10 @@ class Run(models.Model):
 
     scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
     scenario_name = models.CharField(max_length=200)
-    scenario_yaml = models.TextField()  # the snapshot the run plays: editing the scenario later changes nothing
+    # The snapshot the run plays: editing the scenario later changes nothing. Big ones are stored
+    # compressed (a Step's commit rewrites this row on SQLite); the words: what callers ask the
+    # database about it without reading it (a Lesson or Challenge to show, an extender's URL).
+    scenario_yaml = CompressedTextField(flag_words=SNAPSHOT_WORDS)
     seed = models.PositiveIntegerField(default=0)
     # The kube-scheduler release the run models (scheduler_core.featuregate.features): every engine build
     # and rebuild of the run uses it; checkpoints carry the same gates.
