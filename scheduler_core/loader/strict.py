@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 from scheduler_core.api.errors import LoadWarning, ScenarioError
-from scheduler_core.loader.memo import ParseMemo, content_key
 from scheduler_core.loader.reader import Location, join_path
 from scheduler_core.loader.schema import KIND_SCHEMAS, NAMESPACED_KINDS, NOT_SIMULATED
 from scheduler_core.loader.yaml_input import DuplicateKey
@@ -59,38 +58,9 @@ def _empty(value: Any) -> bool:
     return value is None or value == {} or value == [] or value == ""
 
 
-class _Recorder:
-    """Passes notes on to `notes` and keeps the fields noted, for the memo below."""
-
-    __slots__ = ("notes", "fields")
-
-    def __init__(self, notes: NotSimulated) -> None:
-        self.notes = notes
-        self.fields: list[str] = []
-
-    def add(self, loc: Location, field: str) -> None:
-        self.fields.append(field)
-        self.notes.add(loc, field)
-
-
-# The verdicts on parts of objects checked already: (the schema's id, the part's content key) ->
-# the fields it notes as not simulated, relative to its path. A dump's replicas repeat their
-# containers, tolerations and owner references; a part's verdict depends on its content and
-# schema alone (errors are never remembered: the full walk raises them, located). The schemas
-# are module constants, so their ids stay theirs.
-_VERDICTS: ParseMemo[tuple[str, ...]] = ParseMemo()
-
-
 def check_fields(obj: Any, spec: Any, path: str, loc: Location, notes: NotSimulated) -> None:
     """Check `obj` against `spec` (see schema.py). Values of the wrong type are left to the
     parsers, which report them with the expected type."""
-    _check(obj, spec, path, loc, notes, 0)
-
-
-def _check(obj: Any, spec: Any, path: str, loc: Location, notes: NotSimulated | _Recorder,
-           depth: int) -> None:
-    """check_fields; parts below an object's own top-level fields (`depth` 2 on: a pod's
-    containers, not its spec, whose nodeName differs pod by pod) are answered from the memo."""
     if isinstance(spec, dict):
         if not isinstance(obj, dict):
             return
@@ -104,33 +74,10 @@ def _check(obj: Any, spec: Any, path: str, loc: Location, notes: NotSimulated | 
                 if not _empty(value):
                     notes.add(loc, join_path(path, key))
                 continue
-            _check_part(value, sub, join_path(path, key), loc, notes, depth + 1)
+            check_fields(value, sub, join_path(path, key), loc, notes)
     elif isinstance(spec, list) and isinstance(obj, list):
         for i, item in enumerate(obj):
-            _check_part(item, spec[0], f"{path}[{i}]", loc, notes, depth + 1)
-
-
-def _check_part(obj: Any, spec: Any, path: str, loc: Location, notes: NotSimulated | _Recorder,
-                depth: int) -> None:
-    if depth < 2 or not obj or not isinstance(obj, (dict, list)):
-        _check(obj, spec, path, loc, notes, depth)
-        return
-    text = content_key(obj)
-    if text is None:
-        _check(obj, spec, path, loc, notes, depth)
-        return
-    key = (id(spec), text)
-    fields = _VERDICTS.get(key)
-    if fields is None:
-        recorder = _Recorder(notes if isinstance(notes, NotSimulated) else notes.notes)
-        _check(obj, spec, path, loc, recorder, depth)
-        fields = tuple(f[len(path):] for f in recorder.fields)
-        _VERDICTS.put(key, fields)
-        if isinstance(notes, _Recorder):
-            notes.fields += recorder.fields
-        return
-    for rel in fields:
-        notes.add(loc, path + rel)
+            check_fields(item, spec[0], f"{path}[{i}]", loc, notes)
 
 
 def object_identity(obj: dict[str, Any], kind: str) -> str | None:
