@@ -136,6 +136,12 @@ class PreFilterPlugin(Plugin):
 
 
 class FilterPlugin(Plugin):
+    # True when `filter` only reads (it writes nothing into the CycleState or elsewhere that a
+    # later point reads): the fast walk may then ask it about nodes past the walk's stop point
+    # and drop those answers. A plugin that keeps per-node results (VolumeBinding's volumes,
+    # DynamicResources' allocations) or one not known to keep none (out of tree) leaves False.
+    filter_reads_only: bool = False
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError
 

@@ -15,8 +15,6 @@ tests/engine/perf/test_fastpath_equivalence.py holds both against the plain walk
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import is_not, not_
 from typing import Any
 
 from scheduler_core.api.types import Pod
@@ -34,13 +32,12 @@ from scheduler_core.backend.cache.node_arrays import (
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.fit_error import Diagnosis, SchedulingError
 from scheduler_core.framework.runtime.batch import OpportunisticBatch
+from scheduler_core.framework.runtime.filter_chunk import FilterChunk, distinct_counts
 from scheduler_core.framework.runtime.filter_record import FilterRecord
 from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.util.goheap import max_heap_init_root
-
-_REJECTED_CODES = frozenset((Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING))
 
 # Fewer nodes than this to score: the per-node loops beat setting up the vector work.
 MIN_ROWS = 64
@@ -61,10 +58,15 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                  nodes: list[NodeInfo], start: int, to_find: int,
                  record: FilterRecord | None = None) -> list[NodeInfo]:
     """find_nodes_that_pass_filters' walk, a chunk of nodes at a time through
-    fwk.run_filter_plugins_batch. A chunk
-    is never longer than the nodes the walk still needs if all of them pass, so exactly the
-    nodes the one-by-one walk evaluates are evaluated (beyond the first Error, at most the rest
-    of its chunk: the cycle fails then anyway, and `record` stops at the Error as the walk does)."""
+    fwk.run_filter_plugins_chunk. A chunk is never longer than the nodes the walk still needs
+    if all of them pass, so exactly the nodes the one-by-one walk evaluates are evaluated
+    (beyond the first Error, at most the rest of its chunk: the cycle fails then anyway, and
+    `record` stops at the Error as the walk does) -- unless every Filter plugin the pod meets
+    only reads (FilterPlugin.filter_reads_only): then a chunk is as long as the nodes the walk
+    expects to need at the rate it has found feasible ones so far (all the rest once a chunk
+    found none), and the answers past the node where the one-by-one walk stops are dropped.
+    A pod that fits nowhere then takes two chunks instead of one per numFeasibleNodesToFind
+    nodes, and the result, statuses and record are the same."""
     num_all = len(nodes)
     feasible: list[NodeInfo] = []
     pos = 0
@@ -77,14 +79,17 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     # Without arrays (small snapshots) the same rows as runs of the node list (RowRuns).
     runs_only = arrays is None and nodes is snap.node_info_list and num_all < MIN_NODES
     pieces: list[Any] | None = [] if arrays is not None or runs_only else None
+    ahead = reads_only(fwk, state)
     while pos < num_all and error is None:
         need = min(to_find + 1 - len(feasible), num_all - pos)
+        if ahead and pos:
+            need = window(need, pos, len(feasible), num_all)
         chunk = _rotated_slice(nodes, start, pos, need)
         if arrays is not None and need >= MIN_ROWS:
             # NodeResourcesFit tests these rows as vectors (vector.py) while the chunk is whole.
             state.write(NODE_ROWS_KEY, NodeRows(arrays, rotated_rows(num_all, start, pos, need), chunk))
             try:
-                sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+                res = fwk.run_filter_plugins_chunk(state, pod, chunk)
             finally:
                 state.delete(NODE_ROWS_KEY)
         elif runs_only and need >= MIN_ROWS:
@@ -92,14 +97,15 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
             state.write(NODE_ROWS_KEY, RowRuns(nodes, row_runs([((start + pos) % num_all, need)], num_all), chunk,
                                                snap.row_log))
             try:
-                sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+                res = fwk.run_filter_plugins_chunk(state, pod, chunk)
             finally:
                 state.delete(NODE_ROWS_KEY)
         else:
-            sts = fwk.run_filter_plugins_batch(state, pod, chunk)
+            res = fwk.run_filter_plugins_chunk(state, pod, chunk)
+        sts = res.statuses
         lo = (start + pos) % num_all
         pos += need
-        if sts.count(None) == len(sts):
+        if res.passed_idx is None:  # every node passed
             if len(feasible) + len(chunk) > to_find:
                 keep = to_find - len(feasible)
                 feasible.extend(chunk[:keep])
@@ -115,11 +121,9 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
             if record is not None:
                 record.add_passed(chunk)
             continue
-        live = _rejections_only(sts)
-        if live is not None and len(live) - live.count(True) <= to_find - len(feasible):
-            _take_chunk(diagnosis, feasible, pieces, chunk, sts, live, lo, num_all)
-            if record is not None:
-                record.add_chunk(chunk, sts)
+        if _takes_whole(res, to_find - len(feasible)):
+            if _take_chunk(diagnosis, feasible, pieces, chunk, res, lo, num_all, to_find, record):
+                break
             continue
         done = False
         passed: list[int] | None = [] if pieces is not None else None
@@ -157,32 +161,65 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
     return feasible
 
 
-def _rejections_only(sts: list[Status | None]) -> list[bool] | None:
-    """Which of a chunk's statuses are set (True: a status, False: None), when every status set
-    is a rejection (no Error, no Success-coded status): then _take_chunk applies. None otherwise."""
-    live = list(map(is_not, sts, repeat(None, len(sts))))
-    if any(s.code not in _REJECTED_CODES for s in set(compress(sts, live))):
-        return None
-    return live
+def reads_only(fwk: Framework, state: CycleState) -> bool:
+    """Whether every Filter plugin this cycle runs (those its PreFilter did not skip) only
+    reads: then the walk may ask about nodes past its stop point and drop the answers."""
+    skip = state.skip_filter_plugins
+    return all(pl.filter_reads_only for pl in fwk.filter_plugins if pl.name not in skip)
+
+
+def window(need: int, pos: int, found: int, num_all: int) -> int:
+    """How many nodes the next chunk takes when answers past the stop point may be dropped:
+    `need` nodes still to find (plus the one that would stop the walk) at the rate of `found`
+    feasible nodes in the `pos` nodes walked so far; every node left when none was found. At
+    least `need`, at most the nodes left."""
+    left = num_all - pos
+    if not found:
+        return left
+    return max(need, min(left, -(-need * pos // found)))
+
+
+def _takes_whole(res: FilterChunk, room: int) -> bool:
+    """Whether _take_chunk applies: every status of the chunk is a rejection (res.counts).
+    (`room`, the nodes still to find, decides where _take_chunk stops, not whether it applies.)"""
+    return res.counts is not None
 
 
 def _take_chunk(diagnosis: Diagnosis, feasible: list[NodeInfo], pieces: list[Any] | None, chunk: list[NodeInfo],
-                sts: list[Status | None], live: list[bool], lo: int, num_all: int) -> None:
+                res: FilterChunk, lo: int, num_all: int, to_find: int, record: FilterRecord | None) -> bool:
     """The node-by-node loop of pass_filters over a chunk whose statuses are all None or
-    rejections (`live` marks the rejections) and whose passing nodes all fit in `feasible`
-    (a chunk is never longer than the nodes still needed plus one, and not all of it passed),
-    in C-level passes: the nodes that passed join `feasible` in order, the rejected ones get
-    their statuses in the diagnosis in walk order, each distinct status counted once for its
-    plugin (a plugin may give one Status to every node it rejects for the same reason)."""
-    passing = list(map(not_, live))
-    feasible.extend(compress(chunk, passing))
+    rejections, from what the framework handed back: the nodes that passed join `feasible` in
+    order, the rejected ones get their statuses in the diagnosis in walk order with their
+    counts, each distinct status counted once for its plugin (a plugin may give one Status to
+    every node it rejects for the same reason). When more nodes passed than the walk still
+    needs, the chunk ends at the first one too many, which is cancelled, as the loop would stop
+    there: True then (the walk is over)."""
+    room = to_find - len(feasible)
+    passed = res.passed
+    idx = res.passed_idx or []
+    sts = res.statuses
+    counts = res.counts or {}
+    cut = len(passed) > room
+    if cut:
+        end = idx[room]
+        passed = passed[:room]
+        idx = idx[:room]
+        stopped = chunk[end]
+        chunk = chunk[:end]
+        sts = sts[:end]
+        rejected = list(filter(None, sts))
+        counts = distinct_counts(rejected) if rejected else {}
+    feasible.extend(passed)
     if pieces is not None:
-        n = len(chunk)
-        rows = compress(range(lo, lo + n), passing)
-        pieces.append([r - num_all if r >= num_all else r for r in rows] if lo + n > num_all else list(rows))
-    diagnosis.node_to_status.add_chunk(chunk, live, sts, live.count(True))
-    for st in set(compress(sts, live)):
+        pieces.append([r - num_all if r >= num_all else r for r in (lo + k for k in idx)])
+    diagnosis.node_to_status.add_chunk(chunk, sts, len(chunk) - len(passed), counts)
+    for st in counts:
         diagnosis.add_plugin_status(st)
+    if record is not None:
+        record.add_chunk(chunk, sts)
+        if cut:
+            record.add_cancelled(stopped.name)
+    return cut
 
 
 def _rotated_slice(nodes: list[NodeInfo], start: int, pos: int, count: int) -> list[NodeInfo]:

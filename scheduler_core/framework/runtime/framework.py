@@ -13,8 +13,8 @@ imports the scheduler.
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import attrgetter, is_not, not_
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
@@ -25,6 +25,8 @@ from scheduler_core.featuregate.features import DEFAULT_GATES, FeatureGates
 from scheduler_core.framework import interface as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
+from scheduler_core.framework.runtime import filter_chunk as fc
+from scheduler_core.framework.runtime.filter_chunk import FilterChunk
 from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import SKIP, Code, Status
@@ -378,10 +380,12 @@ class Framework:
         """run_filter_plugins on every node (the result per node, in order), plugin by plugin:
         each plugin sees only the nodes every earlier plugin accepted, so every node meets
         exactly the plugins it would meet one node at a time, with the same verdicts."""
-        result: list[Status | None] = [None] * len(nodes)
-        alive = nodes
-        alive_idx: list[int] | None = None  # None: every node still in the running
-        skip = state.skip_filter_plugins
+        return self.run_filter_plugins_chunk(state, pod, nodes).statuses
+
+    def run_filter_plugins_chunk(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> FilterChunk:
+        """run_filter_plugins_batch, also giving the nodes that passed and each distinct
+        rejection's node count (FilterChunk): the fast walk takes a chunk rejected almost
+        everywhere without passing over its statuses again."""
         # The fast path's rows of `nodes`: once an earlier plugin has rejected some nodes, the
         # rows of those left are handed on (NodeRows of the subset), so the next plugins keep
         # their vector tests; the chunk's own rows are put back at the end.
@@ -389,51 +393,88 @@ class Framework:
         if type(rows) is not NodeRows or rows.nodes is not nodes:
             rows = None
         try:
-            return self._filter_batch(state, pod, nodes, result, alive, alive_idx, skip, rows)
+            return self._filter_batch(state, pod, nodes, state.skip_filter_plugins, rows)
         finally:
             if rows is not None:
                 state.write(NODE_ROWS_KEY, rows)
 
-    def _filter_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], result: list[Status | None],
-                      alive: list[NodeInfo], alive_idx: list[int] | None, skip: Any,
-                      rows: NodeRows | None) -> list[Status | None]:
+    def _filter_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], skip: Any,
+                      rows: NodeRows | None) -> FilterChunk:
+        result: list[Status | None] = [None] * len(nodes)
+        alive = nodes
+        alive_idx: list[int] | None = None  # None: every node still in the running
+        # The positions rejected so far, sorted, while they are few (None: many, or unknown).
+        gone: list[int] | None = []
+        counts: dict[Status, int] | None = {}
         base = None  # the chunk's row numbers as an index array, made when first needed
+        alive_rows: NodeRows | None = None  # the rows of `alive` once some were rejected
         for pl in self.filter_plugins:
             if skip and pl.name in skip:
                 continue
             if not alive:
                 break
             if rows is not None and alive_idx is not None:
-                import numpy as np
+                if alive_rows is None:
+                    import numpy as np
 
-                if base is None:
-                    idx = rows.idx
-                    base = (np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice
-                            else np.asarray(idx, dtype=np.intp))
-                state.write(NODE_ROWS_KEY, NodeRows(rows.arrays, base[np.asarray(alive_idx, dtype=np.intp)], alive))
+                    if base is None:
+                        idx = rows.idx
+                        base = (np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice
+                                else np.asarray(idx, dtype=np.intp))
+                    alive_rows = NodeRows(rows.arrays, base[np.fromiter(alive_idx, np.intp, len(alive_idx))], alive)
+                state.write(NODE_ROWS_KEY, alive_rows)
             sts = pl.filter_nodes(state, pod, alive)
             n = len(sts)
-            if sts.count(None) == n:
+            passed = sts.count(None)
+            if passed == n:
                 continue
-            live = list(map(is_not, sts, repeat(None, n)))
-            distinct = set(compress(sts, live))
-            if any(s.code not in _REJECTED_CODES for s in distinct):
+            # A Status is always true and None false: filter(None, ...) keeps the rejections.
+            rejected = list(filter(None, sts))
+            found = fc.distinct_counts(rejected)
+            if any(s.code not in _REJECTED_CODES for s in found):
                 alive, alive_idx = self._filter_verdicts(pl.name, sts, result, alive, alive_idx)
+                alive_rows = None
+                counts = gone = None
                 continue
-            # Every status is a rejection (the common case): set aside in C-level passes over
-            # the chunk, each distinct status touched once (a plugin may give one Status to
-            # all the nodes it rejects for the same reason).
-            for s in distinct:
+            # Every status is a rejection (the common case): each distinct status is touched
+            # once (a plugin may give one Status to all the nodes it rejects for one reason).
+            for s in found:
                 s.plugin = pl.name
-            if alive_idx is None:
-                result[:] = sts
+            if counts is not None:
+                for s, k in found.items():
+                    counts[s] = counts.get(s, 0) + k
+            if not passed:  # every node still in the running rejected here
+                if alive_idx is None:
+                    result[:] = sts
+                elif gone is not None:
+                    result = fc.fill_gaps(result, gone, sts)
+                else:
+                    for i, s in zip(alive_idx, sts, strict=True):
+                        result[i] = s
+                alive, alive_idx = [], []
+                break
+            if len(rejected) * fc.FEW <= n:
+                drop = fc.positions(sts)
+                where = drop if alive_idx is None else [alive_idx[k] for k in drop]
+                for i, s in zip(where, rejected, strict=True):
+                    result[i] = s
+                alive = fc.without(alive, drop)
+                alive_idx = fc.without(range(n) if alive_idx is None else alive_idx, drop)
+                if gone is not None:
+                    gone = fc.merge_sorted(gone, where)
             else:
-                for k in compress(range(n), live):
-                    result[alive_idx[k]] = sts[k]
-            keep = list(map(not_, live))
-            alive = list(compress(alive, keep))
-            alive_idx = list(compress(range(n) if alive_idx is None else alive_idx, keep))
-        return result
+                keep = fc.passed_mask(sts)
+                if alive_idx is None:
+                    result[:] = sts
+                    alive_idx = list(compress(range(n), keep))
+                else:
+                    for i, s in zip(compress(alive_idx, sts), rejected, strict=True):
+                        result[i] = s
+                    alive_idx = list(compress(alive_idx, keep))
+                alive = list(compress(alive, keep))
+                gone = None
+            alive_rows = None
+        return FilterChunk(result, alive, alive_idx, counts)
 
     @staticmethod
     def _filter_verdicts(plugin: str, sts: list[Status | None], result: list[Status | None],

@@ -119,7 +119,7 @@ def test_selector_rows_equal_the_walks(tmp_path, monkeypatch, seed):
             records = []
             for chunked in (True, False):
                 if not chunked:
-                    monkeypatch.setattr(fastpath, "_rejections_only", lambda sts: None)
+                    monkeypatch.setattr(fastpath, "_takes_whole", lambda res, room: False)
                 record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)
                 d = Diagnosis()
                 found = fastpath.pass_filters(fwk, state, pod, d, nodes, start, to_find, record)

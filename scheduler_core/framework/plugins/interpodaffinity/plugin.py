@@ -54,6 +54,7 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
     """Required and preferred inter-pod (anti-)affinity (see the module docstring)."""
 
     name = NAME
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -95,6 +95,7 @@ def _get_pod_preferred_node_affinity(pod: Pod) -> PreferredSchedulingTerms | Non
 
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = names.NODE_AFFINITY
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)

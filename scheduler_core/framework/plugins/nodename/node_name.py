@@ -20,6 +20,7 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName(FilterPlugin, EnqueueExtensions):
     name = names.NODE_NAME
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.node_name or pod.node_name == node_info.node.name:

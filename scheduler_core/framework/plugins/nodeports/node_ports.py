@@ -51,6 +51,7 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     name = names.NODE_PORTS
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:

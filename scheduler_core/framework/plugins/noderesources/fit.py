@@ -362,6 +362,7 @@ def _quick_test(nodes: list[NodeInfo], cpu: int, mem: int, eph: int) -> list[boo
 
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = NAME
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
@@ -438,10 +439,11 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
             from scheduler_core.framework.plugins.noderesources.vector import fits_vector
 
             if fits_vector(cpu, mem, eph):
-                suspects = self._suspects_of(rows, cpu, mem, eph)
-                if len(suspects) >= SHARED_VERDICTS_MIN and self._shared_verdicts(
-                        state, pod, nodes, rows, suspects, (cpu, mem, eph), out):
+                where = self._suspects_of(rows, cpu, mem, eph)
+                if len(where) >= SHARED_VERDICTS_MIN and self._shared_verdicts(
+                        state, pod, nodes, rows, where, (cpu, mem, eph), out):
                     return out
+                suspects = where.tolist()
                 for k in suspects:
                     out[k] = f(state, pod, nodes[k])
                 return out
@@ -456,37 +458,41 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
         return out
 
     def _shared_verdicts(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], rows: NodeRows,
-                         suspects: list[int], requests: tuple[int, int, int], out: list[Status | None]) -> bool:
-        """Fill `out` at `suspects` with one Status per distinct verdict instead of one per node:
-        a pod that fits nowhere (too big, or a full cluster) is rejected by every node, and the
-        verdict depends only on which tests fail (vector.fit_verdict_keys), so the per-node
-        filter runs on one node of each kind and the others share its Status (the framework
-        takes a shared Status as the same verdict on each node). False, with `out` untouched,
-        if some node of a kind passed after all (then the caller goes node by node)."""
+                         suspects: Any, requests: tuple[int, int, int], out: list[Status | None]) -> bool:
+        """Fill `out` at `suspects` (positions, an index array) with one Status per distinct
+        verdict instead of one per node: a pod that fits nowhere (too big, or a full cluster)
+        is rejected by every node, and the verdict depends only on which tests fail
+        (vector.fit_verdict_keys, a number below 128), so the per-node filter runs on one node
+        of each kind and the others share its Status (the framework takes a shared Status as
+        the same verdict on each node). False, with `out` untouched, if some node of a kind
+        passed after all (then the caller goes node by node)."""
         import numpy as np
 
         from scheduler_core.framework.plugins.noderesources.vector import fit_verdict_keys
 
-        pos = np.asarray(suspects, dtype=np.intp)
         idx = rows.idx
-        base = np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice else np.asarray(idx, dtype=np.intp)
-        keys = fit_verdict_keys(rows.arrays, base[pos], *requests)
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        kinds = np.empty(len(first), dtype=object)
-        for i, k in enumerate(first.tolist()):
-            st = self.filter(state, pod, nodes[suspects[k]])
+        at = idx[suspects] if type(idx) is not slice else suspects + idx.start
+        keys = fit_verdict_keys(rows.arrays, at, *requests)
+        kinds: list[Status | None] = [None] * 128
+        found = np.flatnonzero(np.bincount(keys, minlength=128)).tolist()
+        for key in found:
+            first = int(suspects[int(np.argmax(keys == key))])
+            st = self.filter(state, pod, nodes[first])
             if st is None:
                 return False
-            kinds[i] = st
-        filled = np.empty(len(nodes), dtype=object)
-        filled[pos] = kinds[inverse.reshape(-1)]
-        out[:] = filled.tolist()
+            kinds[key] = st
+        if len(found) == 1 and len(suspects) == len(nodes):
+            out[:] = [kinds[found[0]]] * len(nodes)  # every node rejected alike: the usual case
+            return True
+        for k, key in zip(suspects.tolist(), keys.tolist(), strict=True):
+            out[k] = kinds[key]
         return True
 
-    def _suspects_of(self, rows: NodeRows, cpu: int, mem: int, eph: int) -> list[int]:
-        """The positions (in rows' order) of the nodes the quick test cannot pass, from the mask
-        kept for this request over all rows (kept_columns: the vector test computes it,
-        _quick_test brings changed rows up to date), or tested for these rows alone without one."""
+    def _suspects_of(self, rows: NodeRows, cpu: int, mem: int, eph: int) -> Any:
+        """The positions (in rows' order, an index array) of the nodes the quick test cannot
+        pass, from the mask kept for this request over all rows (kept_columns: the vector test
+        computes it, _quick_test brings changed rows up to date), or tested for these rows
+        alone without one."""
         import numpy as np
 
         from scheduler_core.framework.plugins.noderesources.vector import fit_suspect_mask
@@ -497,7 +503,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExt
                            lambda nodes: _quick_test(nodes, cpu, mem, eph))
         if mask is None:
             mask = fit_suspect_mask(arrays, rows.idx, cpu, mem, eph)
-        return np.flatnonzero(mask).tolist()
+        return np.flatnonzero(mask)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod),

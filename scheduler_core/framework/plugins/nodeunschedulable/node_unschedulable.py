@@ -23,6 +23,7 @@ _UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=TAINT_EFFECT_N
 
 class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     name = names.NODE_UNSCHEDULABLE
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not node_info.node.unschedulable:

@@ -169,6 +169,7 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
     """Spreads a group of pods over topology domains (see the module docstring)."""
 
     name = NAME
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         super().__init__(args, handle)

@@ -104,8 +104,45 @@ def _tainted_positions(state: CycleState, nodes: list[NodeInfo]) -> list[int] | 
 _TAINTED_KEY = ("TaintToleration", "has-taints")
 
 
+def _untolerated_positions(state: CycleState, nodes: list[NodeInfo], tolerations: list[Toleration],
+                           comparison_operators: bool) -> list[int] | None:
+    """The positions in `nodes` of the nodes with a NoSchedule or NoExecute taint that
+    `tolerations` do not tolerate, from the fast path's rows of `nodes` and a column of every
+    node's answer kept with the node arrays per set of tolerations (the pods of a workload share
+    theirs; a node's answer changes only with its taints). The column is worked out on the
+    tainted nodes only. None without such rows."""
+    rows = state.get(NODE_ROWS_KEY)
+    if type(rows) is not NodeRows or (rows.nodes is not None and rows.nodes is not nodes):
+        return None
+    arrays = rows.arrays
+    idx = rows.idx
+    if (len(range(*idx.indices(len(arrays.cols)))) if type(idx) is slice else len(idx)) != len(nodes):
+        return None
+    import numpy as np
+
+    def untolerated(some: list[NodeInfo]) -> list[bool]:
+        return [bool(ni.node.taints) and find_matching_untolerated_taint(
+            ni.node.taints, tolerations, _filter_fn, comparison_operators) is not None for ni in some]
+
+    def every_row() -> Any:
+        all_nodes = arrays.nodes
+        col = np.zeros(len(all_nodes), dtype=bool)
+        tainted = np.flatnonzero(np.array(_has_taints(all_nodes), dtype=bool)).tolist()
+        if tainted:
+            col[tainted] = untolerated([all_nodes[k] for k in tainted])
+        return col
+
+    key = ("TaintToleration", "untolerated", comparison_operators,
+           tuple((t.key, t.operator, t.value, t.effect) for t in tolerations))
+    mask = take_column(arrays, key, idx, every_row, untolerated)
+    if mask is None:
+        return None
+    return np.flatnonzero(mask).tolist()
+
+
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     name = names.TAINT_TOLERATION
+    filter_reads_only = True  # Filter keeps nothing per node
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
@@ -129,6 +166,17 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
         if _snapshot_count(self.handle, "num_tainted") == 0:
             return [None] * len(nodes)  # no node has taints: nothing to look at
+        if self.single_reason:
+            # One reason whatever the taint: the nodes rejected share one Status, the same
+            # code and reason on each as `filter` gives.
+            bad = _untolerated_positions(state, nodes, pod.tolerations, self.comparison_operators)
+            if bad is not None:
+                out_: list[Status | None] = [None] * len(nodes)
+                if bad:
+                    st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+                    for k in bad:
+                        out_[k] = st
+                return out_
         f = self.filter
         tainted = _tainted_positions(state, nodes)
         if tainted is None:

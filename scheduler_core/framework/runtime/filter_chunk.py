@@ -1,0 +1,102 @@
+"""What one chunk of the fast filter walk gives back (FilterChunk), and the list work behind it.
+
+A plugin's batch answer is one entry per node still in the running: None (passed) or a Status.
+Going plugin by plugin, the framework keeps each node's first rejection in a per-chunk list and
+hands the nodes that passed to the next plugin. A pod that fits nowhere has almost every node
+rejected by one or two plugins with a few shared Status objects, so this is written as C-level
+list passes and slices whose Python-level steps number the rejections when they are few (a
+tainted pool, a full zone) and the distinct statuses otherwise, never the nodes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_
+from typing import Any
+
+from scheduler_core.framework.status import Status
+from scheduler_core.framework.types import NodeInfo
+
+# A plugin rejecting at most one node in this many of those it was given: its rejections are
+# found and removed one by one (slices between them); more, and by whole-list passes.
+FEW = 8
+
+
+@dataclass(slots=True)
+class FilterChunk:
+    """`statuses`: one per node of the chunk, in order (None: passed). `passed`: the nodes that
+    passed, in order; `passed_idx`: their positions in the chunk, or None when every node
+    passed without any status. `counts`: how many nodes hold each distinct status, when every
+    status is a rejection (Unschedulable, UnschedulableAndUnresolvable or Pending); None when a
+    plugin answered anything else (an Error, a Success-coded status): the walk then goes node by
+    node, as the plain walk does."""
+
+    statuses: list[Status | None]
+    passed: list[NodeInfo]
+    passed_idx: list[int] | None
+    counts: dict[Status, int] | None
+
+
+def distinct_counts(rejected: list[Status]) -> dict[Status, int]:
+    """How many entries of `rejected` (Status objects, not empty) are each distinct object: one
+    identity pass when they are all one shared Status (the usual case), else a Counter."""
+    first = rejected[0]
+    n = len(rejected)
+    if rejected.count(first) == n:  # identity compares first: a C loop over pointers
+        return {first: n}
+    return Counter(rejected)
+
+
+def positions(sts: list[Status | None]) -> list[int]:
+    """The positions of the non-None entries of `sts`, in order (one C pass)."""
+    return list(compress(range(len(sts)), sts))
+
+
+def without(seq: Any, drop: list[int]) -> list[Any]:
+    """`seq` (a list or a range) without the items at the sorted positions `drop`, as slices."""
+    out: list[Any] = []
+    prev = 0
+    for p in drop:
+        if p > prev:
+            out += seq[prev:p]
+        prev = p + 1
+    out += seq[prev:]
+    return out
+
+
+def fill_gaps(result: list[Status | None], gone: list[int], sts: list[Status | None]) -> list[Status | None]:
+    """A new `result` whose entries at the sorted positions `gone` are kept and whose other
+    entries are `sts`, in order (a plugin's answers for the nodes still in the running, which
+    are exactly the positions not in `gone`), built from slices."""
+    out: list[Status | None] = []
+    j = 0
+    prev = 0
+    for p in gone:
+        k = p - prev
+        if k:
+            out += sts[j:j + k]
+            j += k
+        out.append(result[p])
+        prev = p + 1
+    out += sts[j:]
+    return out
+
+
+def passed_mask(sts: list[Status | None]) -> list[bool]:
+    """Whether each entry of `sts` is None (the node passed)."""
+    return list(map(is_, sts, repeat(None, len(sts))))
+
+
+def merge_sorted(a: list[int], b: list[int]) -> list[int]:
+    """Two sorted lists of distinct positions as one sorted list (timsort merges the runs)."""
+    if not a:
+        return list(b)
+    out = a + b
+    out.sort()
+    return out
+
+
+__all__ = ["FEW", "FilterChunk", "distinct_counts", "fill_gaps", "merge_sorted", "passed_mask",
+           "positions", "without"]
