@@ -39,7 +39,7 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
-from scheduler_core.util.name_table import table_for
+from scheduler_core.util.name_table import NameRun, table_for
 
 if TYPE_CHECKING:
     from scheduler_core.apiserver.store.cluster import ClusterState
@@ -56,6 +56,8 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 EXTENDER_NAME = "Extender"
 NOTE_LENGTH_LIMIT = 1024
+# CycleState key: the walk's feasible nodes as a run of the node list's name table (trace only)
+FEASIBLE_NAMES_KEY = "trace/feasibleNames"
 
 
 @dataclass
@@ -400,7 +402,7 @@ def schedule_pod(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod
         report = sched.sink.wants("scores") or sched.sink.wants("selected")
         host, totals, columns = fastpath.prioritize_and_select(fwk, state, pod, feasible, relative=not report)
         if report:
-            _emit_scores_and_selected(sched, fwk, pod, feasible, host, totals, columns)
+            _emit_scores_and_selected(sched, fwk, state, pod, feasible, host, totals, columns)
         if batch is not None:
             batch.store_schedule_results(None, diagnosis.node_hint, host, None,
                                          sched.queue.scheduling_cycle, sched.clock.now())
@@ -497,6 +499,7 @@ def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: Cycl
     finally:
         if record is not None:
             _record_filter_walk(sched, pod, nodes, nominated, to_find, start, record)
+            state.write(FEASIBLE_NAMES_KEY, record.feasible_run())
 
 
 def _record_filter_walk(sched: ScheduleOne, pod: Pod, nodes: list[NodeInfo], nominated: bool,
@@ -617,16 +620,27 @@ def prioritize_nodes(sched: ScheduleOne, fwk: Framework, state: CycleState, pod:
     return scores
 
 
-def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, pod: Pod, nodes: list[NodeInfo], host: str,
-                              totals: list[int], columns: dict[str, Any] | None) -> None:
-    """The events prioritize_nodes and select_host emit, for the fast path's result."""
+def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod,
+                              nodes: list[NodeInfo], host: str, totals: list[int],
+                              columns: dict[str, Any] | None) -> None:
+    """The events prioritize_nodes and select_host emit, for the fast path's result. When the
+    scored nodes are the walk's feasible nodes as the filter record placed them in the node
+    list's name table, the scored nodes and the ties are given as runs of that table
+    (util.name_table.NameRun: lists like any other), so the trace copies their JSON text
+    instead of encoding thousands of names per cycle."""
     cycle = sched.queue.scheduling_cycle
     if columns is not None:
+        run = state.get(FEASIBLE_NAMES_KEY)
+        if run is not None and run == columns["nodes"]:  # else extenders removed some
+            columns["nodes"] = run
         sched.sink.emit("scores", cycle=cycle, pod=pod.key, **columns, weights=dict(fwk.score_weights))
     best = max(totals)
     names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
-    sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best,
-                    ties=list(compress(names, map(eq, totals, repeat(best)))))
+    if isinstance(names, NameRun) and names.table is not None:
+        ties: list[str] = names.select(bytes(map(eq, totals, repeat(best))))
+    else:
+        ties = list(compress(names, map(eq, totals, repeat(best))))
+    sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best, ties=ties)
 
 
 def _score_less(a: NodePluginScores, b: NodePluginScores) -> bool:

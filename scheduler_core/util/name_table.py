@@ -11,6 +11,8 @@ again (events.jsonl.EventLineEncoder).
 from __future__ import annotations
 
 import json
+import re
+from itertools import compress
 from typing import Any
 
 
@@ -68,11 +70,50 @@ class NameTable:
                 + self.text[self.starts[0]:self.ends[n - head - 1]] + "]")
 
 
+_FLAGGED = re.compile(rb"\x01+")  # a run of items whose flag is set
+
+
 class NameRun(list):
     """A list of names made of runs of a NameTable; `json()` is json.dumps of the list."""
 
     table: NameTable | None = None
     segments: list[tuple[int, int]] = []
+
+    def __reduce__(self) -> tuple[type, tuple[list[str]]]:
+        """Pickled (a checkpoint) as the plain list it is: the table is this process's cache."""
+        return list, (list(self),)
+
+    def table_segments(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Where the items self[i:j] of each (i, j) sit in the table, as its (a, b) runs: the
+        spans in increasing order, not overlapping."""
+        out: list[tuple[int, int]] = []
+        segments = iter(self.segments)
+        seg_a, seg_b = next(segments, (0, 0))
+        offset = 0  # index in self of the current segment's first item
+        for i, j in spans:
+            while i < j:
+                while i >= offset + seg_b - seg_a:  # skip the segments before item i
+                    offset += seg_b - seg_a
+                    seg_a, seg_b = next(segments)
+                a = seg_a + i - offset
+                b = min(seg_b, seg_a + j - offset)
+                if out and out[-1][1] == a:
+                    out[-1] = (out[-1][0], b)
+                else:
+                    out.append((a, b))
+                i += b - a
+        return out
+
+    def select(self, flags: bytes) -> list[str]:
+        """The items whose flag is set (`flags`: one byte per item, 0 for not taken): what
+        itertools.compress gives. A run of the same table when the taken items form few runs
+        (at most one per MIN_RUN_LENGTH items), so their JSON text is copied in a few slices;
+        else a plain list, as copying many short slices costs more than quoting the names."""
+        assert self.table is not None and len(flags) == len(self)
+        if few_runs(flags, len(flags)):
+            spans = [m.span() for m in _FLAGGED.finditer(flags)]
+            return self.table.run(self.table_segments(spans))
+        return list(compress(self, flags))
 
     def json(self) -> str | None:
         """The list's JSON text from the table, or None when the list no longer matches it."""
@@ -81,6 +122,16 @@ class NameRun(list):
             return None
         text = table.text
         return "[" + ",".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
+
+
+MIN_RUN_LENGTH = 16  # items per run, on average, below which a run of a table is not worth it
+
+
+def few_runs(flags: bytes, size: int) -> bool:
+    """Whether the set bytes of `flags` form at most one run per MIN_RUN_LENGTH of `size` items
+    (counted in C: each run but a leading one starts after a zero byte)."""
+    runs = flags.count(b"\x00\x01") + (flags[:1] == b"\x01")
+    return runs * MIN_RUN_LENGTH <= size
 
 
 _TABLES: list[NameTable] = []  # the few most recently used, newest last

@@ -13,12 +13,14 @@ row built plugin by plugin (the walk with nominated pods, whose row can mix two 
 
 from __future__ import annotations
 
+import re
 from operator import attrgetter
 from typing import Any
 
+from scheduler_core.events.compact import row_passes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.name_table import NameTable
+from scheduler_core.util.name_table import NameRun, NameTable, few_runs
 
 _name = attrgetter("name")
 CANCELLED_PLUGIN = "_"
@@ -26,6 +28,7 @@ CANCELLED_VERDICT = {"code": "Cancelled", "reasons": ["enough feasible nodes wer
 _SUCCESS = {"code": "Success"}
 _SKIP = {"code": "Skip"}
 _NOT_EVALUATED = {"code": "NotEvaluated"}
+_FLAGGED = re.compile(rb"\x01+")  # a run of nodes whose row passes
 
 
 class FilterRecord:
@@ -121,3 +124,28 @@ class FilterRecord:
                 self.nodes = walked
         return {"nodes": self.nodes, "outcome": self.outcome, "verdicts": self.rows,
                 "num_feasible": self.num_feasible, "num_not_evaluated": max(0, n - k)}
+
+    def feasible_run(self) -> NameRun | None:
+        """The feasible nodes (the first num_feasible whose row passes, in walk order) as a run
+        of the node list's name table; None unless `fields` matched the walk to a table. The
+        cycle's scored nodes and ties are then copied from the table's text instead of being
+        encoded name by name (schedule_one, events.jsonl); also None when they are scattered
+        in many short runs (name_table.few_runs). Found with C-level passes: a byte per node
+        says whether its row passes; runs of set bytes are the feasible nodes."""
+        nodes = self.nodes
+        if not isinstance(nodes, NameRun) or nodes.table is None or len(self.rows) > 256:
+            return None
+        passing = bytes(row_passes(row) for row in self.rows)
+        flags = bytes(self.outcome).translate(passing + bytes(256 - len(passing)))
+        if not few_runs(flags, len(flags)):  # scattered: the names are quoted one by one
+            return None
+        spans: list[tuple[int, int]] = []
+        left = self.num_feasible
+        for m in _FLAGGED.finditer(flags):
+            if left <= 0:
+                break
+            a, b = m.span()
+            b = min(b, a + left)
+            spans.append((a, b))
+            left -= b - a
+        return nodes.table.run(nodes.table_segments(spans))
