@@ -105,17 +105,31 @@ def is_delta(stored: dict[str, Any]) -> bool:
     return "delta" in stored
 
 
-def apply(before: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
-    """The view after `delta`, given the view it was taken against (neither is modified)."""
-    return apply_chain(before, [delta])
+def apply(before: dict[str, Any], delta: dict[str, Any],
+          positions: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """The view after `delta`, given the view it was taken against (neither is modified).
+    `positions`: `before`'s sections' entries by key -> index (see `apply_chain`)."""
+    return apply_chain(before, [delta], positions)
 
 
-def apply_chain(before: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
+def positions_of(view: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Each keyed section's entries of `view` by key -> index: what `apply_chain` needs to put a
+    few changed entries in place without a pass over the section."""
+    return {section: {item[id_key]: i for i, item in enumerate(view.get(section) or ())}
+            for section, id_key in _KEYED if section in view}
+
+
+def apply_chain(before: dict[str, Any], deltas: list[dict[str, Any]],
+                positions: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
     """The view after the `deltas` (oldest first; each taken against the view the ones before
     it give), applied at once: a long chain costs its deltas plus one pass over the view, not a
     pass per delta. Same result as applying them one by one: a section's entries are the latest
     delta's that lists them, else `before`'s; its order is the latest order given, else
-    `before`'s; the other parts are the last delta's whole."""
+    `before`'s; the other parts are the last delta's whole.
+
+    `positions` (`positions_of(before)`, which the caller keeps): a section whose order the
+    deltas keep is `before`'s list copied with the changed entries put at their places, not a
+    pass over every entry (150,000 pods at the envelope, on every Step's read)."""
     if not deltas:
         return before
     view = {k: v for k, v in deltas[-1].items() if k != "delta" and k not in _ORDERS}
@@ -127,7 +141,13 @@ def apply_chain(before: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[st
         for delta in deltas:
             changed.update(delta.get(section) or {})
             order = delta.get(section + "Order", order)
-        if order is None:
+        where = positions.get(section) if positions is not None else None
+        if order is None and where is not None and all(name in where for name in changed):
+            entries = list(before.get(section, []))
+            for name, entry in changed.items():
+                entries[where[name]] = entry
+            view[section] = entries
+        elif order is None:
             view[section] = [changed.get(item[id_key], item) for item in before.get(section, [])]
         else:
             old = {item[id_key]: item for item in before.get(section, [])}

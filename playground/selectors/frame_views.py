@@ -92,6 +92,7 @@ def clear_cache() -> None:
         _weights.clear()
         _total = 0
         _indexes.clear()
+        _positions.clear()
 
 
 # Each view's pod entries by key, for the presenters that look a few pods up (the map's chips,
@@ -126,6 +127,29 @@ def pods_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return index
 
 
+# Each view's entries by key -> index (frame_views.positions_of), shared along a run's views
+# while their order stays: the next view is then the one before's lists copied with the step's
+# changed entries put in place. Keyed by the view's identity, like the indexes above.
+_positions: OrderedDict[int, tuple[dict[str, Any], dict[str, dict[str, int]]]] = OrderedDict()
+
+
+def _keep_positions(view: dict[str, Any], positions: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    with _lock:
+        _positions[id(view)] = (view, positions)
+        _positions.move_to_end(id(view))
+        while len(_positions) > INDEXES_KEPT:
+            _positions.popitem(last=False)
+    return positions
+
+
+def _positions_of(view: dict[str, Any]) -> dict[str, dict[str, int]]:
+    with _lock:
+        hit = _positions.get(id(view))
+    if hit is not None and hit[0] is view:
+        return hit[1]
+    return _keep_positions(view, frame_views.positions_of(view))
+
+
 def _derive_index(before: dict[str, Any], delta: dict[str, Any], view: dict[str, Any]) -> None:
     """Give `view` (`before` with `delta` applied) its pods index from `before`'s, if that one
     was built and the delta kept the pods' order (no pod added or removed)."""
@@ -153,7 +177,10 @@ def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dic
     before = _cached((run.share_token, base))
     if before is None:  # rebuilt, not kept: the view made from it holds all its entries
         return _remember(key, frame_views.apply(_rebuild(run, base), stored))
-    view = frame_views.apply(before, stored)
+    positions = _positions_of(before)
+    view = frame_views.apply(before, stored, positions)
+    if not any(section + "Order" in stored for section in positions):
+        _keep_positions(view, positions)  # the same order: the same places
     _derive_index(before, stored, view)
     return _remember(key, view, _delta_weight(stored))
 

@@ -11,6 +11,7 @@ from django.http import Http404
 
 from playground.models import Run, RunAction, RunEvent, RunFrame
 from playground.ownership import Actor, owned_by
+from playground.selectors.run_notes import run_started_data
 
 LOG_LIMIT = 150  # log rows a page load or a push carries (the rest: search the log)
 
@@ -183,8 +184,7 @@ def snapshot_may_hold(*, run: Run, kind: str) -> bool:
 
 def run_profiles(*, run: Run) -> dict[str, Any]:
     """Each profile's plugins per extension point, as the engine reported them at the start."""
-    started = run.events.filter(type="run_started").values_list("data", flat=True).first()
-    return dict((started or {}).get("profiles") or {})
+    return dict(run_started_data(run=run).get("profiles") or {})
 
 
 def score_plugins(*, run: Run, profile: str = "default-scheduler") -> list[str]:

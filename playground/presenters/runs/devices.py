@@ -40,6 +40,12 @@ def _matches(node: dict[str, Any], q: str) -> bool:
     return any(q in " ".join(str(x) for x in item).lower() for item in node["devices"].get("items", []))
 
 
+def has_devices(screen: Screen) -> bool:
+    """Whether any node carries devices (the panel is shown), without building the panel: every
+    live update asks, and the panel reads the run's notes and pages the nodes."""
+    return any(n.get("devices") for n in screen.view.get("nodes", []))
+
+
 def devices(screen: Screen, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The panel for this viewer's query: `q` (node, device, attribute or claim), `free`
     ("1": only nodes with a free device), `dpage`."""

@@ -290,7 +290,7 @@ for _panel in (
     Panel("evictions", "Evictions", "evictions.html", "left", 320, presenter=evictions_panel.evictions),
     Panel(
         "devices", "Devices", "devices.html", "left", 330, presenter=_devices,
-        shown=lambda s: bool(s.devices["present"]),
+        shown=devices_panel.has_devices,
         paged=Paged("devices", "run_devices", "devices_body.html", lambda s: {"d": s.devices}, when_visible=True),
     ),
     Panel("waiting", "Waiting at Permit", "waiting.html", "left", 340, presenter=waiting_panel.waiting),

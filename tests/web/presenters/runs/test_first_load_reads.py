@@ -110,6 +110,20 @@ def test_the_next_views_pod_index_is_the_one_before_with_the_delta_in(
     assert "podsOrder" not in stored and stored["pods"], "this step should change pods in place"
 
 
+def test_the_run_started_event_is_read_once_per_run(client: Any, inline_worker: list) -> None:  # noqa: F811
+    """Its notes and profiles are on every page and live update and never change."""
+    run = start()
+    session = client.session
+    session[SESSION_KEY] = OWNER.session_token
+    session.save()
+    url = reverse("playground:run", args=[run.share_token])
+    _get(client, url)
+    act(run, RunAction.KIND_STEP)
+    html, queries = _get(client, url)
+    assert 'id="run-step"' in html
+    assert not [q["sql"] for q in queries if "run_started" in q["sql"]]
+
+
 def test_the_process_that_stored_the_start_reads_no_view_for_its_page(client: Any, inline_worker: list) -> None:  # noqa: F811
     """The start already holds frame 0's view (decoded from the prepared start, or just
     computed): the process that stored it keeps it, so the page its owner is sent to next reads
