@@ -1,6 +1,6 @@
 """The envelope's create, prepare and start, each timed in one process (no browser, no worker).
 
-    python bench/envelope_phases.py [--nodes 5000] [--pods 150000] [--profile] [--keep DIR | --reuse DIR]
+    python bench/envelope_phases.py [--nodes 5000] [--pods 150000] [--profile] [--keep DIR | --reuse DIR] [--steps N]
 
 What the web request and the worker do for the upload and the first run of a big scenario,
 called directly on a temporary SQLite database: `scenario_create` (the upload's validation and
@@ -11,6 +11,11 @@ it itself. CPU and wall seconds per phase (on a shared machine
 the CPU seconds are the comparable figures); `--profile` prints each phase's cProfile, sorted by
 cumulative time (its overhead triples the times). `--keep DIR` leaves the database in DIR and
 `--reuse DIR` measures only the first load again on it (the same run, in a fresh process).
+`--steps N` (a private Redis for the run's lease and the news) then takes N Steps as the worker
+does (`advance_run`, the engine restored once before the first) and after each does what the web
+does for the run's live page: the shared live update (`live_render.shared_update`) and the
+Events panel's body, the Pods panel's only with `--pods-panel` (it is fetched only while on
+screen); CPU per Step, median and max (the first Step left out: the pages' views are cold).
 bench/envelope_web.py measures the same in the real stack and the browser.
 """
 
@@ -54,7 +59,23 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="store the database in DIR (kept)")
     parser.add_argument("--reuse", metavar="DIR", help="a DIR from --keep: measure the first load only")
+    parser.add_argument("--steps", type=int, default=0, help="then N Steps: the worker's and the web's CPU per Step")
+    parser.add_argument("--pods-panel", action="store_true", help="with --steps: fetch the Pods panel's body too")
     args = parser.parse_args()
+    supervisor = None
+    if args.steps:
+        from playground.launcher import Supervisor, start_redis
+
+        supervisor = Supervisor()
+        os.environ["REDIS_URL"] = start_redis(supervisor, data_dir=Path(tempfile.mkdtemp(prefix="phases-redis-")))
+    try:
+        run_phases(args)
+    finally:
+        if supervisor is not None:
+            supervisor.stop_all()
+
+
+def run_phases(args: argparse.Namespace) -> None:
 
     directory = args.reuse or args.keep or tempfile.mkdtemp(prefix="envelope-phases-")
     Path(directory).mkdir(parents=True, exist_ok=True)
@@ -78,7 +99,10 @@ def main() -> None:
 
     actor = Actor(session_token="b" * 32)
     if args.reuse:
-        first_load(Run.objects.filter(scenario__name="Envelope").latest("pk"), actor, args.profile)
+        run = Run.objects.filter(scenario__name="Envelope").latest("pk")
+        first_load(run, actor, args.profile)
+        if args.steps:
+            steps(run, actor, args.steps, args.pods_panel)
         return
     text = render(args.nodes, args.pods)
     print(f"{args.nodes} nodes x {args.pods} pods: {len(text) / 1e6:.1f} MB of YAML", flush=True)
@@ -89,6 +113,53 @@ def main() -> None:
     run = phase("start", lambda: actions.run_start(scenario=scenario, actor=actor), args.profile)
     print(f"run {run.pk}: {run.events.count()} events, head step {run.head_step}")
     first_load(run, actor, args.profile)
+    if args.steps:
+        steps(run, actor, args.steps, args.pods_panel)
+
+
+def steps(run: Any, actor: Any, count: int, pods_panel: bool) -> None:
+    """`count` Steps of `run` as the worker takes them, and the web's work for each (module
+    docstring); CPU seconds per part and Step."""
+    import statistics
+
+    from django.test import Client
+
+    from playground.consumers import live_render
+    from playground.models import RunAction
+    from playground.ownership import SESSION_KEY
+    from playground.services.runs import actions, dispatch, worker
+    from playground.services.runs.cache import EngineCache
+
+    dispatch.schedule = lambda *a, **k: None  # this process is the worker
+    client = Client()
+    session = client.session
+    session[SESSION_KEY] = actor.session_token
+    session.save()
+    cache = EngineCache(freeze_gc=True)
+    run.refresh_from_db()
+    phase("engine restored", lambda: cache.get(run), False)
+    parts: dict[str, list[float]] = {"worker": [], "live update": [], "events body": [], "pods body": []}
+
+    def cpu(name: str, work: Callable[[], Any]) -> Any:
+        started = time.process_time()
+        result = work()
+        parts[name].append(time.process_time() - started)
+        return result
+
+    for _ in range(count):
+        actions.run_enqueue(run=run, actor=actor, kind=RunAction.KIND_STEP)
+        cpu("worker", lambda: worker.advance_run(run.pk, cache=cache))
+        run.refresh_from_db()
+        cpu("live update", lambda: live_render.shared_update(run.pk, actor, True, time.monotonic()))
+        query = f"?step={run.head_step}"
+        cpu("events body", lambda q=query: client.get(f"/runs/{run.share_token}/events/{q}"))
+        if pods_panel:
+            cpu("pods body", lambda q=query: client.get(f"/runs/{run.share_token}/pods/{q}"))
+    for name, values in parts.items():
+        rest = values[1:]
+        if rest:
+            print(f"Step {name}: median {statistics.median(rest) * 1000:.0f} ms CPU, max {max(rest) * 1000:.0f} ms"
+                  f" (first {values[0] * 1000:.0f} ms; {len(values)} Steps)", flush=True)
 
 
 def first_load(run: Any, actor: Any, profile: bool) -> None:
