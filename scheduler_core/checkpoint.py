@@ -1,29 +1,30 @@
-"""How an engine is written into a checkpoint and read back: the pickler and its compact forms.
-
-A checkpoint is a pickle of the engine's object graph, with three departures from plain pickling:
+"""How an engine is written into a checkpoint and read back: the pickler and its departures from
+plain pickling.
 
 - Frameworks and their plugins are not written (their configuration is; some hold closures):
   each becomes a reference that `Simulation.restore` points at the framework it rebuilt.
-- A pod is written as its class, its *spec* (a tuple of the fields that replicas of one template
-  share: labels, containers, tolerations, affinity, priority, ...) and a tuple of its own fields
-  (name, uid, node, times, and a subclass's extra fields). Pods whose specs pickle to the same
-  bytes share one spec tuple, which pickle's memo writes once; restored, they share the spec's
-  objects. That is exact because the engine never changes a pod's spec objects in place (a
-  change makes a new pod with `dataclasses.replace` and new containers), and it makes a
-  150,000-pod envelope (a few thousand templates) write and rebuild tens of objects fewer per pod.
+- Pods of one template share their spec's objects (labels, containers, tolerations, owner
+  references, affinity, ...). The loader shares what a spec parses to; an engine's first
+  checkpoint (`share_specs`) makes every pod whose spec fields are equal take one set of those
+  objects, in the live engine, so pickle's memo writes them once and the restored
+  engine shares them too. That is exact because the engine never changes a pod's spec objects in
+  place (a change makes a new pod with `dataclasses.replace` and new objects), and it takes a
+  150,000-pod envelope (a few thousand templates) from ~57 objects a pod to ~30.
 - A PodInfo without pod (anti-)affinity terms (most pods) is written as its pod and its cached
   requests; its four empty term lists are made anew on restore.
 
-Whatever else is in the graph is pickled as usual. Raise `CHECKPOINT_VERSION`
-(scheduler_core/simulation.py) whenever any of these forms changes.
+The classes handled are put in the pickler's dispatch table by exact type (their subclasses
+found when the pickler is made), so every other object is pickled by pickle's own C code, with
+no Python call. Raise `CHECKPOINT_VERSION` (scheduler_core/simulation.py) whenever one of these
+forms changes.
 """
 
 from __future__ import annotations
 
+import copyreg
 import pickle
-from collections.abc import Callable
-from contextvars import ContextVar
-from functools import partial
+from collections.abc import Callable, Hashable, Iterator
+from contextvars import ContextVar, Token
 from operator import itemgetter
 from typing import Any
 
@@ -34,24 +35,26 @@ from scheduler_core.framework.types import PodInfo
 
 __all__ = ["EnginePickler", "POD_OWN_FIELDS", "reset_restoring", "restoring"]
 
+PROTOCOL = pickle.HIGHEST_PROTOCOL
 # The frameworks rebuilt for the checkpoint being restored: references to a framework or a
 # plugin in the engine state are pickled as calls to `_framework_ref` / `_plugin_ref`.
 _RESTORING: ContextVar[dict[str, Framework] | None] = ContextVar("restoring_frameworks", default=None)
 
-# A pod's fields that are its own rather than its template's: written per pod. Every other field
-# of the base Pod is part of the shared spec; a subclass's extra fields (volumes, claims, a
-# workloadRef, pod-level resources) are written per pod too.
+# A pod's fields that are its own rather than its template's. Every other field of the base Pod
+# is part of the spec that replicas share; a subclass's extra fields (volumes, claims, a
+# workloadRef, pod-level resources) are each pod's own too.
 POD_OWN_FIELDS = ("name", "uid", "creation_index", "creation_time", "node_name", "nominated_node_name",
                   "deletion_timestamp", "start_time")
+_SPEC_FIELDS = tuple(f for f in Pod.__dataclass_fields__ if f not in POD_OWN_FIELDS)
 
 
-def restoring(frameworks: dict[str, Framework]) -> Any:
-    """Set the frameworks that references in the pickle being read resolve to; returns the
-    token for `_RESTORING.reset` (see `reset_restoring`)."""
+def restoring(frameworks: dict[str, Framework]) -> Token[dict[str, Framework] | None]:
+    """Make references in the pickle being read resolve to `frameworks`; hand the token back
+    to `reset_restoring` when the read is over."""
     return _RESTORING.set(frameworks)
 
 
-def reset_restoring(token: Any) -> None:
+def reset_restoring(token: Token[dict[str, Framework] | None]) -> None:
     _RESTORING.reset(token)
 
 
@@ -66,42 +69,6 @@ def _plugin_ref(profile: str, name: str) -> Plugin:
     return _framework_ref(profile).plugins_map[name]
 
 
-class _PodLayout:
-    """How one Pod class's attribute dict splits into its spec and its own fields, and back."""
-
-    __slots__ = ("names", "spec_names", "spec", "own", "order")
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names  # the attribute dict's keys, in the order the dataclass sets them
-        base = {f for f in Pod.__dataclass_fields__ if f not in POD_OWN_FIELDS}
-        spec_names = tuple(n for n in names if n in base)
-        own_names = tuple(n for n in names if n not in base)
-        self.spec_names = spec_names
-        self.spec: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*spec_names)
-        self.own: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*own_names)
-        # Where each attribute sits in spec + own: puts the values back in the dict's order.
-        position = {n: i for i, n in enumerate(spec_names + own_names)}
-        self.order: Callable[[tuple[Any, ...]], tuple[Any, ...]] = itemgetter(*(position[n] for n in names))
-
-
-_LAYOUTS: dict[type, _PodLayout] = {}
-
-
-def _layout(cls: type, names: tuple[str, ...]) -> _PodLayout:
-    layout = _LAYOUTS.get(cls)
-    if layout is None or (layout.names is not names and layout.names != names):
-        layout = _LAYOUTS[cls] = _PodLayout(names)
-    return layout
-
-
-def _pod(cls: type[Pod], names: tuple[str, ...], spec: tuple[Any, ...], own: tuple[Any, ...]) -> Pod:
-    """A pod rebuilt from its spec and its own fields, its attributes in their original order
-    (so that instances still share their class's attribute key table)."""
-    pod = object.__new__(cls)
-    pod.__dict__.update(zip(names, _layout(cls, names).order(spec + own), strict=True))
-    return pod
-
-
 def _plain_pod_info(pod: Pod, resource: Any) -> PodInfo:
     """A PodInfo without pod (anti-)affinity terms (what `PodInfo.update` makes for such a pod)."""
     pi = object.__new__(PodInfo)
@@ -114,68 +81,99 @@ def _plain_pod_info(pod: Pod, resource: Any) -> PodInfo:
     return pi
 
 
-class EnginePickler(pickle.Pickler):
-    """The checkpoint's pickler (see the module's docstring). `reducer_override`, unlike
-    `persistent_id`, is not consulted for plain ints, strs, lists, dicts and tuples (most of an
-    engine's millions of objects); the classes it handles are looked up by exact type."""
+def _subclasses(cls: type) -> Iterator[type]:
+    yield cls
+    for sub in cls.__subclasses__():
+        yield from _subclasses(sub)
 
-    def __init__(self, file: Any) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._kinds: dict[type, Callable[[Any], Any] | None] = {}
-        self._specs: dict[bytes, tuple[Any, ...]] = {}  # a spec's pickled bytes -> the one spec tuple
+
+def _reduce_framework(fwk: Framework) -> Any:
+    return _framework_ref, (fwk.profile_name,)
+
+
+def _reduce_plugin(plugin: Plugin) -> Any:
+    if isinstance(plugin.handle, Framework):
+        return _plugin_ref, (plugin.handle.profile_name, plugin.name)
+    return plugin.__reduce_ex__(PROTOCOL)  # a plugin outside any framework is written whole
+
+
+def _reduce_pod_info(pi: PodInfo) -> Any:
+    if (pi.required_affinity_terms or pi.required_anti_affinity_terms or pi.preferred_affinity_terms
+            or pi.preferred_anti_affinity_terms):
+        return pi.__reduce_ex__(PROTOCOL)
+    return _plain_pod_info, (pi.pod, pi._resource)
+
+
+def _scalar_key(v: Any) -> Hashable:
+    return v.__class__, v
+
+
+def _items_key(v: dict[str, str]) -> Hashable:
+    return tuple(v.items())
+
+
+def _owners_key(v: list[Any]) -> Hashable:
+    return tuple(tuple(vars(o).values()) for o in v)
+
+
+def _object_key(v: Any) -> Hashable:
+    return id(v) if v else (v.__class__,)  # every empty list, empty dict or None is alike
+
+
+def _key_of(annotation: object) -> Callable[[Any], Hashable]:
+    """How a spec field's value is told apart cheaply and exactly: scalars and string maps by
+    value (order included), owner references by their attributes, anything else (containers,
+    tolerations, affinity: one object per template since the loader shares them) by identity,
+    or by their class when empty."""
+    if annotation in ("str", "int", "bool", "float"):
+        return _scalar_key
+    if annotation == "dict[str, str]":
+        return _items_key
+    if annotation == "list[str]":
+        return tuple
+    if annotation == "list[OwnerReference]":
+        return _owners_key
+    return _object_key
+
+
+_SPEC_KEYS = tuple(_key_of(Pod.__dataclass_fields__[f].type) for f in _SPEC_FIELDS)
+
+
+class _SpecSharer:
+    """Gives every pod whose spec fields are equal (by `_key_of`) one set of those objects."""
+
+    def __init__(self) -> None:
+        self._spec: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*_SPEC_FIELDS)
+        self._by_key: dict[tuple[Hashable, ...], tuple[Any, ...]] = {}
         # A spec found by its values' identities, and whether those values are the spec's own.
-        self._spec_ids: dict[tuple[int, ...], tuple[tuple[Any, ...], bool]] = {}
-        self._kept: list[Any] = []  # keeps every spec alive while the dump runs, so ids stay unique
+        self._by_ids: dict[tuple[int, ...], tuple[tuple[Any, ...], bool]] = {}
+        self._kept: list[tuple[Any, ...]] = []  # every spec seen stays alive, so ids are not reused
 
-    def reducer_override(self, obj: Any) -> Any:
-        cls = type(obj)
-        try:
-            reduce = self._kinds[cls]
-        except KeyError:
-            reduce = self._kinds[cls] = self._reducer_for(cls)
-        return NotImplemented if reduce is None else reduce(obj)
-
-    def _reducer_for(self, cls: type) -> Callable[[Any], Any] | None:
-        if issubclass(cls, Framework):
-            return lambda f: (_framework_ref, (f.profile_name,))
-        if issubclass(cls, Plugin):
-            return self._plugin
-        if issubclass(cls, Pod):
-            return partial(self._pod, [None])
-        if cls is PodInfo:
-            return self._pod_info
-        return None
-
-    @staticmethod
-    def _plugin(plugin: Plugin) -> Any:
-        if isinstance(plugin.handle, Framework):
-            return _plugin_ref, (plugin.handle.profile_name, plugin.name)
-        return NotImplemented
-
-    def _pod(self, last: list[_PodLayout | None], pod: Pod) -> Any:
-        """`last`: this class's layout for the previous pod, which fits every pod whose
-        attributes are as many (a dataclass sets them all, in its field order)."""
+    def reduce(self, pod: Pod) -> Any:
         d = pod.__dict__
-        layout = last[0]
-        if layout is None or len(layout.names) != len(d):
-            layout = last[0] = _layout(type(pod), tuple(d))
-        values = layout.spec(d)
+        values = self._spec(d)
         ids = tuple(map(id, values))
-        found = self._spec_ids.get(ids)
+        found = self._by_ids.get(ids)
         if found is None:
-            spec = self._specs.setdefault(pickle.dumps(values, pickle.HIGHEST_PROTOCOL), values)
-            found = self._spec_ids[ids] = (spec, spec is values)
-            self._kept.append(values)  # its objects stay alive, so their ids are not reused
-        spec, shared = found
-        if not shared:
-            # The live pod takes the shared spec's objects too (equal values): the engine keeps
-            # one copy per template, and its next checkpoint finds the spec by identity.
-            d.update(zip(layout.spec_names, spec, strict=True))
-        return _pod, (type(pod), layout.names, spec, layout.own(d))
+            key = tuple([k(v) for k, v in zip(_SPEC_KEYS, values, strict=True)])
+            spec = self._by_key.setdefault(key, values)
+            found = self._by_ids[ids] = (spec, spec is values)
+            self._kept.append(values)
+        if not found[1]:  # equal values, other objects: the pod takes the shared ones
+            d.update(zip(_SPEC_FIELDS, found[0], strict=True))
+        return pod.__reduce_ex__(PROTOCOL)
 
-    @staticmethod
-    def _pod_info(pi: PodInfo) -> Any:
-        if (pi.required_affinity_terms or pi.required_anti_affinity_terms or pi.preferred_affinity_terms
-                or pi.preferred_anti_affinity_terms):
-            return NotImplemented
-        return _plain_pod_info, (pi.pod, pi._resource)
+
+class EnginePickler(pickle.Pickler):
+    """The checkpoint's pickler (see the module's docstring). `share_specs`: share equal pod
+    specs in the engine being written (its first checkpoint; a restored engine shares them)."""
+
+    def __init__(self, file: Any, *, share_specs: bool = False) -> None:
+        super().__init__(file, protocol=PROTOCOL)
+        table: dict[type, Callable[[Any], Any]] = dict(copyreg.dispatch_table)
+        table.update(dict.fromkeys(_subclasses(Framework), _reduce_framework))
+        table.update(dict.fromkeys(_subclasses(Plugin), _reduce_plugin))
+        table[PodInfo] = _reduce_pod_info
+        if share_specs:
+            table.update(dict.fromkeys(_subclasses(Pod), _SpecSharer().reduce))
+        self.dispatch_table = table
