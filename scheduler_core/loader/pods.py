@@ -66,14 +66,24 @@ def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> str 
     return content_key((spec, labels if reads_labels else None, claim_statuses))
 
 
+# Node names found valid (a dump binds its pods to a few thousand nodes, each named again and
+# again); bounded like the memos, cleared when full.
+_VALID_NODE_NAMES: set[str] = set()
+_VALID_NODE_NAMES_MAX = 65536
+
+
 def _node_name(r: FieldReader, spec: dict[str, Any], gates: list[str]) -> str:
     """spec.nodeName, checked (per pod: the one field of a template's spec each replica has
     its own of)."""
     node_name = r.string(spec.get("nodeName"), "spec.nodeName")
     if node_name:
-        err = dns1123_subdomain_error(node_name)
-        if err:
-            raise r.err("spec.nodeName", f'Invalid value: "{node_name}": {err}')
+        if node_name not in _VALID_NODE_NAMES:
+            err = dns1123_subdomain_error(node_name)
+            if err:
+                raise r.err("spec.nodeName", f'Invalid value: "{node_name}": {err}')
+            if len(_VALID_NODE_NAMES) >= _VALID_NODE_NAMES_MAX:
+                _VALID_NODE_NAMES.clear()
+            _VALID_NODE_NAMES.add(node_name)
         if gates:
             raise r.err("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
                                          "have been cleared")

@@ -85,9 +85,11 @@ def expand_workloads(docs: list[Any], summary: WorkloadSummary, source: str = "<
     `normalize_dump` made of the input: the reduction of dumps is the loader's, which sits above
     the controllers."""
     objects = _locate(docs)
-    controllers = [o for o in objects if _is_controller(o)]
+    controllers = []
     for o in objects:
-        if not _is_controller(o) and o.kind:
+        if _is_controller(o):
+            controllers.append(o)
+        elif o.kind:
             name = o.name if o.kind in ("Node", "Namespace", "PriorityClass") else o.key
             summary.add(KEPT, o.kind, name, "as given")
     given = sum(1 for o in objects if o.kind == "Pod")

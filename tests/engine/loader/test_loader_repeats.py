@@ -240,3 +240,16 @@ def test_a_spec_parsed_before_reports_the_same_first_error(monkeypatch, before, 
     with pytest.raises(ScenarioError) as memo:
         _load_pods(_pods_text(*first, ("a1", extra)))
     assert memo.value.field == field and memo.value.document == len(first) + 2
+
+
+def test_node_names_found_valid_are_remembered_and_bad_ones_refused_every_time(monkeypatch):
+    from scheduler_core.loader import pods as pods_module
+
+    monkeypatch.setattr(pods_module, "_VALID_NODE_NAMES", set())
+    _load_pods(_pods_text(("a1", "  nodeName: n1\n"), ("a2", "  nodeName: n1\n")))
+    assert pods_module._VALID_NODE_NAMES == {"n1"}
+    for _ in range(2):
+        with pytest.raises(ScenarioError) as bad:
+            _load_pods(_pods_text(("a1", "  nodeName: n1\n"), ("a2", "  nodeName: N_1\n")))
+        assert bad.value.field == "spec.nodeName" and bad.value.document == 3
+    assert pods_module._VALID_NODE_NAMES == {"n1"}
