@@ -93,6 +93,7 @@ def clear_cache() -> None:
         _total = 0
         _indexes.clear()
         _positions.clear()
+        _origins.clear()
 
 
 # Each view's pod entries by key, for the presenters that look a few pods up (the map's chips,
@@ -152,12 +153,34 @@ def _positions_of(view: dict[str, Any]) -> dict[str, dict[str, int]]:
 
 def _derive_index(before: dict[str, Any], delta: dict[str, Any], view: dict[str, Any]) -> None:
     """Give `view` (`before` with `delta` applied) its pods index from `before`'s, if that one
-    was built and the delta kept the pods' order (no pod added or removed)."""
+    was built and the delta kept the pods' order (no pod added or removed); and note what it
+    changed of `before`'s pods (`pods_changed_since`)."""
+    if "podsOrder" in delta:
+        return
+    with _lock:
+        _origins[id(view)] = (view, before, frozenset(delta.get("pods") or ()))
+        _origins.move_to_end(id(view))
+        while len(_origins) > INDEXES_KEPT:
+            _origins.popitem(last=False)
     index = _index_of(before)
-    if index is not None and "podsOrder" not in delta:
+    if index is not None:
         index = dict(index)
         index.update(delta.get("pods") or {})
         _keep_index(view, index)
+
+
+# A view made from a cached view and a delta that kept the pods' order: that view and the keys of
+# the pods whose entries the delta replaced (what a presenter keeping a per-view summary of every
+# pod, the pods table's grouping, updates instead of summing every pod again).
+_origins: OrderedDict[int, tuple[dict[str, Any], dict[str, Any], frozenset[str]]] = OrderedDict()
+
+
+def pods_changed_since(view: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]] | None:
+    """(the view `view` was made from, the keys of the pods whose entries differ) when `view` is
+    that view with one delta that kept the pods' order applied; None when not known."""
+    with _lock:
+        hit = _origins.get(id(view))
+    return (hit[1], hit[2]) if hit is not None and hit[0] is view else None
 
 
 def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dict[str, Any]:

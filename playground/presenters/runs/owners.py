@@ -31,7 +31,7 @@ class OwnerGroup:
         return f"{self.kind} {self.name}" if self.kind else "Pods without an owner"
 
 
-def _replica_set_owners(view: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+def replica_set_owners(view: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
     """(namespace, ReplicaSet) -> (namespace, Deployment) for each scalable Deployment."""
     return {(d["namespace"], d["replicaSet"]): (d["namespace"], d["name"]) for d in view.get("deployments") or []}
 
@@ -52,7 +52,7 @@ def owner_of(pod: dict[str, Any], rs_owners: dict[tuple[str, str], tuple[str, st
 def group_pods(view: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, OwnerGroup]]:
     """`pods` ordered by group (groups in order of their first pod, bare pods last; a stable sort,
     so pods keep their order within a group), and each group by key. No group has a pod twice."""
-    rs_owners = _replica_set_owners(view)
+    rs_owners = replica_set_owners(view)
     keys: dict[str, tuple[str, str, str]] = {}
     members: dict[str, list[dict[str, Any]]] = {}
     bare = (BARE, "", "", "")
@@ -87,7 +87,7 @@ def rows_with_headers(
 ) -> list[dict[str, Any]]:
     """The page's pods with a header row before each group's first pod on the page
     ({"group": OwnerGroup} or {"pod": pod})."""
-    rs_owners = _replica_set_owners(view)
+    rs_owners = replica_set_owners(view)
     rows: list[dict[str, Any]] = []
     current = None
     for pod in page_items:

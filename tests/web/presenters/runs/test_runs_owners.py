@@ -180,3 +180,36 @@ def test_a_stranger_cannot_scale(client: Any) -> None:
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 403 and not run.actions.exists()
+
+
+def test_a_steps_grouping_is_the_one_before_with_its_changes(
+    worker: None, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The whole table's grouping of a Step's view is the grouping of the view before with the
+    changed pods' entries and counts moved (a Step changes a few of 150,000 pods at the
+    envelope), and it is exactly what grouping every pod gives."""
+    from playground.presenters.runs import pods as pods_panel
+    from playground.selectors import frame_views
+
+    run = svc.run_start(scenario=_scenario(), actor=OWNER)
+    frame_views.clear_cache()
+    first = frame_views.view_at(run=run, step=0)
+    pods_panel._grouped_all(first, first["pods"])
+    full: list[int] = []
+    real = pods_panel.group_pods
+    monkeypatch.setattr(pods_panel, "group_pods", lambda view, pods: full.append(1) or real(view, pods))
+    statuses = set()
+    for step in range(1, 6):
+        with django_capture_on_commit_callbacks(execute=True):  # the worker, in this process
+            svc.run_enqueue(run=run, actor=OWNER, kind=RunAction.KIND_STEP)
+        run.refresh_from_db()
+        assert run.head_step == step
+        view = frame_views.view_at(run=run, step=step)
+        ordered, groups = pods_panel._grouped_all(view, view["pods"])
+        want_ordered, want_groups = real(view, view["pods"])
+        assert [p["key"] for p in ordered] == [p["key"] for p in want_ordered]
+        assert all(a is b for a, b in zip(ordered, want_ordered, strict=True))
+        assert groups == want_groups
+        statuses.update(p["status"] for p in view["pods"])
+    assert full == [], "a Step's grouping was computed from every pod"
+    assert "Bound" in statuses  # the steps did move pods between statuses
