@@ -1,6 +1,7 @@
 """What an engine checkpoint costs at the envelope: its size, the time to take it and to restore it.
 
     python bench/checkpoint.py [--nodes 5000] [--pods 150000] [--steps 3] [--where]
+    python bench/checkpoint.py --save /tmp/ck.bin && python bench/checkpoint.py --restore /tmp/ck.bin
 
 Builds the engine the web worker builds for a run of bench/generate_envelope.py's cluster (events
 recorded), steps it a few cycles, then times `Simulation.checkpoint()` and `Simulation.restore()`
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import io
+import pickle
 import resource
 import sys
 import time
@@ -67,7 +69,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=3, help="cycles stepped before the checkpoint")
     parser.add_argument("--after", type=int, default=20, help="cycles compared after the restore")
     parser.add_argument("--where", action="store_true")
+    parser.add_argument("--save", metavar="PATH", help="write the checkpoint (and the original's next steps) "
+                        "to PATH and stop before the restore")
+    parser.add_argument("--restore", metavar="PATH", help="only restore a checkpoint --save wrote, in this "
+                        "fresh process (a worker's peak memory: the blob and the restored engine)")
     args = parser.parse_args()
+    if args.restore:
+        blob = Path(args.restore).read_bytes()
+        expected = pickle.loads(Path(args.restore + ".expected").read_bytes())
+        print(f"{len(blob):,} bytes read, peak RSS {peak_mib():,.0f} MiB", flush=True)
+        restore_and_compare(blob, expected, args.after)
+        return
 
     from bench.generate_envelope import render
     from scheduler_core.extender import ExtenderTranscript
@@ -97,16 +109,27 @@ def main() -> None:
     # does, without another engine alive beside it (its full collection first walks what is).
     timed(f"original: {args.after} steps", lambda: [sim.step() for _ in range(args.after)])
     expected = (sim.sink.events, sim.result(False))
+    if args.save:
+        Path(args.save).write_bytes(blob)
+        Path(args.save + ".expected").write_bytes(pickle.dumps(expected))
+        return
     sim = None
     gc.collect()
+    restore_and_compare(blob, expected, args.after)
+
+
+def restore_and_compare(blob: bytes, expected: tuple[list[Any], dict[str, Any]], after: int) -> None:
+    """Restore `blob`, take `after` steps, and exit 1 unless the events and result are `expected`."""
+    from scheduler_core.simulation import Simulation
+
     restored = timed("restore", lambda: Simulation.restore(blob))
     blob = b""
     cpu = []
-    for _ in range(args.after):
+    for _ in range(after):
         start = time.process_time()
         restored.step()
         cpu.append(time.process_time() - start)
-    print(f"restored: {args.after} steps, CPU per step max {max(cpu):.2f} s, total {sum(cpu):.2f} s, "
+    print(f"restored: {after} steps, CPU per step max {max(cpu):.2f} s, total {sum(cpu):.2f} s, "
           f"peak RSS {peak_mib():,.0f} MiB", flush=True)
     same_events = restored.sink.events == expected[0]
     same_result = restored.result(False) == expected[1]
