@@ -84,6 +84,29 @@ def fill_gaps(result: list[Status | None], gone: list[int], sts: list[Status | N
     return out
 
 
+def shift(drop: list[int], gone: list[int]) -> list[int]:
+    """Positions among the nodes still in the running (`drop`, sorted) as positions in the
+    chunk, `gone` (sorted) being the chunk positions no longer in the running."""
+    out: list[int] = []
+    j = 0
+    g = len(gone)
+    for k in drop:
+        p = k + j
+        while j < g and gone[j] <= p:
+            j += 1
+            p = k + j
+        out.append(p)
+    return out
+
+
+def alive_positions(n: int, gone: list[int] | None, alive_idx: list[int]) -> list[int]:
+    """The chunk positions of the nodes still in the running: all but `gone` while it is
+    kept, else `alive_idx`."""
+    if gone is None:
+        return alive_idx
+    return list(range(n)) if not gone else without(range(n), gone)
+
+
 def passed_mask(sts: list[Status | None]) -> list[bool]:
     """Whether each entry of `sts` is None (the node passed)."""
     return list(map(is_, sts, repeat(None, len(sts))))
@@ -98,5 +121,5 @@ def merge_sorted(a: list[int], b: list[int]) -> list[int]:
     return out
 
 
-__all__ = ["FEW", "FilterChunk", "distinct_counts", "fill_gaps", "merge_sorted", "passed_mask",
-           "positions", "without"]
+__all__ = ["FEW", "FilterChunk", "alive_positions", "distinct_counts", "fill_gaps", "merge_sorted",
+           "passed_mask", "positions", "shift", "without"]

@@ -400,11 +400,14 @@ class Framework:
 
     def _filter_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], skip: Any,
                       rows: NodeRows | None) -> FilterChunk:
-        result: list[Status | None] = [None] * len(nodes)
+        n_all = len(nodes)
+        result: list[Status | None] = [None] * n_all
         alive = nodes
-        alive_idx: list[int] | None = None  # None: every node still in the running
-        # The positions rejected so far, sorted, while they are few (None: many, or unknown).
+        # Where the nodes still in the running are: while the rejections are few, the sorted
+        # positions rejected so far (`gone`; every other position is alive); after many, the
+        # positions of the alive ones (`alive_idx`, and gone is None).
         gone: list[int] | None = []
+        alive_idx: list[int] = []
         counts: dict[Status, int] | None = {}
         base = None  # the chunk's row numbers as an index array, made when first needed
         alive_rows: NodeRows | None = None  # the rows of `alive` once some were rejected
@@ -413,7 +416,7 @@ class Framework:
                 continue
             if not alive:
                 break
-            if rows is not None and alive_idx is not None:
+            if rows is not None and (gone is None or gone):
                 if alive_rows is None:
                     import numpy as np
 
@@ -421,7 +424,9 @@ class Framework:
                         idx = rows.idx
                         base = (np.arange(idx.start, idx.stop, dtype=np.intp) if type(idx) is slice
                                 else np.asarray(idx, dtype=np.intp))
-                    alive_rows = NodeRows(rows.arrays, base[np.fromiter(alive_idx, np.intp, len(alive_idx))], alive)
+                    at = (np.delete(base, gone) if gone is not None
+                          else base[np.fromiter(alive_idx, np.intp, len(alive_idx))])
+                    alive_rows = NodeRows(rows.arrays, at, alive)
                 state.write(NODE_ROWS_KEY, alive_rows)
             sts = pl.filter_nodes(state, pod, alive)
             n = len(sts)
@@ -429,10 +434,11 @@ class Framework:
             if passed == n:
                 continue
             # A Status is always true and None false: filter(None, ...) keeps the rejections.
-            rejected = list(filter(None, sts))
+            rejected = list(filter(None, sts)) if passed else sts
             found = fc.distinct_counts(rejected)
             if any(s.code not in _REJECTED_CODES for s in found):
-                alive, alive_idx = self._filter_verdicts(pl.name, sts, result, alive, alive_idx)
+                where = fc.alive_positions(n_all, gone, alive_idx)
+                alive, alive_idx = self._filter_verdicts(pl.name, sts, result, alive, where)
                 alive_rows = None
                 counts = gone = None
                 continue
@@ -444,36 +450,34 @@ class Framework:
                 for s, k in found.items():
                     counts[s] = counts.get(s, 0) + k
             if not passed:  # every node still in the running rejected here
-                if alive_idx is None:
-                    result[:] = sts
-                elif gone is not None:
-                    result = fc.fill_gaps(result, gone, sts)
+                if gone is not None:
+                    result = fc.fill_gaps(result, gone, sts) if gone else list(sts)
                 else:
                     for i, s in zip(alive_idx, sts, strict=True):
                         result[i] = s
-                alive, alive_idx = [], []
+                alive, alive_idx, gone = [], [], None
                 break
-            if len(rejected) * fc.FEW <= n:
+            if gone is not None and len(rejected) * fc.FEW <= n:
                 drop = fc.positions(sts)
-                where = drop if alive_idx is None else [alive_idx[k] for k in drop]
+                where = fc.shift(drop, gone) if gone else drop
                 for i, s in zip(where, rejected, strict=True):
                     result[i] = s
                 alive = fc.without(alive, drop)
-                alive_idx = fc.without(range(n) if alive_idx is None else alive_idx, drop)
-                if gone is not None:
-                    gone = fc.merge_sorted(gone, where)
+                gone = fc.merge_sorted(gone, where)
             else:
+                where = fc.alive_positions(n_all, gone, alive_idx)
                 keep = fc.passed_mask(sts)
-                if alive_idx is None:
+                if gone is not None and not gone:
                     result[:] = sts
-                    alive_idx = list(compress(range(n), keep))
                 else:
-                    for i, s in zip(compress(alive_idx, sts), rejected, strict=True):
+                    for i, s in zip(compress(where, sts), rejected, strict=True):
                         result[i] = s
-                    alive_idx = list(compress(alive_idx, keep))
+                alive_idx = list(compress(where, keep))
                 alive = list(compress(alive, keep))
                 gone = None
             alive_rows = None
+        if gone is not None:
+            return FilterChunk(result, alive, fc.without(range(n_all), gone) if gone else None, counts)
         return FilterChunk(result, alive, alive_idx, counts)
 
     @staticmethod

@@ -155,6 +155,11 @@ def test_chunk_helpers_equal_their_definitions(seed):
     assert fc.fill_gaps(result, drop, new) == [v if v is not None else next(it) for v in result]
     other = sorted(r.sample([k for k in range(n) if k not in set(drop)], r.randint(0, n - len(drop))))
     assert fc.merge_sorted(drop, other) == sorted(drop + other)
+    alive = [k for k in range(n) if k not in set(drop)]
+    assert fc.alive_positions(n, drop, []) == alive
+    assert fc.alive_positions(n, None, alive) is alive
+    among = sorted(r.sample(range(len(alive)), r.randint(0, len(alive))))
+    assert fc.shift(among, drop) == [alive[k] for k in among]
 
 
 # ---- the framework's chunk --------------------------------------------------------------------
@@ -192,7 +197,7 @@ def _script(r: random.Random, nodes: list[NodeInfo], name: str) -> dict[str, Sta
     Success-coded status or an Error among them."""
     share = [Status(Code.UNSCHEDULABLE, f"{name} shared {k}") for k in range(r.randint(1, 2))]
     share.append(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"{name} unresolvable"))
-    rate = r.choice([0.0, 0.02, 0.1, 0.5, 0.95, 1.0])
+    rate = r.choice([0.0, 0.02, 0.05, 0.1, 0.5, 0.95, 1.0])
     odd = r.random() < 0.25
     out: dict[str, Status | None] = {}
     for ni in nodes:
@@ -207,16 +212,25 @@ def _script(r: random.Random, nodes: list[NodeInfo], name: str) -> dict[str, Sta
     return out
 
 
-@pytest.mark.parametrize("seed", range(30))
+def _every(nodes: list[NodeInfo], step: int, offset: int, st: Status) -> dict[str, Status | None]:
+    return {ni.name: st if k % step == offset else None for k, ni in enumerate(nodes)}
+
+
+@pytest.mark.parametrize("seed", range(40))
 def test_filter_chunk_equals_the_per_node_run(seed):
     r = random.Random(seed)
     fwk = _framework()
-    nodes = _nodes(r.choice([1, 7, 64, NODES]))
+    nodes = _nodes(r.choice([1, 7, 64, NODES, NODES]))
     pod = Pod(name="p")
     for pl in fwk.filter_plugins:
         pl.script = _script(r, nodes, pl.name)
+    if seed < 4:  # few rejections by each plugin in turn, then (seeds 2, 3) all the rest
+        for k, pl in enumerate(fwk.filter_plugins):
+            pl.script = _every(nodes, 37 + 4 * k, k + seed, Status(Code.UNSCHEDULABLE, pl.name))
+        if seed >= 2:
+            fwk.filter_plugins[2].script = {ni.name: Status(Code.UNSCHEDULABLE, "rest") for ni in nodes}
     state = CycleState()
-    state.skip_filter_plugins = {PLUGINS[1].name} if r.random() < 0.2 else set()
+    state.skip_filter_plugins = {PLUGINS[1].name} if seed >= 4 and r.random() < 0.2 else set()
     one_by_one = [_view(fwk.run_filter_plugins(state, pod, ni)) for ni in nodes]
     got = fwk.run_filter_plugins_chunk(state, pod, nodes)
     assert [_view(s) for s in got.statuses] == one_by_one
