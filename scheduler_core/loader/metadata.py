@@ -9,6 +9,7 @@ from typing import Any
 from scheduler_core.api.types import OwnerReference
 from scheduler_core.api.uid import stable_uid
 from scheduler_core.api.validation import dns1123_label_error, dns1123_subdomain_error
+from scheduler_core.loader.memo import ParseMemo, content_key
 from scheduler_core.loader.reader import FieldReader
 
 __all__ = ["parse_metadata", "stable_uid"]
@@ -42,9 +43,29 @@ def parse_metadata(r: FieldReader, obj: dict[str, Any], *, namespaced: bool,
 
 
 
+# Owner reference lists parsed already, by content (memo.py): every replica of a workload names
+# the same owner. The parsed list is shared by those objects and never changed in place.
+_OWNER_REFERENCES: ParseMemo[list[OwnerReference]] = ParseMemo()
+
+
 def parse_owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
     """metadata.ownerReferences: which object controls this one (a pod's ReplicaSet/StatefulSet/RC,
-    whose selector the system-default topology spreading follows; a ResourceClaim's pod)."""
+    whose selector the system-default topology spreading follows; a ResourceClaim's pod).
+    Objects with the same references (the replicas of one workload) share one list."""
+    raw = meta.get("ownerReferences")
+    if not raw or not isinstance(raw, list):
+        return _parse_owner_references(r, meta)
+    key = content_key(raw)
+    hit = _OWNER_REFERENCES.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    refs = _parse_owner_references(r, meta)
+    if key is not None:
+        _OWNER_REFERENCES.put(key, refs)
+    return refs
+
+
+def _parse_owner_references(r: FieldReader, meta: dict[str, Any]) -> list[OwnerReference]:
     out = []
     for i, ref in enumerate(r.seq(meta.get("ownerReferences"), "metadata.ownerReferences")):
         p = f"metadata.ownerReferences[{i}]"

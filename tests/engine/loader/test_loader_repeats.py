@@ -253,3 +253,23 @@ def test_node_names_found_valid_are_remembered_and_bad_ones_refused_every_time(m
             _load_pods(_pods_text(("a1", "  nodeName: n1\n"), ("a2", "  nodeName: N_1\n")))
         assert bad.value.field == "spec.nodeName" and bad.value.document == 3
     assert pods_module._VALID_NODE_NAMES == {"n1"}
+
+
+def test_the_replicas_of_one_owner_share_its_parsed_references(monkeypatch):
+    """Pods naming the same owner references share one parsed list; a bad reference is refused
+    at its own field, every time."""
+    from scheduler_core.loader import metadata as metadata_module
+
+    monkeypatch.setattr(metadata_module, "_OWNER_REFERENCES", ParseMemo())
+    owned = ("labels: {app: a}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, "
+             "uid: u1, controller: true}]}")
+    text = _pods_text(("a1", ""), ("a2", ""), ("b1", "")).replace("labels: {app: a}}", owned)
+    a1, a2, b1 = _load_pods(text)
+    assert a1.owner_references is a2.owner_references and b1.owner_references == []
+    assert [(o.kind, o.name, o.uid, o.controller) for o in a1.owner_references] == [
+        ("ReplicaSet", "rs", "u1", True)]
+    bad_text = text.replace("controller: true}]}", "controller: 'true'}]}", 2)
+    for _ in range(2):
+        with pytest.raises(ScenarioError) as bad:
+            _load_pods(bad_text)
+        assert bad.value.field == "metadata.ownerReferences[0].controller" and bad.value.document == 2
