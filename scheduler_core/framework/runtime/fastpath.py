@@ -211,7 +211,12 @@ def _take_chunk(diagnosis: Diagnosis, feasible: list[NodeInfo], pieces: list[Any
         counts = distinct_counts(rejected) if rejected else {}
     feasible.extend(passed)
     if pieces is not None:
-        pieces.append([r - num_all if r >= num_all else r for r in (lo + k for k in idx)])
+        # The passed nodes' rows (chunk position + lo, past the end wrapping to the start), by
+        # a C-level map: a chunk of a pod that fits most nodes passes thousands of them.
+        rows = list(map(lo.__add__, idx))
+        if lo + len(chunk) > num_all:
+            rows = [r - num_all if r >= num_all else r for r in rows]
+        pieces.append(rows)
     diagnosis.node_to_status.add_chunk(chunk, sts, len(chunk) - len(passed), counts)
     for st in counts:
         diagnosis.add_plugin_status(st)
