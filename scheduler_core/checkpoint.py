@@ -104,46 +104,27 @@ def _reduce_pod_info(pi: PodInfo) -> Any:
     return _plain_pod_info, (pi.pod, pi._resource)
 
 
-def _scalar_key(v: Any) -> Hashable:
-    return v.__class__, v
+def _fields_typed(*annotations: str) -> tuple[str, ...]:
+    return tuple(f for f in _SPEC_FIELDS if Pod.__dataclass_fields__[f].type in annotations)
 
 
-def _items_key(v: dict[str, str]) -> Hashable:
-    return tuple(v.items())
-
-
-def _owners_key(v: list[Any]) -> Hashable:
-    return tuple(tuple(vars(o).values()) for o in v)
-
-
-def _object_key(v: Any) -> Hashable:
-    return id(v) if v else (v.__class__,)  # every empty list, empty dict or None is alike
-
-
-def _key_of(annotation: object) -> Callable[[Any], Hashable]:
-    """How a spec field's value is told apart cheaply and exactly: scalars and string maps by
-    value (order included), owner references by their attributes, anything else (containers,
-    tolerations, affinity: one object per template since the loader shares them) by identity,
-    or by their class when empty."""
-    if annotation in ("str", "int", "bool", "float"):
-        return _scalar_key
-    if annotation == "dict[str, str]":
-        return _items_key
-    if annotation == "list[str]":
-        return tuple
-    if annotation == "list[OwnerReference]":
-        return _owners_key
-    return _object_key
-
-
-_SPEC_KEYS = tuple(_key_of(Pod.__dataclass_fields__[f].type) for f in _SPEC_FIELDS)
+# How a spec's fields are told apart, cheaply and exactly: scalars by value and type, string
+# maps by their items (order included), anything else (containers, tolerations, affinity, owner
+# references: one object per template, since the loader shares them) by identity.
+_SCALARS = _fields_typed("str", "int", "bool", "float")
+_MAPS = _fields_typed("dict[str, str]")
+_OBJECTS = tuple(f for f in _SPEC_FIELDS if f not in _SCALARS and f not in _MAPS)
 
 
 class _SpecSharer:
-    """Gives every pod whose spec fields are equal (by `_key_of`) one set of those objects."""
+    """Gives every pod whose spec fields are equal (scalars, string maps) or the same objects
+    (everything else) one set of those objects."""
 
     def __init__(self) -> None:
         self._spec: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*_SPEC_FIELDS)
+        self._scalars: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*_SCALARS)
+        self._maps: Callable[[dict[str, Any]], tuple[dict[str, str], ...]] = itemgetter(*_MAPS)
+        self._objects: Callable[[dict[str, Any]], tuple[Any, ...]] = itemgetter(*_OBJECTS)
         self._by_key: dict[tuple[Hashable, ...], tuple[Any, ...]] = {}
         # A spec found by its values' identities, and whether those values are the spec's own.
         self._by_ids: dict[tuple[int, ...], tuple[tuple[Any, ...], bool]] = {}
@@ -155,7 +136,9 @@ class _SpecSharer:
         ids = tuple(map(id, values))
         found = self._by_ids.get(ids)
         if found is None:
-            key = tuple([k(v) for k, v in zip(_SPEC_KEYS, values, strict=True)])
+            scalars = self._scalars(d)
+            key = (scalars, tuple(map(type, scalars)), tuple(map(id, self._objects(d))),
+                   tuple([tuple(m.items()) for m in self._maps(d)]))
             spec = self._by_key.setdefault(key, values)
             found = self._by_ids[ids] = (spec, spec is values)
             self._kept.append(values)
