@@ -15,6 +15,8 @@ import re
 from itertools import compress
 from typing import Any
 
+from scheduler_core.util.json_list import JsonList
+
 
 class NameTable:
     """The names of one node list and the JSON text of `","`-joined names, with where each
@@ -73,15 +75,13 @@ class NameTable:
 _FLAGGED = re.compile(rb"\x01+")  # a run of items whose flag is set
 
 
-class NameRun(list):
-    """A list of names made of runs of a NameTable; `json()` is json.dumps of the list."""
+class NameRun(JsonList):
+    """A list of names made of runs of a NameTable; `json()` is json.dumps of the list (made
+    once: the engine never changes an event's lists)."""
 
     table: NameTable | None = None
     segments: list[tuple[int, int]] = []
-
-    def __reduce__(self) -> tuple[type, tuple[list[str]]]:
-        """Pickled (a checkpoint) as the plain list it is: the table is this process's cache."""
-        return list, (list(self),)
+    _text: tuple[int, str] | None = None  # (length, JSON text) once made
 
     def table_segments(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Where the items self[i:j] of each (i, j) sit in the table, as its (a, b) runs: the
@@ -108,20 +108,46 @@ class NameRun(list):
         """The items whose flag is set (`flags`: one byte per item, 0 for not taken): what
         itertools.compress gives. A run of the same table when the taken items form few runs
         (at most one per MIN_RUN_LENGTH items), so their JSON text is copied in a few slices;
-        else a plain list, as copying many short slices costs more than quoting the names."""
+        else a NamePick, as copying many short slices costs more than splitting this run's
+        text."""
         assert self.table is not None and len(flags) == len(self)
         if few_runs(flags, len(flags)):
             spans = [m.span() for m in _FLAGGED.finditer(flags)]
             return self.table.run(self.table_segments(spans))
-        return list(compress(self, flags))
+        picked = NamePick(compress(self, flags))
+        picked.source, picked.flags = self, flags
+        return picked
 
     def json(self) -> str | None:
         """The list's JSON text from the table, or None when the list no longer matches it."""
         table = self.table
         if table is None or len(self) != sum(b - a for a, b in self.segments):
             return None
+        if self._text is not None and self._text[0] == len(self):
+            return self._text[1]
         text = table.text
-        return "[" + ",".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
+        joined = "[" + ",".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
+        self._text = (len(self), joined)
+        return joined
+
+
+class NamePick(JsonList):
+    """Names picked from a NameRun by flags, scattered in many short runs (NameRun.select): its
+    JSON text is the source's text split at its commas, the pieces picked by the same flags
+    (C-level passes over text the source already made, instead of quoting each name)."""
+
+    source: NameRun | None = None
+    flags: bytes = b""
+
+    def json(self) -> str | None:
+        source = self.source
+        text = source.json() if source is not None else None
+        if text is None or len(self) != self.flags.count(1) or not self:
+            return None
+        pieces = text[1:-1].split(",")
+        if len(pieces) != len(source):  # a comma inside a name
+            return None
+        return "[" + ",".join(compress(pieces, self.flags)) + "]"
 
 
 MIN_RUN_LENGTH = 16  # items per run, on average, below which a run of a table is not worth it

@@ -14,15 +14,14 @@ row built plugin by plugin (the walk with nominated pods, whose row can mix two 
 from __future__ import annotations
 
 import re
-from operator import attrgetter
 from typing import Any
 
 from scheduler_core.events.compact import row_passes
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.util.name_table import NameRun, NameTable, few_runs
+from scheduler_core.util.small_ints import SmallInts
 
-_name = attrgetter("name")
 CANCELLED_PLUGIN = "_"
 CANCELLED_VERDICT = {"code": "Cancelled", "reasons": ["enough feasible nodes were found"]}
 _SUCCESS = {"code": "Success"}
@@ -34,13 +33,16 @@ _FLAGGED = re.compile(rb"\x01+")  # a run of nodes whose row passes
 class FilterRecord:
     """Collects one walk's verdicts; `fields` gives the event's payload."""
 
-    __slots__ = ("plugins", "skipped", "nodes", "outcome", "rows", "_index", "num_feasible")
+    __slots__ = ("plugins", "skipped", "nodes", "walked", "outcome", "rows", "_index", "num_feasible")
 
     def __init__(self, plugins: list[str], skipped: set[str] | frozenset[str]) -> None:
         self.plugins = plugins
         self.skipped = skipped
-        self.nodes: list[str] = []
-        self.outcome: list[int] = []
+        self.nodes: list[str] = []  # the evaluated nodes' names, walk order: set by `fields`
+        # The evaluated nodes as they came: a chunk's NodeInfos (their names are read only if
+        # `fields` cannot take them from a name table), a name for a node added on its own.
+        self.walked: list[NodeInfo | str] = []
+        self.outcome: list[int] = SmallInts()  # row indexes (< 256: see feasible_run), JSON made fast
         self.rows: list[dict[str, Any]] = []
         self._index: dict[Any, int] = {}
         self.num_feasible = 0
@@ -58,7 +60,7 @@ class FilterRecord:
             key: Any = None
         else:
             key = (st.plugin, st.code, tuple(st.reasons))
-        self.nodes.append(node)
+        self.walked.append(node)
         self.outcome.append(self._intern(key, lambda: self._implied_row(st)))
 
     def add_chunk(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
@@ -69,7 +71,7 @@ class FilterRecord:
         for st in dict.fromkeys(sts):
             key = None if st is None or st.code == Code.SUCCESS else (st.plugin, st.code, tuple(st.reasons))
             row_of[st] = self._intern(key, lambda st=st: self._implied_row(st))
-        self.nodes.extend(map(_name, nodes))
+        self.walked.extend(nodes)
         self.outcome.extend(map(row_of.__getitem__, sts))
 
     def add_statuses(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
@@ -80,19 +82,19 @@ class FilterRecord:
     def add_passed(self, nodes: list[NodeInfo]) -> None:
         """A chunk of nodes that all passed."""
         i = self._intern(None, lambda: self._implied_row(None))
-        self.nodes.extend(map(_name, nodes))
+        self.walked.extend(nodes)
         self.outcome.extend([i] * len(nodes))
 
     def add_cancelled(self, node: str) -> None:
         """The node that passed after enough feasible nodes were found (the walk stops there)."""
-        self.nodes.append(node)
+        self.walked.append(node)
         self.outcome.append(self._intern("cancelled", lambda: {CANCELLED_PLUGIN: dict(CANCELLED_VERDICT)}))
 
     def add_row(self, node: str, row: dict[str, Any]) -> None:
         """A node with its verdicts built plugin by plugin."""
         key = ("row",) + tuple((p, v["code"], tuple(v.get("reasons", ())), bool(v.get("withNominatedPods")))
                                for p, v in row.items())
-        self.nodes.append(node)
+        self.walked.append(node)
         self.outcome.append(self._intern(key, lambda: row))
 
     def _implied_row(self, st: Status | None) -> dict[str, Any]:
@@ -116,14 +118,31 @@ class FilterRecord:
         """The event's payload: evaluated nodes (walk order) with their row index, the rows,
         how many of them are feasible, and how many nodes of the list the walk never reached
         (which ones follows from the list: see events.compact.not_evaluated_nodes).
-        `table`, the names of `nodes` when known, lets the node list share its JSON text."""
-        n, k = len(nodes), len(self.nodes)
-        if table is not None and len(table.names) == n:
-            walked = table.run([(start, min(n, start + k)), (0, max(0, start + k - n))])
-            if walked == self.nodes:  # else not the list the table was made for
-                self.nodes = walked
+        `table`, the names of `nodes` when known, lets the node list share its JSON text: when
+        the walk went over `nodes` from `start` (checked on the NodeInfos themselves), the
+        names are the table's run, and no node's name is read."""
+        n, k = len(nodes), len(self.walked)
+        if table is not None and len(table.names) == n and self._walked_from(nodes, start):
+            self.nodes = table.run([(start, min(n, start + k)), (0, max(0, start + k - n))])
+        else:
+            self.nodes = [x if type(x) is str else x.name for x in self.walked]
         return {"nodes": self.nodes, "outcome": self.outcome, "verdicts": self.rows,
                 "num_feasible": self.num_feasible, "num_not_evaluated": max(0, n - k)}
+
+    def _walked_from(self, nodes: list[NodeInfo], start: int) -> bool:
+        """Whether the evaluated nodes are nodes[start], nodes[start + 1], ... (wrapping around):
+        a C-level comparison of the NodeInfos (by identity), the names compared only for the
+        nodes added by name."""
+        walked, n = self.walked, len(nodes)
+        k = len(walked)
+        if k > n:
+            return False
+        expected = nodes[start:start + k] + nodes[:start + k - n] if start + k > n else nodes[start:start + k]
+        if walked == expected:
+            return True
+        if type(walked[-1]) is str and walked[-1] == expected[-1].name and walked[:-1] == expected[:-1]:
+            return True  # the cancelled node, added by name
+        return all(w is e or w == e.name for w, e in zip(walked, expected, strict=True))
 
     def feasible_run(self) -> NameRun | None:
         """The feasible nodes (the first num_feasible whose row passes, in walk order) as a run

@@ -21,7 +21,7 @@ from scheduler_core.events.compact import feasible_nodes
 from scheduler_core.events.jsonl import EventLineEncoder
 from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
-from scheduler_core.util.name_table import MIN_RUN_LENGTH, NameRun, NameTable, few_runs
+from scheduler_core.util.name_table import MIN_RUN_LENGTH, NamePick, NameRun, NameTable, few_runs
 
 
 def _dumps(value: object) -> str:
@@ -54,9 +54,18 @@ def test_select_is_compress_and_its_json_is_json_dumps(seed: int) -> None:
                 assert picked.json() == _dumps(list(picked))
                 run = picked
             else:
+                assert isinstance(picked, NamePick) and picked.json() == _dumps(list(picked))
                 plain += 1
                 break
     assert kept_as_run > 100 and plain > 100
+
+
+def test_a_pick_of_names_with_a_comma_in_one_is_encoded_as_usual() -> None:
+    names = [f"n{i}" for i in range(40)] + ["odd,name"] + [f"m{i}" for i in range(40)]
+    run = NameTable(object(), names).run([(0, len(names))])
+    picked = run.select(bytes(i % 2 for i in range(len(names))))  # scattered: a NamePick
+    assert isinstance(picked, NamePick) and picked.json() is None
+    assert EventLineEncoder().encode({"ties": picked}) == _dumps({"ties": list(picked)})
 
 
 def test_few_runs_counts_runs_of_set_bytes() -> None:
@@ -93,8 +102,8 @@ def _uniform_cluster(nodes: int, bound: int, pending: int) -> str:
 
 def test_scored_nodes_and_ties_of_a_run_are_name_runs_and_encode_as_json_dumps(tmp_path) -> None:
     """A real run over 400 nodes: every cycle's scored nodes (the walk's feasible nodes) are a
-    NameRun, ties are one when they form few runs, and the trace encoder writes them exactly as
-    json.dumps does without quoting those names one by one."""
+    NameRun, ties are one when they form few runs (else a NamePick of the scored nodes), and the
+    trace encoder writes them exactly as json.dumps does without quoting any name one by one."""
     path = tmp_path / "c.yaml"
     path.write_text(_uniform_cluster(400, 60, 40))
     sim = Simulation(load_scenario_file(str(path)), seed=0, record_events=True)
@@ -108,10 +117,9 @@ def test_scored_nodes_and_ties_of_a_run_are_name_runs_and_encode_as_json_dumps(t
         assert list(event["nodes"]) == feasible_nodes(walks[event["cycle"]])
         assert isinstance(event["nodes"], NameRun) and len(event["nodes"]) >= MIN_RUN_LENGTH
     assert sum(isinstance(e["ties"], NameRun) for e in selected) >= 20
+    assert all(isinstance(e["ties"], (NameRun, NamePick)) or len(e["ties"]) < MIN_RUN_LENGTH for e in selected)
     encoder = EventLineEncoder()
     for event in events:
         if event["type"] in ("scores", "selected"):
             assert encoder.encode(event) == _dumps(event)
-    quoted = set(encoder._quoted)
-    scattered = {n for e in selected if not isinstance(e["ties"], NameRun) for n in e["ties"]}
-    assert quoted <= scattered  # only ties in many short runs were quoted name by name
+    assert not encoder._quoted  # no name was quoted one by one
