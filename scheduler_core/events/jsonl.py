@@ -3,11 +3,14 @@ engine emits it, so a trace of any length never sits in memory.
 
 Most of a large cluster's trace is node names: a cycle's filter_verdicts lists the evaluated
 nodes, its scores and ties the feasible ones (the whole node list is a `node_list` event, written
-when it changes). The same few thousand names recur
-in every cycle, so their JSON forms are kept and such lists are joined from them instead of
-being encoded again (or copied whole from util.name_table, for runs of the snapshot's node
-list); the text is exactly what json.dumps(event, sort_keys=True, separators=SEPARATORS) gives:
-compact, as JSON Lines usually are (a space after every comma was an eighth of the bytes).
+when it changes). At 65,000 nodes that is ~3,300 names three times a cycle. The engine hands
+most of them over as runs of the node list whose JSON text is already made (util.name_table:
+the walk, the scored nodes, ties in long runs; ties scattered in short runs are that text split
+and picked), and the walk's row indexes as digits made in C (util.small_ints): lists that give
+their own text (util.json_list.JsonList) are copied, not encoded. Other long name lists are
+joined from cached JSON forms of the names. The text is exactly what json.dumps(event,
+sort_keys=True, separators=SEPARATORS) gives: compact, as JSON Lines usually are (a space after
+every comma was an eighth of the bytes).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from scheduler_core.events.jsonl import EventLineEncoder
 from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 from scheduler_core.util.name_table import MIN_RUN_LENGTH, NamePick, NameRun, NameTable, few_runs
+from scheduler_core.util.small_ints import SmallInts
 
 
 def _dumps(value: object) -> str:
@@ -123,3 +124,14 @@ def test_scored_nodes_and_ties_of_a_run_are_name_runs_and_encode_as_json_dumps(t
         if event["type"] in ("scores", "selected"):
             assert encoder.encode(event) == _dumps(event)
     assert not encoder._quoted  # no name was quoted one by one
+
+
+def test_small_ints_write_json_dumps_or_leave_it_to_the_encoder() -> None:
+    """Row indexes: single digits in C-level passes; anything else falls back to json's encoder."""
+    for values in ([], [0], [3, 1, 4, 1, 5, 9, 2, 6], [0] * 40 + [9] * 40):
+        assert SmallInts(values).json() == json.dumps(values, separators=(",", ":"))
+    for values in ([10], [1, 300], [-1], [1.5], [None]):
+        assert SmallInts(values).json() is None
+        event = {"outcome": SmallInts(values * 40), "type": "filter_verdicts"}
+        assert EventLineEncoder().encode(event) == _dumps({"outcome": values * 40, "type": "filter_verdicts"})
+    assert type(pickle.loads(pickle.dumps(SmallInts([1, 2])))) is list
