@@ -25,7 +25,7 @@ def prepare_scenario_yaml_task(self: Task, scenario_id: int) -> None:
     limits = Limits.for_preparing()
     try:
         with time_limited(limits, lambda: prepare.mark_stopped(scenario_id, limits.hard_message())), fleet.busy(home):
-            prepare.scenario_prepare_by_id(scenario_id=scenario_id, stopped=limits.soft_message())
+            prepare.scenario_prepare_by_id(scenario_id=scenario_id, stopped=limits.soft_message(), home=home)
     except SoftTimeLimitExceeded:  # nothing kept: a start computes it, or tries again
         logger.warning("scenario %s: its start's preparation %s", scenario_id, limits.soft_message())
 

@@ -16,7 +16,7 @@ from playground.models import Run, RunAction, RunCheckpoint, RunEvent, RunFrame,
 from playground.ownership import Actor, can_control, ensure_can_control, ensure_has_identity, owner_fields
 from playground.selectors.frame_views import remember as remember_view
 from playground.selectors.frame_views import view_at
-from playground.services.runs import dispatch, fleet, news, preflight
+from playground.services.runs import dispatch, fleet, news, preflight, prepared_engine
 from playground.services.runs.errors import RunError
 from playground.services.runs.prepare import (
     compute_start,
@@ -111,6 +111,10 @@ def run_start(
                        feature_gates=gates, content=content, prepared=prepared)
         pk = run.pk
         transaction.on_commit(lambda: news.notify(pk))  # a new attempt (a challenge's results follow the news)
+    if not computed:  # the worker that prepared this start may hold its engine: the run lives there
+        home = prepared_engine.home_for(content)
+        if home is not None:
+            fleet.set_home(run.pk, home)
     run.refresh_from_db()
     return run
 

@@ -15,6 +15,7 @@ import os
 from collections import OrderedDict
 
 from playground.models import Run
+from playground.services.runs import prepared_engine
 from playground.services.runs.engine import Engine
 
 DEFAULT_SIZE = int(os.environ.get("PLAYGROUND_ENGINE_CACHE", "32"))
@@ -63,7 +64,8 @@ class EngineCache:
         if engine is not None:
             self.stale += 1
         self.rebuilds += 1
-        return self.put(Engine.rebuild(run))
+        # The engine this worker computed for the run's prepared start, if it has it: no restore.
+        return self.put(prepared_engine.adopt(run) or Engine.rebuild(run))
 
     def put(self, engine: Engine) -> Engine:
         if self._engines.pop(engine.run_id, None) is not None:

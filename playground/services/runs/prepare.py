@@ -26,7 +26,7 @@ import contextlib
 import hashlib
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -39,6 +39,7 @@ from playground.infra.queues import CONTINUATION_PRIORITY, runs_queue, send_task
 from playground.manifests import build_yaml
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
 from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
+from playground.services.runs import prepared_engine
 from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
 from playground.services.runs.start_summary import summarize_start
 from scheduler_core.util.collector import collector_paused
@@ -70,12 +71,13 @@ def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
     return text, version
 
 
-def scenario_prepare_by_id(*, scenario_id: int, stopped: str = "") -> None:
+def scenario_prepare_by_id(*, scenario_id: int, stopped: str = "", home: str | None = None) -> None:
     """A worker's part (see `prepare_yaml_later`): keep the YAML, then the run start. `stopped`:
-    what a start waiting for it is told if the task's soft time limit stops it (`prepare_start`)."""
+    what a start waiting for it is told if the task's soft time limit stops it (`prepare_start`).
+    `home`: the worker's own queue (it keeps the engine it computes: `prepared_engine`)."""
     scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
     if scenario is not None:
-        prepare_start(scenario=scenario, stopped=stopped)
+        prepare_start(scenario=scenario, stopped=stopped, home=home)
 
 
 def prepare_yaml_later(scenario: Scenario, objects: int) -> None:
@@ -139,6 +141,7 @@ class Prepared:
     events: list[dict[str, Any]]  # as stored: a big start's queue entries summarised (start_summary)
     fields: dict[str, Any]  # Run fields after the start
     checkpoint: bytes  # the engine after its start, events taken: the run's checkpoint 0
+    engine: Any = field(default=None, repr=False, compare=False)  # the Engine computed (never stored)
 
     def store(self, run_id: int) -> None:
         """The start's rows for run `run_id` (inside the caller's transaction), as
@@ -180,16 +183,18 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
         engine._record(START_UNIT, "start", None, 1, events)  # step 0: a keyframe
         return Prepared(frame={name: getattr(engine.frames[0], name) for name in FRAME_FIELDS},
                         events=summarize_start([e.data for e in engine.events]), fields=engine.run_fields(),
-                        checkpoint=sim.checkpoint())
+                        checkpoint=sim.checkpoint(), engine=engine)
 
 
 FRAME_FIELDS = ("step", "action_index", "unit", "result", "cycle", "clock", "first_seq", "last_seq", "view")
 
 
-def prepare_start(*, scenario: Scenario, stopped: str = "") -> None:
+def prepare_start(*, scenario: Scenario, stopped: str = "", home: str | None = None) -> None:
     """Keep the scenario's YAML and its run start for its seed and the default version.
     `stopped`: the line a start waiting for this one gets when the worker's soft time limit
-    stops it (the task knows its limits: tasks/limits.py); empty: a generic line."""
+    stops it (the task knows its limits: tasks/limits.py); empty: a generic line. `home`: this
+    worker's own queue, given in a worker: it keeps the engine it computed for the start's run
+    (services/runs/prepared_engine.py)."""
     from scheduler_core.api.errors import ScenarioError
     from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
 
@@ -211,6 +216,8 @@ def prepare_start(*, scenario: Scenario, stopped: str = "") -> None:
                 mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
                 raise
         _store_for(scenario, key, content, prepared)
+        if home is not None and prepared.engine is not None:
+            prepared_engine.keep(content, prepared.engine, home)
 
 
 STOPPED_TTL = 3600  # s a preparation stopped by its time limit is remembered
