@@ -7,8 +7,11 @@ per-pod cost. `repr` of a decoded YAML value identifies its content exactly (typ
 `1`, `1.0`, `True` and `'1'` differ; key order is kept), and costs a fraction of a parse.
 
 Only successes are remembered: an error is always raised by the full parse, with its path.
-A hit must still give the caller objects of its own (the engine may change a pod's parts), so
-each user of the memo stores a private copy and hands out fresh copies.
+What a hit gives is either shared or a fresh copy, as its user says: a pod's spec parts
+(loader/pods.py) and owner references (loader/metadata.py) are shared by every replica, because
+nothing changes a pod or its parts in place (a changed pod is a new Pod with new parts;
+tests/engine/simulation/test_start_sharing.py runs every gallery scenario to check it); the
+container and label memos hand out copies (their results are still assembled into other objects).
 """
 
 from __future__ import annotations
