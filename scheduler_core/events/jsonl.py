@@ -23,11 +23,15 @@ from typing import Any, TextIO
 
 from scheduler_core.util.json_list import JsonList
 from scheduler_core.util.name_table import latest_table
+from scheduler_core.util.small_ints import int_list_json
 
 NAME_LIST_FIELDS = ("nodes", "ties")
 # Long lists encoded apart from the rest of the event: names joined from cached text, and any
 # list that gives its own JSON text (util.json_list.JsonList).
 JOINED_FIELDS = (*NAME_LIST_FIELDS, "outcome")
+# A scores event's {plugin: column}: long columns of ints in 0..255 written by
+# util.small_ints.int_list_json.
+COLUMN_FIELDS = ("raw", "normalized", "weighted")
 SEPARATORS = (",", ":")
 MIN_JOINED = 32  # shorter lists gain nothing from the detour
 
@@ -45,17 +49,27 @@ class EventLineEncoder:
     def encode(self, event: dict[str, Any]) -> str:
         lists = {key: v for key in JOINED_FIELDS
                  if isinstance(v := event.get(key), list) and len(v) >= MIN_JOINED}
-        if not lists:
+        columns = {(key, plugin): col for key in COLUMN_FIELDS if isinstance(d := event.get(key), dict)
+                   for plugin, col in d.items() if isinstance(col, list) and len(col) >= MIN_JOINED}
+        if not lists and not columns:
             return self._encode(event)
         shallow = dict(event)
         for key in lists:
             shallow[key] = self._mark + key
+        marks: dict[tuple[str, str], str] = {}
+        for key, plugin in columns:
+            if shallow[key] is event[key]:  # copied once, then its long columns marked
+                shallow[key] = dict(event[key])
+            marks[(key, plugin)] = mark = self._mark + str(len(marks))
+            shallow[key][plugin] = mark
         text = self._encode(shallow)
         for key, values in lists.items():
             joined = values.json() if isinstance(values, JsonList) else None
             if joined is None:
                 joined = self._join(values) if key in NAME_LIST_FIELDS else self._encode(values)
             text = text.replace(self._encode(self._mark + key), joined, 1)
+        for where, col in columns.items():
+            text = text.replace(self._encode(marks[where]), int_list_json(col) or self._encode(col), 1)
         return text
 
     def _join(self, names: list[Any]) -> str:

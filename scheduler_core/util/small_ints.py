@@ -27,3 +27,30 @@ class SmallInts(JsonList):
         if b"\xff" in digits:
             return None
         return "[" + ",".join(digits.decode("ascii")) + "]"
+
+
+def _digit_table(place: int) -> bytes:
+    """Byte v -> the ASCII digit of v at `place` (100, 10, 1), or 0 where v has no such digit."""
+    return bytes(ord(str(v // place % 10)) if v >= place or place == 1 else 0 for v in range(256))
+
+
+_HUNDREDS, _TENS, _UNITS = _digit_table(100), _digit_table(10), _digit_table(1)
+
+
+def int_list_json(values: list[object]) -> str | None:
+    """json.dumps(values, separators=(",", ":")) for a list of ints in 0..255 (a score column):
+    each int's digits laid out in four-byte slots by three byte translations, the unused slots
+    dropped, all in C-level passes; None for any other list (then encode it as usual)."""
+    try:
+        raw = bytes(values)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if values and set(map(type, values)) != {int}:  # a bool or another int-like type: not ours
+        return None
+    n = len(raw)
+    slots = bytearray(4 * n)
+    slots[0::4] = raw.translate(_HUNDREDS)
+    slots[1::4] = raw.translate(_TENS)
+    slots[2::4] = raw.translate(_UNITS)
+    slots[3::4] = b"," * n
+    return "[" + slots.translate(None, b"\x00")[:-1].decode("ascii") + "]"

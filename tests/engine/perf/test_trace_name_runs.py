@@ -22,7 +22,7 @@ from scheduler_core.events.jsonl import EventLineEncoder
 from scheduler_core.loader import load_scenario_file
 from scheduler_core.simulation import Simulation
 from scheduler_core.util.name_table import MIN_RUN_LENGTH, NamePick, NameRun, NameTable, few_runs
-from scheduler_core.util.small_ints import SmallInts
+from scheduler_core.util.small_ints import SmallInts, int_list_json
 
 
 def _dumps(value: object) -> str:
@@ -135,3 +135,19 @@ def test_small_ints_write_json_dumps_or_leave_it_to_the_encoder() -> None:
         event = {"outcome": SmallInts(values * 40), "type": "filter_verdicts"}
         assert EventLineEncoder().encode(event) == _dumps({"outcome": values * 40, "type": "filter_verdicts"})
     assert type(pickle.loads(pickle.dumps(SmallInts([1, 2])))) is list
+
+
+def test_score_columns_of_small_ints_write_json_dumps_and_others_fall_back() -> None:
+    """A scores event's columns: ints in 0..255 through int_list_json, anything else (a bool, a
+    float, a null cell of an extender's column, a big raw score) through json's encoder."""
+    rng = random.Random(5)
+    for _ in range(500):
+        values = [rng.randrange(0, 256) for _ in range(rng.randrange(0, 60))]
+        assert int_list_json(values) == json.dumps(values, separators=(",", ":"))
+    for odd in ([True] + [1] * 40, [1.0] * 40, [None] + [3] * 40, [256] * 40, [-1] * 40):
+        assert int_list_json(odd) is None
+    event = {"type": "scores", "nodes": [f"n{i}" for i in range(40)], "plugins": ["A", "B", "C"],
+             "raw": {"A": list(range(40)), "B": [True] * 40, "C": 7},
+             "normalized": {"A": [100 - i for i in range(40)], "C": [None, *range(39)]},
+             "weighted": {"X": [5000] * 40}, "weights": {"A": 1, "B": 2, "C": 3}}
+    assert EventLineEncoder().encode(event) == _dumps(event)
