@@ -249,3 +249,58 @@ def test_filter_chunk_equals_the_per_node_run(seed):
     else:
         assert codes & {Code.SUCCESS, Code.ERROR}  # only a non-rejection answer leaves no counts
     assert list(compress(nodes, got.statuses)) == [ni for ni, s in zip(nodes, got.statuses, strict=True) if s]
+
+
+# ---- the plugins' row answers ---------------------------------------------------------------
+
+
+def _rows_cluster(tmp_path) -> Any:
+    docs = []
+    for i in range(1200):
+        tier = "a" if i % 40 == 0 else "b"
+        taint = "spec:\n  taints: [{key: gpu, value: 'y', effect: NoSchedule}]\n" if i % 50 == 7 else ""
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i:04d}\n"
+                    f"  labels: {{kubernetes.io/hostname: n{i:04d}, tier: {tier}, zone: z{i % 3}}}\n{taint}"
+                    "status:\n  capacity: {cpu: '4', memory: 8Gi, pods: '110'}\n")
+    pods = [("few-match", "nodeSelector: {tier: a}", ""), ("most-match", "nodeSelector: {tier: b}", ""),
+            ("third", "nodeSelector: {zone: z0}", ""),
+            ("tolerates", "nodeSelector: {zone: z1}", "tolerations: [{key: gpu, operator: Exists}]")]
+    for name, sel, tol in pods:
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  {sel}\n"
+                    + (f"  {tol}\n" if tol else "")
+                    + "  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n")
+    path = tmp_path / "rows.yaml"
+    path.write_text("---\n".join(docs))
+    from scheduler_core.loader import load_scenario_file
+    from scheduler_core.simulation import Simulation
+
+    return Simulation(load_scenario_file(str(path)), seed=0)
+
+
+def test_selector_and_taint_rows_equal_the_per_node_filter(tmp_path):
+    """NodeAffinity's and TaintToleration's answers from kept columns over the node rows (few
+    nodes matching, few not matching, about a third) equal their per-node `filter`."""
+    from scheduler_core.backend.cache.node_arrays import NODE_ROWS_KEY, NodeRows
+
+    sim = _rows_cluster(tmp_path)
+    sched = sim.scheduler
+    fwk = next(iter(sched.profiles.values()))
+    sched.cache.update_snapshot(sched.snapshot)
+    nodes = sched.snapshot.list()
+    arrays = sched.snapshot.node_arrays()
+    assert arrays is not None
+    checked = 0
+    for pod in [p for p in sched.cluster.pods.values() if not p.node_name]:
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod)
+        for lo, hi in ((0, len(nodes)), (37, 901)):
+            part = nodes[lo:hi]
+            state.write(NODE_ROWS_KEY, NodeRows(arrays, slice(lo, hi), part))
+            for pl in fwk.filter_plugins:
+                if pl.name not in ("NodeAffinity", "TaintToleration"):
+                    continue
+                got = pl.filter_nodes(state, pod, part)
+                want = [pl.filter(state, pod, ni) for ni in part]
+                assert [_view(s) for s in got] == [_view(s) for s in want], (pod.name, pl.name)
+                checked += sum(1 for s in want if s is not None)
+    assert checked > 1000

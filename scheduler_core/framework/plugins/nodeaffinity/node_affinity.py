@@ -200,9 +200,24 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         mask = node_selector_column(rows.arrays, pairs, rows.idx)
         if mask is None:
             return None
-        out = np.full(len(mask), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD), dtype=object)
-        out[mask] = None
-        return out.tolist()
+        st = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        n = len(mask)
+        # When few nodes are of one kind, the list is made of the other and those few are set
+        # (a pod whose selector matches a small pool, or almost every node); else in NumPy.
+        passing = int(np.count_nonzero(mask))
+        if passing * 16 <= n:
+            out: list[Status | None] = [st] * n
+            for k in np.flatnonzero(mask).tolist():
+                out[k] = None
+            return out
+        if (n - passing) * 16 <= n:
+            out = [None] * n
+            for k in np.flatnonzero(~mask).tolist():
+                out[k] = st
+            return out
+        full = np.full(n, st, dtype=object)
+        full[mask] = None
+        return full.tolist()
 
     # --- PreScore / Score ---------------------------------------------------------------------
 
