@@ -39,6 +39,25 @@ class FilterChunk:
     counts: dict[Status, int] | None
 
 
+def split(sts: list[Status | None]) -> tuple[list[Status], int]:
+    """The non-None entries of a plugin's answers, in order, and how many entries are None.
+
+    `list.count` is a C loop that compares by identity first: counting the object that fills
+    most of the list costs almost nothing, while every other entry costs a full comparison
+    (a Status against None goes through __eq__ both ways). So the count is taken of what the
+    list starts with: None for a plugin passing most nodes, the shared Status for one rejecting
+    them all (then the list itself is the rejections, no copy)."""
+    n = len(sts)
+    head = sts[0] if n else None
+    if head is not None and sts.count(head) == n:
+        return sts, 0  # type: ignore[return-value]  # every entry is this one Status
+    passed = sts.count(None)
+    if passed == n:
+        return [], n
+    # A Status is always true and None false: filter(None, ...) keeps the rejections.
+    return list(filter(None, sts)), passed
+
+
 def distinct_counts(rejected: list[Status]) -> dict[Status, int]:
     """How many entries of `rejected` (Status objects, not empty) are each distinct object: one
     identity pass when they are all one shared Status (the usual case), else a Counter."""
@@ -49,9 +68,23 @@ def distinct_counts(rejected: list[Status]) -> dict[Status, int]:
     return Counter(rejected)
 
 
+_INTS: list[int] = []  # 0, 1, 2, ...: shared, only ever extended
+
+
+def upto(n: int) -> list[int]:
+    """[0, 1, ..., n-1], copied from a list of int objects kept for it (a C copy: taking
+    positions from `range` makes a new int object for every position past 256)."""
+    if len(_INTS) < n:
+        _INTS.extend(range(len(_INTS), n))
+    return _INTS[:n]
+
+
 def positions(sts: list[Status | None]) -> list[int]:
     """The positions of the non-None entries of `sts`, in order (one C pass)."""
-    return list(compress(range(len(sts)), sts))
+    n = len(sts)
+    if len(_INTS) < n:
+        _INTS.extend(range(len(_INTS), n))
+    return list(compress(_INTS, sts))  # compress stops with the shorter: `sts`
 
 
 def without(seq: Any, drop: list[int]) -> list[Any]:
@@ -104,7 +137,7 @@ def alive_positions(n: int, gone: list[int] | None, alive_idx: list[int]) -> lis
     kept, else `alive_idx`."""
     if gone is None:
         return alive_idx
-    return list(range(n)) if not gone else without(range(n), gone)
+    return upto(n) if not gone else without(upto(n), gone)
 
 
 def passed_mask(sts: list[Status | None]) -> list[bool]:
@@ -122,4 +155,4 @@ def merge_sorted(a: list[int], b: list[int]) -> list[int]:
 
 
 __all__ = ["FEW", "FilterChunk", "alive_positions", "distinct_counts", "fill_gaps", "merge_sorted",
-           "passed_mask", "positions", "shift", "without"]
+           "passed_mask", "positions", "shift", "split", "upto", "without"]

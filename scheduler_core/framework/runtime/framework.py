@@ -429,12 +429,10 @@ class Framework:
                     alive_rows = NodeRows(rows.arrays, at, alive)
                 state.write(NODE_ROWS_KEY, alive_rows)
             sts = pl.filter_nodes(state, pod, alive)
-            n = len(sts)
-            passed = sts.count(None)
-            if passed == n:
+            rejected, passed = fc.split(sts)
+            if not rejected:
                 continue
-            # A Status is always true and None false: filter(None, ...) keeps the rejections.
-            rejected = list(filter(None, sts)) if passed else sts
+            n = len(sts)
             found = fc.distinct_counts(rejected)
             if any(s.code not in _REJECTED_CODES for s in found):
                 where = fc.alive_positions(n_all, gone, alive_idx)
@@ -477,7 +475,7 @@ class Framework:
                 gone = None
             alive_rows = None
         if gone is not None:
-            return FilterChunk(result, alive, fc.without(range(n_all), gone) if gone else None, counts)
+            return FilterChunk(result, alive, fc.without(fc.upto(n_all), gone) if gone else None, counts)
         return FilterChunk(result, alive, alive_idx, counts)
 
     @staticmethod

@@ -141,6 +141,10 @@ def test_chunk_helpers_equal_their_definitions(seed):
     pool = [Status(Code.UNSCHEDULABLE, str(k)) for k in range(r.randint(1, 3))]
     sts: list[Status | None] = [r.choice(pool) if r.random() < r.random() else None for _ in range(n)]
     assert fc.positions(sts) == [k for k, s in enumerate(sts) if s is not None]
+    for answers in (sts, [pool[0]] * n, [None] * n):
+        got, passed = fc.split(answers)
+        assert got == [s for s in answers if s is not None] and passed == answers.count(None)
+    assert fc.upto(n) == list(range(n)) and fc.upto(3) == [0, 1, 2]
     assert fc.passed_mask(sts) == [s is None for s in sts]
     rejected = [s for s in sts if s is not None]
     if rejected:
