@@ -448,7 +448,14 @@ class Framework:
                 for s, k in found.items():
                     counts[s] = counts.get(s, 0) + k
             if not passed:  # every node still in the running rejected here
-                if gone is not None:
+                if gone is not None and len(found) == 1:
+                    # One Status for every node left: the list is that Status, with the few
+                    # earlier rejections put back at their positions.
+                    fresh: list[Status | None] = [rejected[0]] * n_all
+                    for p in gone:
+                        fresh[p] = result[p]
+                    result = fresh
+                elif gone is not None:
                     result = fc.fill_gaps(result, gone, sts) if gone else list(sts)
                 else:
                     for i, s in zip(alive_idx, sts, strict=True):

@@ -224,15 +224,17 @@ def _every(nodes: list[NodeInfo], step: int, offset: int, st: Status) -> dict[st
 def test_filter_chunk_equals_the_per_node_run(seed):
     r = random.Random(seed)
     fwk = _framework()
-    nodes = _nodes(r.choice([1, 7, 64, NODES, NODES]))
+    nodes = _nodes(NODES if seed < 4 else r.choice([1, 7, 64, NODES, NODES]))
     pod = Pod(name="p")
     for pl in fwk.filter_plugins:
         pl.script = _script(r, nodes, pl.name)
     if seed < 4:  # few rejections by each plugin in turn, then (seeds 2, 3) all the rest
         for k, pl in enumerate(fwk.filter_plugins):
             pl.script = _every(nodes, 37 + 4 * k, k + seed, Status(Code.UNSCHEDULABLE, pl.name))
-        if seed >= 2:
-            fwk.filter_plugins[2].script = {ni.name: Status(Code.UNSCHEDULABLE, "rest") for ni in nodes}
+        if seed >= 2:  # one shared Status (seed 2) or one per node (seed 3)
+            rest = Status(Code.UNSCHEDULABLE, "rest")
+            fwk.filter_plugins[2].script = {ni.name: rest if seed == 2 else Status(Code.UNSCHEDULABLE, "rest")
+                                            for ni in nodes}
     state = CycleState()
     state.skip_filter_plugins = {PLUGINS[1].name} if seed >= 4 and r.random() < 0.2 else set()
     one_by_one = [_view(fwk.run_filter_plugins(state, pod, ni)) for ni in nodes]
