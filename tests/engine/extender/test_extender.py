@@ -5,6 +5,7 @@ extender's errors are skipped, a non-ignorable one fails the cycle with its erro
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import random
@@ -334,7 +335,11 @@ def test_preempt_extender_trims_victims_node_cache_capable(ext):
 
     # needs 2 cpu: both pods of a node are victims; the extender keeps n1 only
     sc = _preemption_scenario(ext, handler, nodeCacheCapable=True)
-    sc.pods[-1].containers[0].requests["cpu"] = sc.pods[-1].containers[0].requests["cpu"] * 2
+    # A new pod with a new container: the loader shares replicas' parsed containers, which are
+    # never changed in place.
+    high, first = sc.pods[-1], sc.pods[-1].containers[0]
+    bigger = dataclasses.replace(first, requests={**first.requests, "cpu": first.requests["cpu"] * 2})
+    sc.pods[-1] = dataclasses.replace(high, containers=[bigger, *high.containers[1:]])
     sim, res = _run(sc)
     assert seen[0]["NodeNameToVictims"] is None and set(seen[0]["NodeNameToMetaVictims"]) == {"n1", "n2"}
     assert all(set(v["Pods"][0]) == {"UID"} for v in seen[0]["NodeNameToMetaVictims"].values())
