@@ -291,7 +291,7 @@ for _panel in (
     Panel(
         "devices", "Devices", "devices.html", "left", 330, presenter=_devices,
         shown=devices_panel.has_devices,
-        paged=Paged("devices", "run_devices", "devices_body.html", lambda s: {"d": s.devices}, when_visible=True),
+        paged=Paged("devices", "run_devices", "devices_body.html", lambda s: {"d": s.devices}),
     ),
     Panel("waiting", "Waiting at Permit", "waiting.html", "left", 340, presenter=waiting_panel.waiting),
     Panel("inspector", "Cycle inspector", "cycle_inspector.html", "right", 400, presenter=cycle_panel.cycle_started,
