@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     from playground.services.runs import dispatch
 
     call_command("migrate", verbosity=0)
-    dispatch.warm = lambda run_id: None  # no worker here
+    dispatch.warm = lambda *_, **__: False  # no worker here
     try:
         from playground.services.runs import prepare
     except ImportError:

@@ -31,7 +31,7 @@ def inline(monkeypatch: pytest.MonkeyPatch, redis_url: str, settings: Any, chann
            django_capture_on_commit_callbacks: Any) -> Any:
     settings.REDIS_URL = redis_url
     monkeypatch.setattr(dispatch, "schedule", lambda run_id, index, **_: run_worker.advance_run(run_id))
-    monkeypatch.setattr(dispatch, "warm", lambda run_id: None)
+    monkeypatch.setattr(dispatch, "warm", lambda *_, **__: False)
     return django_capture_on_commit_callbacks
 
 
