@@ -2,6 +2,7 @@
 
     python bench/generate_envelope.py                          # both sizes, into bench/inputs/
     python bench/generate_envelope.py --nodes 500 --pods 15000 --out /tmp/x.yaml
+    python bench/generate_envelope.py --nodes 65000 --pods 92000 --bound 90000 --out /tmp/late.yaml
 
 The two sizes of the envelope issue: 5,000 nodes x 150,000 pods (the published envelope, at
 most 110 pods per node) and 65,000 nodes x 100,000 pods (the largest managed clusters, for the
@@ -22,6 +23,11 @@ controller owner), deterministic for a size (no randomness: every choice cycles)
   (toleration + nodeSelector), and, in small sets only, hard zone spreading (DoNotSchedule)
   and required anti-affinity on the hostname;
 - requests from 100m / 128Mi to 1 cpu / 2Gi; every pod fits.
+
+`--bound N` writes the first N listed pods already running (`spec.nodeName`, round robin over
+the nodes, as a dump taken late in a run shows them) and leaves the rest pending: the same sets,
+labels and constraints, so the pending pods cost what the last pods of a full run cost (the
+spreading and affinity counts see the bound pods) without scheduling the first N.
 
 Files are tens of megabytes, so they are written on demand (git-ignored), like bench/generate.py's.
 """
@@ -132,8 +138,8 @@ def _sets(count: int) -> list[tuple[str, str, int]]:
     return out
 
 
-def render(nodes: int, pods: int) -> str:
-    """The whole scenario as YAML text."""
+def render(nodes: int, pods: int, bound: int = 0) -> str:
+    """The whole scenario as YAML text; the first `bound` listed pods are bound round robin."""
     width = max(5, len(str(nodes - 1)))
     daemon_sets = ("node-agent", "log-shipper") if 2 * nodes * 10 <= pods else ()
     listed = pods - len(daemon_sets) * nodes
@@ -163,10 +169,14 @@ def render(nodes: int, pods: int) -> str:
                 "  containers:\n  - name: app\n    image: registry.k8s.io/pause:3.10\n"
                 f"    resources:\n      requests: {{cpu: {cpu}, memory: {mem}}}\n")
         for _ in range(replicas):
+            body = head
+            if n < bound:
+                body = head.replace("spec:\n", f"spec:\n  nodeName: node-{n % nodes:0{width}d}\n", 1)
             docs.append(f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}-{n:0{pod_w}d}\n  namespace: default\n"
-                        + head)
+                        + body)
             n += 1
-    about = (f"# about: the envelope: {nodes} nodes x {pods} pods ({len(daemon_sets)} DaemonSets, "
+    running = f", the first {bound} running" if bound else ""
+    about = (f"# about: the envelope: {nodes} nodes x {pods} pods{running} ({len(daemon_sets)} DaemonSets, "
              f"{len(sets)} ReplicaSets of listed pending pods; bench/generate_envelope.py)\n")
     return about + "---\n".join(docs)
 
@@ -187,6 +197,8 @@ def main() -> int:
     ap.add_argument("--nodes", type=int)
     ap.add_argument("--pods", type=int)
     ap.add_argument("--out", type=Path, help="file to write (default: bench/inputs/<name>)")
+    ap.add_argument("--bound", type=int, default=0,
+                    help="write the first N listed pods running, bound round robin (a dump late in a run)")
     args = ap.parse_args()
     if (args.nodes is None) != (args.pods is None):
         ap.error("give both --nodes and --pods, or neither")
@@ -196,9 +208,13 @@ def main() -> int:
         return 0
     if args.nodes < 1 or args.pods < 0:
         ap.error("--nodes must be at least 1 and --pods at least 0")
+    if not 0 <= args.bound <= args.pods:
+        ap.error(f"--bound must be between 0 and --pods ({args.pods}), got {args.bound}")
+    if args.bound and args.out is None:
+        ap.error("--bound needs --out (the default names are the envelope's all-pending inputs)")
     out = args.out or INPUTS / file_name(args.nodes, args.pods)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(args.nodes, args.pods), encoding="utf-8")
+    out.write_text(render(args.nodes, args.pods, args.bound), encoding="utf-8")
     print(out)
     return 0
 

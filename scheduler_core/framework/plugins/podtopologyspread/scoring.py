@@ -172,14 +172,19 @@ class ScoringMixin:
             self._fill_from_index(s, index, keys, require_all)
             state.write(PRE_SCORE_STATE_KEY, s)
             return None
-        self._init_domains(s, nodes, require_all)
+        # Each node's matching pods from the kept counts when they have the constraints' keys
+        # (node_count: None for a NodeInfo they do not hold), else counted from its pods.
+        node_keys = self._node_keys(s, pod, all_nodes)
+        # The candidates' domains do not depend on the counts: from the filter walk's rows and
+        # the kept label columns too (synced to this snapshot by _node_keys), when they are there
+        # (a pod with a nodeSelector comes here with a few thousand candidates at 65,000 nodes).
+        index = self.handle.snapshot.spread_counts if node_keys is not None else None
+        if index is None or not self._init_domains_from_rows(s, state, nodes, index, require_all):
+            self._init_domains(s, nodes, require_all)
         required = RequiredNodeAffinity(pod)
         ns = pod.namespace
         constraints = s.constraints
         counts = s.topology_value_to_pod_counts
-        # Each node's matching pods from the kept counts when they have the constraints' keys
-        # (node_count: None for a NodeInfo they do not hold), else counted from its pods.
-        node_keys = self._node_keys(s, pod, all_nodes)
         if node_keys is not None and self._count_rows(s, pod, all_nodes, node_keys, required, require_all):
             s.index_keys = node_keys
             state.write(PRE_SCORE_STATE_KEY, s)
