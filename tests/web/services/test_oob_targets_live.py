@@ -40,6 +40,7 @@ def test_a_large_run_logs_no_oob_target_errors(page: Page, browser: Browser, liv
     for step in ("1", "2"):
         page.locator("#btn-step").click()
         expect(page.locator("#run-step")).to_have_text(step)
+        page.locator("#pods-body").scroll_into_view_if_needed()  # fetched while on screen (run-page.js)
         expect(page.locator("#pod-table tr.status-Bound")).to_have_count(int(step))
     page.locator("#cluster-body .pager button").last.click()  # next page of nodes
     expect(page.locator("#cluster-body .pager")).to_contain_text("page 2")

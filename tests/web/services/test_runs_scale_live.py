@@ -46,6 +46,7 @@ def test_a_2000_node_run_steps_live_with_bounded_messages(page: Page, celery_wor
     expect(page.locator("#run-step")).to_have_text("1")
     expect(page.locator("#inspector-title")).to_contain_text("Cycle 1")
     expect(page.locator("#filter-groups > li").first).to_contain_text("feasible")
+    page.locator("#pods-body").scroll_into_view_if_needed()  # fetched while on screen (run-page.js)
     expect(page.locator("#pod-table tr.status-Bound")).to_have_count(1)  # the pods table followed (GET)
     bound_to = page.locator("#selected strong").first.inner_text()
 
@@ -59,6 +60,7 @@ def test_a_2000_node_run_steps_live_with_bounded_messages(page: Page, celery_wor
     page.locator("#btn-step").click()
     expect(page.locator("#run-step")).to_have_text("2")
     expect(page.locator("#cluster-body .node")).to_have_count(1)  # the refresh kept the query
+    page.locator("#pods-body").scroll_into_view_if_needed()
     expect(page.locator("#pod-table tr.status-Bound")).to_have_count(2)
     assert frames and max(frames) < MAX_MESSAGE_BYTES, f"largest websocket message: {max(frames, default=0)} bytes"
     print(f"\n2,000 nodes: page {len(html)} bytes, websocket messages {len(frames)}, largest {max(frames)} bytes")
