@@ -68,3 +68,26 @@ def test_selector_pods_take_their_domains_from_the_rows(monkeypatch):
     assert walks == 60, "the reference walks every pending pod's candidates"
     assert fast_walks == 0
     assert fast == walked
+
+
+def test_normalize_reads_the_vector_scores_it_was_handed(monkeypatch):
+    """The vector Score keeps its int64 scores beside the list it returns, and NormalizeScore
+    reads them (no conversion of the list back to an array) for every pod it normalises;
+    the placements stay those of the walk."""
+    text = _scenario(2000, 120).replace("  nodeSelector: {pool: big}\n", "")
+    seen: list[bool] = []
+    normalize = ScoringMixin.normalize_score_values
+
+    def spied(self, state, pod, scores):  # noqa: ANN001, ANN202 - a pass-through spy
+        s = state.get("PreScore" + PodTopologySpread.name)
+        rows = getattr(s, "row_scores", None)
+        seen.append(rows is not None and rows[0] is scores and rows[1].tolist() == scores)
+        return normalize(self, state, pod, scores)
+
+    monkeypatch.setattr(ScoringMixin, "normalize_score_values", spied)
+    fast, _ = _result(text, True, monkeypatch)
+    assert len(seen) == 60 and all(seen)
+    seen.clear()
+    walked, _ = _result(text, False, monkeypatch)
+    assert len(seen) == 60 and not any(seen)
+    assert fast == walked

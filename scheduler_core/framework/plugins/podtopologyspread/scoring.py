@@ -43,7 +43,7 @@ class PreScoreState:
     """What Score and NormalizeScore read; never mutated after PreScore, so clone() shares it."""
 
     __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts", "topology_normalizing_weight",
-                 "index_keys", "ignored_positions")
+                 "index_keys", "ignored_positions", "row_scores")
 
     def __init__(self) -> None:
         self.constraints: list[SpreadConstraint] = []
@@ -54,6 +54,9 @@ class PreScoreState:
         self.index_keys: list[int] | None = None
         # Positions of the ignored nodes among those score_nodes scored (None: not scored yet).
         self.ignored_positions: list[int] | None = None
+        # (the list score_nodes returned, the same scores as int64) when the vector path made
+        # them: NormalizeScore then reads the array instead of converting the list back.
+        self.row_scores: tuple[list[int], Any] | None = None
 
     def clone(self) -> PreScoreState:
         return self
@@ -352,7 +355,8 @@ class ScoringMixin:
     def _score_rows(s: PreScoreState, index: Any, infos: list[NodeInfo], idx: Any, n: int) -> list[int]:
         """score_nodes for the fast path's rows of the snapshot's node list, as vectors: the same
         float operations in the same order per node (a missing label adds 0.0, which changes no
-        sum), rounded half up as Score rounds its non-negative sums."""
+        sum), rounded half up as Score rounds its non-negative sums. Keeps the int64 scores
+        in `s.row_scores` for normalize_score_values."""
         import numpy as np
 
         assert s.index_keys is not None
@@ -373,7 +377,10 @@ class ScoringMixin:
                         table[code] = m.get(value, 0) * weight + extra  # type: ignore[arg-type]
                 part = np.asarray(table, dtype=np.float64)[np.where(present, picked, 0)]
             total += np.where(present, part, 0.0)
-        return np.floor(total + 0.5).astype(np.int64).tolist()
+        scores = np.floor(total + 0.5).astype(np.int64)
+        out = scores.tolist()
+        s.row_scores = (out, scores)
+        return out
 
     def normalize_score_values(self, state: CycleState, pod: Pod, scores: list[int]) -> Status | None:
         """normalize_score on the bare scores when no node is ignored (the usual case)."""
@@ -391,10 +398,18 @@ class ScoringMixin:
         else:
             skip = set()
             kept = scores
-        min_score = min(kept) if kept else 0
-        max_score = max(0, max(kept)) if kept else 0
+        # The vector Score's own int64 scores, when these are the very scores it returned.
+        made = s.row_scores[1] if s.row_scores is not None and s.row_scores[0] is scores and not skip else None
+        if made is not None:
+            min_score = int(made.min())
+            max_score = max(0, int(made.max()))
+        else:
+            min_score = min(kept) if kept else 0
+            max_score = max(0, max(kept)) if kept else 0
         if max_score == 0:
             out = [MAX_NODE_SCORE] * len(scores)
+        elif made is not None and max_score < _INT64_SAFE:
+            out = (MAX_NODE_SCORE * (max_score + min_score - made) // max_score).tolist()
         elif len(scores) >= _MIN_ROWS and max_score < _INT64_SAFE and (np := sys.modules.get("numpy")) is not None:
             # The same integer arithmetic on int64, when the vector paths have loaded NumPy.
             base = max_score + min_score
