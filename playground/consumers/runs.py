@@ -197,12 +197,14 @@ class RunConsumer(AsyncWebsocketConsumer):
                     stalled = due = await consumer_db(_recovering)(self.run_id)
                 if due:
                     elapsed = 0.0
-                    # First: the page says "recovering" now. On the plain timer, a rendering this
+                    # The re-queue is asked for first: a page that closes on reading "recovering"
+                    # cancels this timer at its next await, and the run must not depend on it.
+                    if _recovery_due(self.run_id):
+                        await consumer_db(recover_run)(self.run_id)
+                    # Then the page says "recovering". On the plain timer, a rendering this
                     # process checked against the database within RECHECK_FRESH seconds is fresh
                     # enough (a hundred viewers of one run re-check it once, not a hundred times).
                     await self.push(since=None if stalled else time.monotonic() - RECHECK_FRESH)
-                    if _recovery_due(self.run_id):
-                        await consumer_db(recover_run)(self.run_id)
             except Exception:
                 logger.warning("run %s: re-check failed", self.run_id, exc_info=True)
 
