@@ -205,7 +205,7 @@ class ScheduleOne:
         cur = self.cluster.pods.get(pod.key)
         if cur is not None:
             new = replace_fields(cur, node_name=host, nominated_node_name="")
-            self.cluster.pods[pod.key] = new
+            self.cluster.put_pod(new)
             self.cluster.touched(pod.key)
             self.bind_updates.add(cur)
 

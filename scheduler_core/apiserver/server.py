@@ -118,7 +118,7 @@ class APIServer(StorageAPI, ResourceAPIServer):
         # a 150,000-pod start no longer copies every pod.
         if pod.resource_claims and self.feature_gates.dynamic_resource_allocation:
             pod = claims_for_new_pod(self, pod)  # the resourceclaim controller acts first
-        cluster.pods[key] = pod
+        cluster.put_pod(pod)
         rec = PodRecord(owner=_owner_of(pod))
         if pod.node_name:
             rec.status, rec.node, rec.bound_at = "Bound", pod.node_name, now
@@ -134,12 +134,12 @@ class APIServer(StorageAPI, ResourceAPIServer):
         old = self.cluster.pods.get(new.key)
         if old is None:
             return
-        self.cluster.pods[new.key] = new
+        self.cluster.put_pod(new)
         self.cluster.touched(new.key)
         self.deliver_pod_update(old, new)
 
     def delete_pod(self, key: str, by: str | None = None) -> Pod | None:
-        pod = self.cluster.pods.pop(key, None)
+        pod = self.cluster.pop_pod(key)
         if pod is None:
             return None
         self.pending_deletions.pop(key, None)

@@ -44,12 +44,16 @@ def _capacity_row(c: CSIStorageCapacity) -> dict[str, Any]:
 
 
 def storage_view(scheduler: Any) -> dict[str, Any] | None:
+    """The storage part of the view, or None for a run with no storage objects and no pod
+    volumes. Reads the pods with volumes through `ClusterState.volume_pods`, so its cost follows
+    the storage objects and their users, not the number of pods."""
     cs = scheduler.cluster
     st = cs.storage
     users: dict[str, list[str]] = {}
-    for pod in cs.pods.values():
-        if not pod.volumes:
-            continue
+    pods = cs.pods
+    # Only the pods with volumes (the store's index), not every pod: the view is built each Step.
+    for pkey in cs.volume_pods:
+        pod = pods[pkey]
         for v in pod.volumes:
             name = claim_name(pod, v)
             if name is not None:
