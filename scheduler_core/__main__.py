@@ -205,8 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         doc = sim.result(settled)
         if collector is not None:
             doc["whyPending"] = collector.report()
-        json.dump(doc, sys.stdout, indent=2, sort_keys=False)
-        sys.stdout.write("\n")
+        # One write of the whole text: json.dump writes piece by piece, and with stdout unbuffered
+        # (PYTHONUNBUFFERED, common in containers) that is a system call per piece: ~580,000 at
+        # 15,000 pods, seconds of system time at 150,000.
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     if metrics_out is not None and metrics is not None:
         with metrics_out:
             metrics_out.write(exposition(metrics, wall))
@@ -221,8 +223,7 @@ def _capacity(args: argparse.Namespace, sim: Simulation, template: PodTemplate) 
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump(answer.to_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(answer.to_json(), indent=2) + "\n")  # one write (see simulate's)
     else:
         print(answer.to_text())
     return 0

@@ -121,3 +121,27 @@ def test_split_reasons_reads_upstreams_aggregated_text() -> None:
         (2, "pod has unbound immediate PersistentVolumeClaims")]
     assert split_reasons("running PreBind plugin \"VolumeBinding\": timed out") == [
         (0, "running PreBind plugin \"VolumeBinding\": timed out")]
+
+
+class _CountingOut(io.StringIO):
+    """stdout that counts its write calls: unbuffered (PYTHONUNBUFFERED, common in containers)
+    each call is a system call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def write(self, text: str) -> int:
+        self.calls += 1
+        return super().write(text)
+
+
+def test_the_answer_is_written_in_one_piece(tmp_path: Path) -> None:
+    """json.dump hands the stream one call per token: at 150,000 pods, millions of system calls
+    when stdout is unbuffered. The document goes out as one write."""
+    out = _CountingOut()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["simulate", str(_scenario(tmp_path)), "--why-pending"])
+    assert code == 0
+    assert json.loads(out.getvalue())["whyPending"]["groups"]
+    assert out.calls == 1
