@@ -20,13 +20,13 @@ from playground.services.runs import dispatch, fleet, news, preflight, prepared_
 from playground.services.runs.errors import RunError
 from playground.services.runs.prepare import (
     compute_start,
-    content_key,
     keep_start,
     prepared_by_worker,
     scenario_yaml_versioned,
     take_by_content,
     take_prepared,
 )
+from playground.services.runs.start_content import content_key
 
 SPEEDS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # steps per second while playing; 0 = as fast as possible
 

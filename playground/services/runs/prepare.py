@@ -23,7 +23,6 @@ once, not thirty times, each in a web request. A start computed in a request is 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, 
 from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.runs import prepared_engine
 from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
+from playground.services.runs.start_content import content_key
 from playground.services.runs.start_summary import summarize_start
 from scheduler_core.util.collector import collector_paused
 
@@ -156,18 +156,6 @@ class Prepared:
         insert_rows(RunEvent, EVENT_COLUMNS, ((run_id, e["seq"], 0, e["type"], e) for e in events))
         insert_rows(RunCheckpoint, ("run", "step", "blob"), [(run_id, 0, self.checkpoint)])
         record_steps(1)
-
-
-def content_key(text: str, seed: int, kubernetes_version: str, feature_gates: str = "") -> str:
-    """The hash of everything a run's start depends on (the limits in force included: a start
-    they would refuse is never served from a start computed under others)."""
-    from playground.limits import web_limits
-
-    limits = web_limits()
-    digest = hashlib.sha256(text.encode())
-    digest.update(repr((seed, kubernetes_version, feature_gates, limits.max_nodes, limits.max_pods,
-                        limits.max_bytes, limits.max_claims)).encode())
-    return digest.hexdigest()
 
 
 def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: str = "") -> Prepared:

@@ -23,6 +23,7 @@ import threading
 from playground.infra import redis_client
 from playground.models import Run
 from playground.services.runs.engine import Engine
+from playground.services.runs.start_content import content_key
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,6 @@ def adopt(run: Run) -> Engine | None:
     if kept is None or run.head_step != 0:
         return None
     content, engine = kept
-    from playground.services.runs.prepare import content_key
-
     if content_key(run.scenario_yaml, run.seed, run.kubernetes_version, run.feature_gates) != content:
         return None
     if engine.sim.sink.seq != run.last_seq or engine.sim.sink.events:
