@@ -150,5 +150,8 @@ def fast_decode(text: str, max_depth: int) -> list[Any] | None:
     try:
         return [loads(doc, parse_datetime=False, duplicate_key_policy=policy)
                 for doc in _documents(text)]
-    except Exception:  # noqa: BLE001 - any refusal is the strict loader's to report
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        # A refusal (YAMLDecodeError is a ValueError) is the strict loader's to report. Nothing
+        # broader: an exception raised into this thread from outside (a worker's time limit)
+        # must stop the load, not send it down the slower strict path.
         return None

@@ -194,16 +194,17 @@ def prepare_start(*, scenario: Scenario, stopped: str = "", home: str | None = N
         if not mine:
             return  # another worker is computing it right now
         content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-        prepared = take_by_content(content)
-        if prepared is None:
-            try:
-                prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-            except ScenarioError:
-                return  # a start will say why
-            except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
-                mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
-                raise
-        _store_for(scenario, key, content, prepared)
+        try:
+            prepared = take_by_content(content)
+            if prepared is None:
+                try:
+                    prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+                except ScenarioError:
+                    return  # a start will say why
+            _store_for(scenario, key, content, prepared)  # the limit may fall here too: nothing is stored
+        except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
+            mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
+            raise
         if home is not None and prepared.engine is not None:
             prepared_engine.keep(content, prepared.engine, home)
 

@@ -316,3 +316,19 @@ def test_random_documents_read_alike(seed):
                 for _ in range(25))
     if seed % 2:
         assert taken >= 10
+
+
+def test_an_exception_from_outside_is_not_taken_for_a_refusal(monkeypatch):
+    """A worker's time limit is raised into the loading thread (an Exception, not a parse error):
+    the fast path must let it through, not swallow it and load again with the strict loader."""
+    from scheduler_core.loader import yaml_fast
+
+    class TimeLimit(Exception):
+        pass
+
+    def interrupted(*args, **kwargs):
+        raise TimeLimit
+
+    monkeypatch.setattr(yaml_fast.yaml_rs, "loads", interrupted)
+    with pytest.raises(TimeLimit):
+        fast_decode(NODE, MAX_NESTING_DEPTH)
