@@ -91,9 +91,9 @@ def clear_cache() -> None:
         _cache.clear()
         _weights.clear()
         _total = 0
-        _indexes.clear()
-        _positions.clear()
-        _origins.clear()
+    _indexes.clear()
+    _positions.clear()
+    _origins.clear()
 
 
 # Each view's pod entries by key, for the presenters that look a few pods up (the map's chips,
@@ -102,22 +102,43 @@ def clear_cache() -> None:
 # its index from that view's, a copy with the delta's entries in. Keyed by the view's identity
 # (cached views are shared and never modified), holding the view so the identity stays its own.
 INDEXES_KEPT = 8
-_indexes: OrderedDict[int, tuple[dict[str, Any], dict[str, dict[str, Any]]]] = OrderedDict()
+
+
+class _PerView:
+    """Something derived from a view, for the INDEXES_KEPT newest views it was kept for. Keyed by
+    the view's identity (cached views are shared and never modified), holding the view so the
+    identity stays its own."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[int, tuple[dict[str, Any], Any]] = OrderedDict()
+
+    def keep(self, view: dict[str, Any], value: Any) -> Any:
+        with _lock:
+            self._kept[id(view)] = (view, value)
+            self._kept.move_to_end(id(view))
+            while len(self._kept) > INDEXES_KEPT:
+                self._kept.popitem(last=False)
+        return value
+
+    def get(self, view: dict[str, Any]) -> Any:
+        with _lock:
+            hit = self._kept.get(id(view))
+        return hit[1] if hit is not None and hit[0] is view else None
+
+    def clear(self) -> None:
+        with _lock:
+            self._kept.clear()
+
+
+_indexes = _PerView()  # view -> {pod key: pod entry}
 
 
 def _keep_index(view: dict[str, Any], index: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    with _lock:
-        _indexes[id(view)] = (view, index)
-        _indexes.move_to_end(id(view))
-        while len(_indexes) > INDEXES_KEPT:
-            _indexes.popitem(last=False)
-    return index
+    return _indexes.keep(view, index)
 
 
 def _index_of(view: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
-    with _lock:
-        hit = _indexes.get(id(view))
-    return hit[1] if hit is not None and hit[0] is view else None
+    return _indexes.get(view)
 
 
 def pods_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -131,23 +152,17 @@ def pods_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # Each view's entries by key -> index (frame_views.positions_of), shared along a run's views
 # while their order stays: the next view is then the one before's lists copied with the step's
 # changed entries put in place. Keyed by the view's identity, like the indexes above.
-_positions: OrderedDict[int, tuple[dict[str, Any], dict[str, dict[str, int]]]] = OrderedDict()
+_positions = _PerView()  # view -> {section: {key: index}}
 
 
 def _keep_positions(view: dict[str, Any], positions: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    with _lock:
-        _positions[id(view)] = (view, positions)
-        _positions.move_to_end(id(view))
-        while len(_positions) > INDEXES_KEPT:
-            _positions.popitem(last=False)
-    return positions
+    return _positions.keep(view, positions)
 
 
 def _positions_of(view: dict[str, Any]) -> dict[str, dict[str, int]]:
-    with _lock:
-        hit = _positions.get(id(view))
-    if hit is not None and hit[0] is view:
-        return hit[1]
+    found = _positions.get(view)
+    if found is not None:
+        return found
     return _keep_positions(view, frame_views.positions_of(view))
 
 
@@ -157,11 +172,7 @@ def _derive_index(before: dict[str, Any], delta: dict[str, Any], view: dict[str,
     changed of `before`'s pods (`pods_changed_since`)."""
     if "podsOrder" in delta:
         return
-    with _lock:
-        _origins[id(view)] = (view, before, frozenset(delta.get("pods") or ()))
-        _origins.move_to_end(id(view))
-        while len(_origins) > INDEXES_KEPT:
-            _origins.popitem(last=False)
+    _origins.keep(view, (before, frozenset(delta.get("pods") or ())))
     index = _index_of(before)
     if index is not None:
         index = dict(index)
@@ -172,15 +183,13 @@ def _derive_index(before: dict[str, Any], delta: dict[str, Any], view: dict[str,
 # A view made from a cached view and a delta that kept the pods' order: that view and the keys of
 # the pods whose entries the delta replaced (what a presenter keeping a per-view summary of every
 # pod, the pods table's grouping, updates instead of summing every pod again).
-_origins: OrderedDict[int, tuple[dict[str, Any], dict[str, Any], frozenset[str]]] = OrderedDict()
+_origins = _PerView()  # view -> (the view before, keys of the pods the delta replaced)
 
 
 def pods_changed_since(view: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]] | None:
     """(the view `view` was made from, the keys of the pods whose entries differ) when `view` is
     that view with one delta that kept the pods' order applied; None when not known."""
-    with _lock:
-        hit = _origins.get(id(view))
-    return (hit[1], hit[2]) if hit is not None and hit[0] is view else None
+    return _origins.get(view)
 
 
 def view_at(*, run: Run, step: int, stored: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -79,18 +79,26 @@ def _has_taints(nodes: list[NodeInfo]) -> list[bool]:
     return [bool(ni.node.taints) for ni in nodes]
 
 
+def _rows_for(state: CycleState, nodes: list[NodeInfo]) -> NodeRows | None:
+    """The fast path's rows in the cycle state when they are the rows of `nodes` (same list, or
+    one row per node), else None."""
+    rows = state.get(NODE_ROWS_KEY)
+    if type(rows) is not NodeRows or (rows.nodes is not None and rows.nodes is not nodes):
+        return None
+    idx = rows.idx
+    count = len(range(*idx.indices(len(rows.arrays.cols)))) if type(idx) is slice else len(idx)
+    return rows if count == len(nodes) else None
+
+
 def _tainted_positions(state: CycleState, nodes: list[NodeInfo]) -> list[int] | None:
     """The positions in `nodes` of the nodes with taints, from the fast path's rows of `nodes`
     (written for a Filter batch or the Score phase) and a column of every node's answer kept
     with the node arrays: at tens of thousands of nodes with a few tainted, the plugin then
     looks at those few instead of every node's taint list. None without such rows."""
-    rows = state.get(NODE_ROWS_KEY)
-    if type(rows) is not NodeRows or (rows.nodes is not None and rows.nodes is not nodes):
+    rows = _rows_for(state, nodes)
+    if rows is None:
         return None
-    arrays = rows.arrays
-    idx = rows.idx
-    if (len(range(*idx.indices(len(arrays.cols)))) if type(idx) is slice else len(idx)) != len(nodes):
-        return None
+    arrays, idx = rows.arrays, rows.idx
     import numpy as np
 
     mask = take_column(arrays, _TAINTED_KEY, idx, lambda: np.array(_has_taints(arrays.nodes), dtype=bool),
@@ -111,13 +119,10 @@ def _untolerated_positions(state: CycleState, nodes: list[NodeInfo], tolerations
     node's answer kept with the node arrays per set of tolerations (the pods of a workload share
     theirs; a node's answer changes only with its taints). The column is worked out on the
     tainted nodes only. None without such rows."""
-    rows = state.get(NODE_ROWS_KEY)
-    if type(rows) is not NodeRows or (rows.nodes is not None and rows.nodes is not nodes):
+    rows = _rows_for(state, nodes)
+    if rows is None:
         return None
-    arrays = rows.arrays
-    idx = rows.idx
-    if (len(range(*idx.indices(len(arrays.cols)))) if type(idx) is slice else len(idx)) != len(nodes):
-        return None
+    arrays, idx = rows.arrays, rows.idx
     import numpy as np
 
     def untolerated(some: list[NodeInfo]) -> list[bool]:
