@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -109,7 +109,12 @@ def split_loaded(documents: Iterable[Any]) -> list[dict[str, Any]]:
     """`split_documents` of documents already decoded (the engine's loader hands back those it
     read, so an accepted upload is parsed once); the result shares nothing with them."""
     budget = [max_values()]
-    manifests: list[dict[str, Any]] = []
+    return [_jsonable(item, budget) for item in loaded_objects(documents)]
+
+
+def loaded_objects(documents: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """The objects of decoded documents as they are (not copied), in order: each document, or
+    each item of a `kind: List`; empty ones skipped. ManifestError for a non-mapping."""
     for document in documents:
         if document is None:
             continue
@@ -124,8 +129,12 @@ def split_loaded(documents: Iterable[Any]) -> list[dict[str, Any]]:
                 continue
             if not isinstance(item, dict):
                 raise ManifestError("every list item must be a Kubernetes object")
-            manifests.append(_jsonable(item, budget))
-    return manifests
+            yield item
+
+
+def storable_copy(manifest: dict[str, Any]) -> dict[str, Any]:
+    """One object as `split_loaded` stores it (a copy JSON can hold), counted on its own."""
+    return _jsonable(manifest, [max_values()])
 
 
 def build_yaml(manifests: Iterable[dict[str, Any]], header: str = "") -> str:

@@ -11,7 +11,7 @@ own `get_db_prep_save`, so it is stored exactly as the ORM stores it, on SQLite 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +34,13 @@ class PreparedRows:
     params: list[list[Any]]
 
 
-def prepare_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> PreparedRows:
+def prepare_rows(
+    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]], *, ready: Collection[str] = ()
+) -> PreparedRows:
     """The INSERT of `rows` (values in the order of the field `names`; a foreign key's value is
-    the related row's primary key) into `model`'s table, each value prepared by its field. Done
+    the related row's primary key) into `model`'s table, each value prepared by its field but
+    those of the fields named in `ready`, given as the database stores them (a JSON field's
+    text, serialised by the caller exactly as the field would: `json.dumps(value)`). Done
     apart from `insert_prepared` so that a caller can prepare before its transaction begins (on
     SQLite a writing transaction holds the whole file). Every column without a database default
     must be named."""
@@ -46,13 +50,16 @@ def prepare_rows(model: type[models.Model], names: Sequence[str], rows: Iterable
     columns = ", ".join(quote(field.column) for field in fields)
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"
     with collector_paused():  # every row's values are kept until the statement runs
-        params = _prepared_values(fields, rows)
+        params = _prepared_values(fields, rows, ready)
     return PreparedRows(sql, params)
 
 
-def _prepared_values(fields: Sequence[models.Field], rows: Iterable[Sequence[Any]]) -> list[list[Any]]:
-    """Each row's values, those of a field not stored as they are prepared by the field."""
-    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields) if field.get_internal_type() not in AS_IS]
+def _prepared_values(
+    fields: Sequence[models.Field], rows: Iterable[Sequence[Any]], ready: Collection[str] = ()
+) -> list[list[Any]]:
+    """Each row's values, those of a field not stored as they are (nor `ready`) prepared by the field."""
+    prepare = [(i, field.get_db_prep_save) for i, field in enumerate(fields)
+               if field.get_internal_type() not in AS_IS and field.name not in ready]
     params = []
     for row in rows:
         values = list(row)
@@ -70,9 +77,11 @@ def insert_prepared(prepared: PreparedRows) -> int:
     return len(prepared.params)
 
 
-def insert_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+def insert_rows(
+    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]], *, ready: Collection[str] = ()
+) -> int:
     """Insert `rows` (as `prepare_rows` reads them) into `model`'s table; returns how many."""
-    return insert_prepared(prepare_rows(model, names, rows))
+    return insert_prepared(prepare_rows(model, names, rows, ready=ready))
 
 
 def update_rows(model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 from playground.limits import web_limits
 from playground.manifests import ManifestError, build_yaml, split_loaded
 from playground.services.extender_access import refused_extender
+from playground.services.scenario_rows import StoredObject, stored_objects
 
 
 class ScenarioInvalid(Exception):
@@ -127,6 +128,20 @@ def read_yaml_import(
     warnings = validate_text(text, source=source, documents=documents, summaries=summaries)
     try:
         return split_loaded(documents), warnings
+    except ManifestError as error:
+        raise ScenarioInvalid(f"{source}: {error}") from None
+
+
+def read_yaml_rows(
+    text: str, *, source: str = "<input>", summaries: list[Any] | None = None
+) -> tuple[list[StoredObject], list[Any]]:
+    """`read_yaml_import` for a caller that stores the objects: their rows, each manifest
+    serialised once from the loader's documents (services.scenario_rows), instead of copies."""
+    refuse_nul(text, source=source)
+    documents: list[Any] = []
+    warnings = validate_text(text, source=source, documents=documents, summaries=summaries)
+    try:
+        return stored_objects(documents, text), warnings
     except ManifestError as error:
         raise ScenarioInvalid(f"{source}: {error}") from None
 

@@ -20,7 +20,8 @@ from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, ow
 from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
 from playground.services.runs.prepare import copy_prepared, prepare_yaml_later
 from playground.services.scenario_objects import insert_manifests, locked_scenario
-from playground.services.scenario_validation import read_yaml_import
+from playground.services.scenario_rows import StoredObject, insert_stored
+from playground.services.scenario_validation import read_yaml_rows
 
 
 def scenario_create(
@@ -28,18 +29,18 @@ def scenario_create(
 ) -> Scenario:
     """A new scenario owned by `actor`, empty or with the objects of `yaml_text` (validated first)."""
     ensure_has_identity(actor, "Creating a scenario")
-    manifests: list[dict[str, Any]] = []
+    objects: list[StoredObject] = []
     warnings: list[Any] = []
     summaries: list[Any] = []
     if yaml_text is not None and yaml_text.strip():
-        manifests, warnings = read_yaml_import(yaml_text, source=source or name or "<input>", summaries=summaries)
+        objects, warnings = read_yaml_rows(yaml_text, source=source or name or "<input>", summaries=summaries)
     with transaction.atomic():
         scenario = Scenario.objects.create(
             name=name.strip() or "Untitled scenario", description=description, seed=seed, **owner_fields(actor)
         )
-        insert_manifests(scenario, manifests)
+        insert_stored(scenario, objects)
         keep_workload_pods(scenario, summaries)
-        prepare_yaml_later(scenario, len(manifests))
+        prepare_yaml_later(scenario, len(objects))
     scenario.not_simulated = warnings
     return scenario
 
@@ -69,14 +70,14 @@ def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source:
     """Replace all of the scenario's objects with those of `text`; bad input changes nothing."""
     ensure_can_edit(scenario=scenario, actor=actor)
     summaries: list[Any] = []
-    manifests, warnings = read_yaml_import(text, source=source, summaries=summaries)
+    objects, warnings = read_yaml_rows(text, source=source, summaries=summaries)
     with transaction.atomic():
         scenario = locked_scenario(scenario)
         scenario.kube_objects.all().delete()
-        insert_manifests(scenario, manifests)
+        insert_stored(scenario, objects)
         scenario.save(update_fields=["updated_at"])
         keep_workload_pods(scenario, summaries)
-        prepare_yaml_later(scenario, len(manifests))
+        prepare_yaml_later(scenario, len(objects))
     scenario.not_simulated = warnings
     return scenario
 
