@@ -59,11 +59,12 @@ START_PAUSE_OBJECTS = 20_000  # nodes + pods from which the start runs with the 
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 7  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
+CHECKPOINT_VERSION = 8  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
 # node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node; 5: a header
 # pickle then the engine's, pods as spec + own fields, plain PodInfos (scheduler_core/checkpoint.py);
 # 6: pods pickled whole again (their equal specs shared: `specs_shared`); 7: ClusterState keeps
-# `volume_pods` (the keys of pods with volumes, for the storage view)
+# `volume_pods` (the keys of pods with volumes, for the storage view); 8: no `specs_shared` (the loader
+# shares the replicas' specs and maps, no checkpoint pass)
 
 
 class CheckpointVersionError(ValueError):
@@ -127,7 +128,6 @@ class Simulation:
         self._actions_applied = 0
         self._gang_rounds = GangStallDetector()
         self.drains: list[drain_node.Drain] = []  # kubectl drains in progress (actions/drain_node.py)
-        self.specs_shared = False  # have equal pod specs been given one set of objects? (checkpoint)
         desched_schedule.start(self)
         # A big cluster's start makes objects by the hundred thousand (the store's records, the
         # cache's pod infos, the queue's entries), none of them garbage: with the cyclic collector
@@ -325,17 +325,16 @@ class Simulation:
         configuration and the feature gates) and the engine, written by
         scheduler_core/checkpoint.py (plugins are not serialised, some hold closures: the
         profiles are rebuilt from the configuration on restore and every reference to a
-        framework or a plugin is re-pointed at the rebuilt one; pods share their templates'
-        specs: the first checkpoint shares them in this engine, `specs_shared`). The collector
+        framework or a plugin is re-pointed at the rebuilt one; the replicas of a template share
+        what the loader gave them, so it is written once). The collector
         is paused while the engine is written: pickling makes a
         temporary object or two per object written, which would otherwise set off collections
         that walk all of a big engine's millions of objects."""
         buf = io.BytesIO()
         pickle.dump({"version": CHECKPOINT_VERSION, "config": self.scheduler.config,
                      "gates": self.scheduler.feature_gates}, buf, protocol=pickle.HIGHEST_PROTOCOL)
-        share, self.specs_shared = not self.specs_shared, True
         with collector_paused():
-            EnginePickler(buf, share_specs=share).dump(self)
+            EnginePickler(buf).dump(self)
         return buf.getvalue()
 
     @staticmethod

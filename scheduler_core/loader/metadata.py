@@ -3,6 +3,7 @@ gets from it."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,10 +15,20 @@ from scheduler_core.loader.reader import FieldReader
 
 __all__ = ["parse_metadata", "stable_uid"]
 
+# Label and annotation maps handed to pods, by content (memo.py): the replicas of a template
+# repeat them, and one dict per content is what a checkpoint then writes once and a restore
+# makes once. Shared by those pods, so never changed in place (a pod's labels change by a new
+# Pod with a new map).
+_SHARED_MAPS: ParseMemo[dict[str, str]] = ParseMemo()
+
 
 def parse_metadata(r: FieldReader, obj: dict[str, Any], *, namespaced: bool,
               name_check: Callable[[str], str | None] = dns1123_subdomain_error,
-              ) -> tuple[str, str, dict[str, str], dict[str, str]]:
+              shared: bool = False) -> tuple[str, str, dict[str, str], dict[str, str]]:
+    """name, namespace, labels, annotations. `shared` (pods): the label and annotation maps are
+    those of an earlier object with the same ones, not to be changed in place, and the namespace
+    is the interned string (each replica's YAML has its own copy of it); otherwise new dicts
+    the caller may change."""
     meta = r.mapping(obj.get("metadata"), "metadata", required=True)
     name = r.string(meta.get("name"), "metadata.name")
     if not name:
@@ -37,9 +48,31 @@ def parse_metadata(r: FieldReader, obj: dict[str, Any], *, namespaced: bool,
     err = name_check(name)
     if err:
         raise r.err("metadata.name", f'Invalid value: "{name}": {err}')
+    if shared:
+        return (name, sys.intern(namespace), _shared_map(r, meta.get("labels"), "labels"),
+                _shared_map(r, meta.get("annotations"), "annotations"))
     labels = r.labels(meta.get("labels"), "metadata.labels")
     annotations = r.string_map(meta.get("annotations"), "metadata.annotations")
     return name, namespace, labels, annotations
+
+
+def _shared_map(r: FieldReader, raw: Any, field: str) -> dict[str, str]:
+    """metadata.labels / metadata.annotations as one dict per content (see `_SHARED_MAPS`).
+    The key is the raw items in order, with the field: only a map of strings (and nulls, read
+    as "") is remembered, and no value of another type equals a string or None, so an equal
+    key is the same map (as `FieldReader.labels` reasons)."""
+    try:
+        key = (field, tuple(raw.items())) if isinstance(raw, dict) else (field, raw)
+        hit = _SHARED_MAPS.get(key)
+    except TypeError:  # an unhashable value: the full check reports it
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    path = f"metadata.{field}"
+    parsed = r.labels(raw, path) if field == "labels" else r.string_map(raw, path)
+    if key is not None:
+        _SHARED_MAPS.put(key, parsed)
+    return parsed
 
 
 

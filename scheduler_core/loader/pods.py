@@ -1,8 +1,10 @@
 """v1 Pod as the apiserver stores it: defaults, strategy, validation, then Priority admission.
 
-The pods of one template share what their spec parses to (containers, tolerations, affinity...):
+The pods of one template share what their spec parses to (containers, tolerations, affinity...),
+their label and annotation maps, their (empty) condition maps and their namespace string:
 parsed once per distinct content, never changed in place afterwards (a changed pod is a new Pod
-with new parts), which also lets the requests memo answer every replica from the first."""
+with new parts), which also lets the requests memo answer every replica from the first, and a
+checkpoint write each shared object once."""
 
 from __future__ import annotations
 
@@ -41,13 +43,17 @@ class _SpecParts:
 
     __slots__ = ("host_network", "containers", "init_containers", "overhead", "node_selector",
                  "affinity", "tolerations", "spread", "gates", "scheduler_name", "pc_name", "raw",
-                 "grace", "extra", "pod_class", "defaulted")
+                 "grace", "extra", "pod_class", "defaulted", "conditions", "condition_reasons")
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
         # The tolerations after DefaultTolerationSeconds admission, made once (parse_pod).
         self.defaulted: list[Any] | None = None
+        # A loaded pod has no conditions yet: its replicas share the two empty maps (a
+        # condition is set by a new Pod with new maps: the API server's DisruptionTarget).
+        self.conditions: dict[str, str] = {}
+        self.condition_reasons: dict[str, str] = {}
 
 
 # Specs parsed already, by their content (see memo.py): a dump's 150,000 pods come from a few
@@ -177,7 +183,7 @@ def _parse_spec_parts(r: FieldReader, spec: dict[str, Any], labels: dict[str, st
 
 def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: str,
                     ) -> tuple[Pod, _SpecParts]:
-    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True)
+    name, namespace, labels, annotations = parse_metadata(r, obj, namespaced=True, shared=True)
     spec = r.mapping(obj.get("spec"), "spec", required=True)
     status = obj.get("status")
     key = _spec_key(spec, labels, status)
@@ -197,6 +203,7 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
         topology_spread_constraints=parts.spread, scheduling_gates=parts.gates,
         host_network=parts.host_network, termination_grace_period_seconds=parts.grace,
         owner_references=parse_owner_references(r, obj.get("metadata") or {}),
+        conditions=parts.conditions, condition_reasons=parts.condition_reasons,
         **parts.extra,
     )
     return pod, parts

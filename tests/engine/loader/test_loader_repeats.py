@@ -198,8 +198,9 @@ def _load_pods(text: str):
 
 def test_the_replicas_of_one_spec_share_its_parse_and_equal_a_full_parse(monkeypatch):
     """Pods whose specs have the same content share what it parses to (parsed once): the same
-    containers, tolerations (after admission), selector and affinity objects; spec.nodeName,
-    metadata and labels stay each pod's own. Every pod equals what a parse of its own gives."""
+    containers, tolerations (after admission), selector and affinity objects; spec.nodeName and
+    the names stay each pod's own (equal label maps are shared too: test_shared_pod_metadata.py).
+    Every pod equals what a parse of its own gives."""
     from scheduler_core.loader import pods as pods_module
 
     spread = ("  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,"
@@ -215,7 +216,7 @@ def test_the_replicas_of_one_spec_share_its_parse_and_equal_a_full_parse(monkeyp
     assert a1.containers is a2.containers is a3.containers
     assert a1.tolerations is a2.tolerations is a3.tolerations and len(a1.tolerations) == 3
     assert [a1.node_name, a2.node_name, a3.node_name] == ["n1", "", "n2"]
-    assert a1.labels is not a2.labels
+    assert a1.name != a2.name and a1.uid != a2.uid
     # matchLabelKeys reads the pod's labels: equal specs with other labels parse apart.
     assert b1.topology_spread_constraints is b2.topology_spread_constraints
     assert b1.topology_spread_constraints is not c1.topology_spread_constraints
