@@ -4,6 +4,7 @@ on the YAML forms where the two encodings could part; and a create that never co
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from playground.selectors.scenarios import scenario_yaml
 from playground.services import scenarios as svc
 from playground.services.scenario_objects import insert_manifests
 from playground.services.scenario_rows import insert_stored, stored_objects
-from playground.services.scenario_validation import read_yaml_import
+from playground.services.scenario_validation import read_yaml_import, read_yaml_rows
 from scheduler_core.api.errors import ScenarioError
 from scheduler_core.loader.yaml_input import decode_yaml
 
@@ -180,3 +181,35 @@ def test_rows_go_in_at_the_order_asked() -> None:
     documents, _ = decode_yaml(text, "t")
     assert insert_stored(scenario, stored_objects(documents, text), first_order=7) == len(split_loaded(documents))
     assert list(scenario.kube_objects.order_by("order").values_list("order", flat=True))[:2] == [7, 8]
+
+
+def containers(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + sum(containers(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(containers(v) for v in value)
+    return 0
+
+
+@pytest.mark.django_db
+def test_the_collector_never_walks_an_uploads_documents() -> None:
+    """Between the loader's own pause and the rows, the collector stays off: its first
+    collections after a pause would walk every value still held, to find no garbage. The
+    documents are let go before it resumes, so no collection meets them."""
+    text = render(20, 1200)
+    held = containers(decode_yaml(text, "t")[0])
+    walked: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            walked.append(len(gc.get_objects(generation=info["generation"])))
+
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        objects, _ = read_yaml_rows(text, source="up.yaml")
+    finally:
+        gc.callbacks.remove(seen)
+    assert len(objects) > 1000
+    assert held > 10_000
+    assert all(count < held / 2 for count in walked), (held, walked)
