@@ -31,7 +31,7 @@ from scheduler_core.framework.fit_error import Diagnosis, FitError, SchedulingEr
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.runtime import fastpath
 from scheduler_core.framework.runtime.batch import sign_pod
-from scheduler_core.framework.runtime.filter_record import FilterRecord
+from scheduler_core.framework.runtime.filter_record import FEASIBLE_NAMES_KEY, FeasibleNames, FilterRecord
 from scheduler_core.framework.runtime.framework import Framework, NodePluginScores
 from scheduler_core.framework.runtime.version_behaviour import prefilter_result_absent_status, select_host_reservoir
 from scheduler_core.framework.runtime.waiting_pods import WaitingPod, go_duration, next_deadline
@@ -56,8 +56,6 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 EXTENDER_NAME = "Extender"
 NOTE_LENGTH_LIMIT = 1024
-# CycleState key: the walk's feasible nodes as a run of the node list's name table (trace only)
-FEASIBLE_NAMES_KEY = "trace/feasibleNames"
 
 
 @dataclass
@@ -492,14 +490,17 @@ def find_nodes_that_pass_filters(sched: ScheduleOne, fwk: Framework, state: Cycl
     record = None
     if sched.sink.wants("filter_verdicts"):
         record = FilterRecord([pl.name for pl in fwk.filter_plugins], state.skip_filter_plugins)
+    feasible: list[NodeInfo] | None = None
     try:
         if fastpath.filters_apply(has_nominated):
-            return fastpath.pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, record)
-        return walk_filters(sched, fwk, state, pod, diagnosis, nodes, start, to_find, has_nominated, record)
+            feasible = fastpath.pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, record)
+        else:
+            feasible = walk_filters(sched, fwk, state, pod, diagnosis, nodes, start, to_find, has_nominated, record)
+        return feasible
     finally:
         if record is not None:
             _record_filter_walk(sched, pod, nodes, nominated, to_find, start, record)
-            state.write(FEASIBLE_NAMES_KEY, record.feasible_run())
+            state.write(FEASIBLE_NAMES_KEY, FeasibleNames(feasible, record.feasible_run()))
 
 
 def _record_filter_walk(sched: ScheduleOne, pod: Pod, nodes: list[NodeInfo], nominated: bool,
@@ -629,15 +630,14 @@ def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, state: CycleSt
     (util.name_table.NameRun: lists like any other), so the trace copies their JSON text
     instead of encoding thousands of names per cycle."""
     cycle = sched.queue.scheduling_cycle
-    if columns is not None:
-        run = state.get(FEASIBLE_NAMES_KEY)
-        if run is not None and run == columns["nodes"]:  # else extenders removed some
-            columns["nodes"] = run
+    if columns is not None:  # its nodes are a NameRun when they are the walk's feasible list
         sched.sink.emit("scores", cycle=cycle, pod=pod.key, **columns, weights=dict(fwk.score_weights))
-    best = max(totals)
+    array = getattr(totals, "array", None)  # totals.VectorTotals: compared in one vector pass
+    best = max(totals) if array is None else int(array.max())
     names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
     if isinstance(names, NameRun) and names.table is not None:
-        ties: list[str] = names.select(bytes(map(eq, totals, repeat(best))))
+        flags = bytes(map(eq, totals, repeat(best))) if array is None else (array == best).tobytes()
+        ties: list[str] = names.select(flags)
     else:
         ties = list(compress(names, map(eq, totals, repeat(best))))
     sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best, ties=ties)

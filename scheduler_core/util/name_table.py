@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from itertools import compress
 from typing import Any
 
@@ -22,7 +23,7 @@ class NameTable:
     """The names of one node list and the JSON text of `","`-joined names, with where each
     name starts and ends in it."""
 
-    __slots__ = ("key", "names", "text", "starts", "ends", "position")
+    __slots__ = ("key", "names", "text", "starts", "ends", "position", "_widths")
 
     def __init__(self, key: Any, names: list[str]) -> None:
         self.key = key  # the object this table was made for (kept alive: its id is never reused)
@@ -38,6 +39,7 @@ class NameTable:
             pos += len(piece)
             self.ends.append(pos)
             pos += 1
+        self._widths: tuple[Any, int] | None = None
 
     def run(self, segments: list[tuple[int, int]]) -> NameRun:
         """The names of table[a:b] for each (a, b), concatenated."""
@@ -48,6 +50,19 @@ class NameTable:
         out.table, out.segments = self, segments
         return out
 
+
+    def widths(self, np: Any, segments: list[tuple[int, int]]) -> Any:
+        """Per name of the runs `segments` (in order), the length of its JSON text plus one
+        (the comma after it), as a NumPy array; or one int when every name of the table has
+        the same length (node lists made by a generator, a cloud's fixed-width names)."""
+        if self._widths is None:
+            each = np.asarray(self.ends, dtype=np.intp) - np.asarray(self.starts, dtype=np.intp) + 1
+            same = int(each[0]) if len(each) and int(each.min()) == int(each.max()) else 0
+            self._widths = (each, same)
+        each, same = self._widths
+        if same:
+            return same
+        return np.concatenate([each[a:b] for a, b in segments]) if segments else each[:0]
 
     def find_run(self, names: list[Any]) -> str | None:
         """The JSON text of `names` when they are one run of this list (wrapping around its end,
@@ -86,6 +101,9 @@ class NameRun(JsonList):
     def table_segments(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Where the items self[i:j] of each (i, j) sit in the table, as its (a, b) runs: the
         spans in increasing order, not overlapping."""
+        if len(self.segments) == 1:  # one run of the table (a walk that did not wrap): shifted
+            a0, b0 = self.segments[0]
+            return [(a0 + i, min(b0, a0 + j)) for i, j in spans if j > i]
         out: list[tuple[int, int]] = []
         segments = iter(self.segments)
         seg_a, seg_b = next(segments, (0, 0))
@@ -144,6 +162,9 @@ class NamePick(JsonList):
         text = source.json() if source is not None else None
         if text is None or len(self) != self.flags.count(1) or not self:
             return None
+        np = sys.modules.get("numpy")
+        if np is not None and len(source) >= MIN_VECTOR and source.table is not None:
+            return _pick_text(np, text, source.table.widths(np, source.segments), self.flags)
         pieces = text[1:-1].split(",")
         if len(pieces) != len(source):  # a comma inside a name
             return None
@@ -151,6 +172,22 @@ class NamePick(JsonList):
 
 
 MIN_RUN_LENGTH = 16  # items per run, on average, below which a run of a table is not worth it
+# Names in a pick's source from which its text is cut by NumPy (when the engine has loaded it).
+MIN_VECTOR = 256
+
+
+def _pick_text(np: Any, text: str, widths: Any, flags: bytes) -> str:
+    """The JSON text of the names flagged in `text` (a list's JSON text, names only), cut in
+    a few vector passes: after the "[", each name's text and the comma (or the closing
+    bracket) after it is `widths` long; the flagged pieces are kept, in order, and the last
+    piece's comma becomes the bracket."""
+    body = np.frombuffer(text.encode("ascii"), dtype=np.uint8)[1:]
+    keep = np.frombuffer(flags, dtype=np.bool_)
+    if isinstance(widths, int):
+        picked = body.reshape(-1, widths)[keep]
+    else:
+        picked = body[np.repeat(keep, widths)]
+    return "[" + picked.tobytes()[:-1].decode("ascii") + "]"
 
 
 def few_runs(flags: bytes, size: int) -> bool:

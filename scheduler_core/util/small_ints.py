@@ -1,10 +1,13 @@
-"""A list of small non-negative ints (row indexes) that writes its own JSON text fast.
+"""Lists of small non-negative ints that write their own JSON text fast.
 
 A cycle's `filter_verdicts` gives every evaluated node the index of its verdict row: at 65,000
-nodes ~3,300 indexes per cycle, nearly always fewer than ten distinct. json's C encoder turns
-each int into text one by one; when every index is a single digit the text is made in three
-C-level passes instead (bytes of the indexes, translated to digits, joined with commas), about
-a tenth of the work.
+nodes ~3,300 indexes per cycle, nearly always fewer than ten distinct. Its `scores` event gives
+every scored node each plugin's score, an int in 0..100. json's C encoder turns each int into
+text one by one; from the bytes of the ints (one byte each) the same text is made in a few
+C-level passes instead: byte translations to digits laid out in fixed slots, the empty slots
+dropped. The makers of these lists often hold those bytes already (filter_record keeps the row
+indexes as bytes, the framework's ScoreList packs each plugin's scores), so converting the list
+back to bytes, and checking that every item is an int, is skipped too.
 """
 
 from __future__ import annotations
@@ -17,16 +20,69 @@ _DIGITS = bytes(range(48, 58)) + b"\xff" * 246
 
 class SmallInts(JsonList):
     """A list of ints, each in 0..255 (what its maker guarantees); `json()` is json.dumps of
-    the list when every item is a single digit, else None (the caller encodes it as usual)."""
+    the list when every item is a single digit, else None (the caller encodes it as usual).
+    `packed`, when the maker sets it, is bytes(self), kept so the text needs no conversion."""
+
+    packed: bytes | bytearray | None = None
 
     def json(self) -> str | None:
+        packed = self.packed
         try:
-            digits = bytes(self).translate(_DIGITS)
+            raw = packed if packed is not None and len(packed) == len(self) else bytes(self)
         except (TypeError, ValueError):  # not all ints in 0..255: not what the maker promised
             return None
+        digits = raw.translate(_DIGITS)
         if b"\xff" in digits:
             return None
-        return "[" + ",".join(digits.decode("ascii")) + "]"
+        n = len(digits)
+        if not n:
+            return "[]"
+        slots = bytearray(2 * n + 1)  # "[", then a digit and a comma per item; the last comma is "]"
+        slots[1::2] = digits
+        slots[2::2] = b"," * n
+        slots[0], slots[-1] = 0x5B, 0x5D
+        return slots.decode("ascii")
+
+
+class IntColumn(JsonList):
+    """A score column made by a maker that knows every item is an int (the framework, for the
+    in-tree Score plugins, whose scores are Go int64s upstream); `json()` is json.dumps of the
+    list. With `packed` (bytes of the same ints: each in 0..255) the text is made from the
+    bytes; without, each int's text is looked up (`int_texts`): raw scores past 255 (e.g.
+    PodTopologySpread's weighted pod counts) cost a lookup each instead of a conversion."""
+
+    packed: bytes | None = None
+
+    def json(self) -> str | None:
+        packed = self.packed
+        if packed is not None and len(packed) == len(self):
+            return bytes_json(packed)
+        return int_texts(self)
+
+
+_TEXTS: dict[int, str] = {}  # i -> str(i) for 0 <= i < len(_TEXTS): grown when a bigger int comes
+_MAX_TEXTS = 1 << 20
+
+
+def int_texts(values: list[int]) -> str | None:
+    """json.dumps(values, separators=(",", ":")) for a list of ints (the caller knows they are
+    ints: a bool would be written 1) from 0 to a million, by looking each one's text up; None
+    for any other list."""
+    try:
+        return "[" + ",".join(map(_TEXTS.__getitem__, values)) + "]"
+    except (KeyError, TypeError):
+        pass
+    try:
+        low, high = min(values), max(values)
+    except (TypeError, ValueError):  # not comparable, or empty (then the lookup did not fail)
+        return None
+    if type(low) is not int or type(high) is not int or low < 0 or high >= _MAX_TEXTS:
+        return None
+    _TEXTS.update((i, str(i)) for i in range(len(_TEXTS), high + 1))
+    try:
+        return "[" + ",".join(map(_TEXTS.__getitem__, values)) + "]"
+    except (KeyError, TypeError):  # an item that is not an int after all
+        return None
 
 
 def _digit_table(place: int) -> bytes:
@@ -38,15 +94,20 @@ _HUNDREDS, _TENS, _UNITS = _digit_table(100), _digit_table(10), _digit_table(1)
 
 
 def int_list_json(values: list[object]) -> str | None:
-    """json.dumps(values, separators=(",", ":")) for a list of ints in 0..255 (a score column):
-    each int's digits laid out in four-byte slots by three byte translations, the unused slots
-    dropped, all in C-level passes; None for any other list (then encode it as usual)."""
+    """json.dumps(values, separators=(",", ":")) for a list of ints in 0..255 (a score column);
+    None for any other list (then encode it as usual)."""
     try:
         raw = bytes(values)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
     if values and set(map(type, values)) != {int}:  # a bool or another int-like type: not ours
         return None
+    return bytes_json(raw)
+
+
+def bytes_json(raw: bytes | bytearray) -> str:
+    """json.dumps(list(raw), separators=(",", ":")): each byte's digits laid out in four-byte
+    slots by three byte translations, the unused slots dropped, all in C-level passes."""
     n = len(raw)
     slots = bytearray(4 * n)
     slots[0::4] = raw.translate(_HUNDREDS)

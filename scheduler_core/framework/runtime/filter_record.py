@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from scheduler_core.events.compact import row_passes
+from scheduler_core.framework.runtime import filter_chunk as fc
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.util.name_table import NameRun, NameTable, few_runs
@@ -28,12 +29,43 @@ _SUCCESS = {"code": "Success"}
 _SKIP = {"code": "Skip"}
 _NOT_EVALUATED = {"code": "NotEvaluated"}
 _FLAGGED = re.compile(rb"\x01+")  # a run of nodes whose row passes
+FEASIBLE_NAMES_KEY = "trace/feasibleNames"  # CycleState: the walk's FeasibleNames, when recorded
+
+
+class FeasibleNames:
+    """What a recorded filter walk returned (the list of feasible NodeInfos, as an object) with
+    their names as a run of the node list's name table (FilterRecord.feasible_run), or None.
+    The Score phase's `scores` event takes the names from here when it scores that very list
+    (no extender removed a node), instead of reading ~3,250 names off the nodes."""
+
+    __slots__ = ("nodes", "names")
+
+    def __init__(self, nodes: list[NodeInfo] | None, names: NameRun | None) -> None:
+        self.nodes = nodes
+        self.names = names
+
+    def __reduce__(self) -> tuple[type, tuple[None, None]]:
+        """A checkpoint of a cycle's state keeps neither: they name this process's walk."""
+        return FeasibleNames, (None, None)
+
+    def names_of(self, nodes: list[NodeInfo]) -> NameRun | None:
+        """The names of `nodes` when they are the walk's feasible list itself, else None."""
+        names = self.names
+        if names is None or nodes is not self.nodes or len(names) != len(nodes):
+            return None
+        return names
 
 
 class FilterRecord:
-    """Collects one walk's verdicts; `fields` gives the event's payload."""
+    """Collects one walk's verdicts; `fields` gives the event's payload.
 
-    __slots__ = ("plugins", "skipped", "nodes", "walked", "outcome", "rows", "_index", "num_feasible")
+    The row indexes are kept as bytes (one per evaluated node) while there are at most 256
+    rows, as nearly always: a chunk's indexes are then made in C-level passes, and the
+    feasible run (`feasible_run`) and the event's JSON text (util.small_ints.SmallInts) read
+    those bytes instead of converting a list of ints. A walk that meets more distinct
+    outcomes goes on in a list of ints."""
+
+    __slots__ = ("plugins", "skipped", "nodes", "walked", "_packed", "_wide", "rows", "_index", "num_feasible")
 
     def __init__(self, plugins: list[str], skipped: set[str] | frozenset[str]) -> None:
         self.plugins = plugins
@@ -42,10 +74,22 @@ class FilterRecord:
         # The evaluated nodes as they came: a chunk's NodeInfos (their names are read only if
         # `fields` cannot take them from a name table), a name for a node added on its own.
         self.walked: list[NodeInfo | str] = []
-        self.outcome: list[int] = SmallInts()  # row indexes (< 256: see feasible_run), JSON made fast
+        self._packed = bytearray()  # the row index of each evaluated node, while all are < 256
+        self._wide: list[int] | None = None  # instead, once a row index is 256 or more
         self.rows: list[dict[str, Any]] = []
         self._index: dict[Any, int] = {}
         self.num_feasible = 0
+
+    @property
+    def outcome(self) -> list[int]:
+        """The row index of each evaluated node, walk order (the event's `outcome`): a
+        SmallInts carrying its bytes, so its JSON text is made from them."""
+        if self._wide is not None:
+            return SmallInts(self._wide)
+        packed = bytes(self._packed)
+        out = SmallInts(packed)
+        out.packed = packed
+        return out
 
     def _intern(self, key: Any, build: Any) -> int:
         i = self._index.get(key)
@@ -54,25 +98,59 @@ class FilterRecord:
             self.rows.append(build())
         return i
 
+    def _put(self, i: int) -> None:
+        if self._wide is None and i < 256:
+            self._packed.append(i)
+        else:
+            self._widen().append(i)
+
+    def _widen(self) -> list[int]:
+        if self._wide is None:
+            self._wide = list(self._packed)
+        return self._wide
+
+    def _key(self, st: Status | None) -> Any:
+        return None if st is None or st.code == Code.SUCCESS else (st.plugin, st.code, tuple(st.reasons))
+
     def add_status(self, node: str, st: Status | None) -> None:
         """A node whose run_filter_plugins result is `st` (None or Success: it passed)."""
-        if st is None or st.code == Code.SUCCESS:
-            key: Any = None
-        else:
-            key = (st.plugin, st.code, tuple(st.reasons))
         self.walked.append(node)
-        self.outcome.append(self._intern(key, lambda: self._implied_row(st)))
+        self._put(self._intern(self._key(st), lambda: self._implied_row(st)))
 
     def add_chunk(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
         """`add_status` for each node of a chunk and its status, in order, each distinct status
         object looked up once: the rows are interned in the order their outcomes first appear,
-        as node after node would intern them, and the nodes are appended in C-level passes."""
-        row_of: dict[Status | None, int] = {}
-        for st in dict.fromkeys(sts):
-            key = None if st is None or st.code == Code.SUCCESS else (st.plugin, st.code, tuple(st.reasons))
-            row_of[st] = self._intern(key, lambda st=st: self._implied_row(st))
+        as node after node would intern them, and the indexes are made in C-level passes. When
+        few nodes have a status (a chunk passed nearly everywhere), only those are visited."""
+        n = len(sts)
         self.walked.extend(nodes)
-        self.outcome.extend(map(row_of.__getitem__, sts))
+        marked = fc.positions(sts)  # the nodes with a Status (rejected, or a Success-coded one)
+        if len(marked) * fc.FEW <= n and self._wide is None:
+            first_none = _first_gap(marked, n)
+            row_of: dict[Status | None, int] = {}
+            for p in marked:
+                if p > first_none and None not in row_of:
+                    row_of[None] = self._intern(None, lambda: self._implied_row(None))
+                st = sts[p]
+                if st not in row_of:
+                    row_of[st] = self._intern(self._key(st), lambda st=st: self._implied_row(st))
+            if first_none < n and None not in row_of:
+                row_of[None] = self._intern(None, lambda: self._implied_row(None))
+            if all(i < 256 for i in row_of.values()):
+                chunk = bytearray((row_of[None],)) * n if first_none < n else bytearray(n)
+                for p in marked:
+                    chunk[p] = row_of[sts[p]]
+                self._packed += chunk
+                return
+            self._widen().extend(map(row_of.__getitem__, sts))
+            return
+        row_of = {}
+        for st in dict.fromkeys(sts):
+            row_of[st] = self._intern(self._key(st), lambda st=st: self._implied_row(st))
+        if self._wide is None and len(self.rows) <= 256:
+            self._packed += bytes(map(row_of.__getitem__, sts))
+        else:
+            self._widen().extend(map(row_of.__getitem__, sts))
 
     def add_statuses(self, nodes: list[NodeInfo], sts: list[Status | None]) -> None:
         """A chunk of nodes and their statuses, in walk order."""
@@ -83,19 +161,22 @@ class FilterRecord:
         """A chunk of nodes that all passed."""
         i = self._intern(None, lambda: self._implied_row(None))
         self.walked.extend(nodes)
-        self.outcome.extend([i] * len(nodes))
+        if self._wide is None and i < 256:
+            self._packed += bytes((i,)) * len(nodes)
+        else:
+            self._widen().extend([i] * len(nodes))
 
     def add_cancelled(self, node: str) -> None:
         """The node that passed after enough feasible nodes were found (the walk stops there)."""
         self.walked.append(node)
-        self.outcome.append(self._intern("cancelled", lambda: {CANCELLED_PLUGIN: dict(CANCELLED_VERDICT)}))
+        self._put(self._intern("cancelled", lambda: {CANCELLED_PLUGIN: dict(CANCELLED_VERDICT)}))
 
     def add_row(self, node: str, row: dict[str, Any]) -> None:
         """A node with its verdicts built plugin by plugin."""
         key = ("row",) + tuple((p, v["code"], tuple(v.get("reasons", ())), bool(v.get("withNominatedPods")))
                                for p, v in row.items())
         self.walked.append(node)
-        self.outcome.append(self._intern(key, lambda: row))
+        self._put(self._intern(key, lambda: row))
 
     def _implied_row(self, st: Status | None) -> dict[str, Any]:
         """What run_filter_plugins_verbose reports for a node with result `st`: Success up to
@@ -152,10 +233,10 @@ class FilterRecord:
         in many short runs (name_table.few_runs). Found with C-level passes: a byte per node
         says whether its row passes; runs of set bytes are the feasible nodes."""
         nodes = self.nodes
-        if not isinstance(nodes, NameRun) or nodes.table is None or len(self.rows) > 256:
+        if not isinstance(nodes, NameRun) or nodes.table is None or self._wide is not None:
             return None
         passing = bytes(row_passes(row) for row in self.rows)
-        flags = bytes(self.outcome).translate(passing + bytes(256 - len(passing)))
+        flags = bytes(self._packed).translate(passing + bytes(256 - len(passing)))
         if not few_runs(flags, len(flags)):  # scattered: the names are quoted one by one
             return None
         spans: list[tuple[int, int]] = []
@@ -168,3 +249,11 @@ class FilterRecord:
             spans.append((a, b))
             left -= b - a
         return nodes.table.run(nodes.table_segments(spans))
+
+
+def _first_gap(marked: list[int], n: int) -> int:
+    """The first position in 0..n-1 not in `marked` (sorted, distinct), or n."""
+    for k, p in enumerate(marked):
+        if p != k:
+            return k
+    return min(len(marked), n)

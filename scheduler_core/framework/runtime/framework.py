@@ -14,7 +14,6 @@ imports the scheduler.
 from __future__ import annotations
 
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api.types import Pod
@@ -26,7 +25,9 @@ from scheduler_core.framework import interface as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.node_to_status import NodeToStatus
 from scheduler_core.framework.runtime import filter_chunk as fc
+from scheduler_core.framework.runtime import score_record
 from scheduler_core.framework.runtime.filter_chunk import FilterChunk
+from scheduler_core.framework.runtime.filter_record import FEASIBLE_NAMES_KEY
 from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.runtime.totals import weighted_totals
 from scheduler_core.framework.status import SKIP, Code, Status
@@ -622,9 +623,13 @@ class Framework:
                 return [], None, [], Status.error(f"running Score plugins: plugin \"{pl.name}\" failed with: "
                                               f"{st.message()}")
             per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
-        raw = [list(lst) for _, _, lst in per_plugin] if self.events_enabled else None
-        for pl, (name, _, lst) in zip(plugins, per_plugin, strict=True):
+        recording = self.events_enabled
+        trusted = [score_record.ints_trusted(pl) for pl in plugins] if recording else []
+        raw: list[score_record.Uniform | bytes | list[int] | None] = []
+        for pl, (name, _, lst), ints in zip(plugins, per_plugin, trusted or [False] * len(plugins), strict=True):
             ext = pl.score_extensions()
+            if recording:  # Normalize works in place: keep the raw scores of a plugin that has it
+                raw.append(None if ext is None else score_record.before_normalize(lst, ints))
             if ext is None:
                 continue
             fast = getattr(ext, "normalize_score_values", None)
@@ -648,7 +653,11 @@ class Framework:
                         return [], None, [], Status.error(
                             f"applying score defaultWeights on Score plugins: plugin {name!r} returns an "
                             f"invalid score {sc}, it should in the range of [{lo}, {hi}] after normalizing")
-        columns = None if raw is None else score_columns(nodes, per_plugin, raw)
+        columns = None
+        if recording:
+            found = state.get(FEASIBLE_NAMES_KEY)
+            names = found.names_of(nodes) if found is not None else None
+            columns = score_record.score_columns(nodes, names, per_plugin, raw, summaries, trusted)
         return per_plugin, columns, summaries, None
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -765,28 +774,3 @@ class Framework:
         return {p: [pl.name for pl in pls] for p, pls in self.points.items()}
 
 
-_node_name = attrgetter("name")
-
-
-def score_columns(nodes: list[NodeInfo], per_plugin: list[tuple[str, int, list[int]]],
-                  raw: list[list[int]]) -> dict[str, Any]:
-    """The `scores` event's breakdown as columns aligned with one node list (decoded by
-    scheduler_core.events.compact): per plugin its raw scores, and its normalised scores only
-    where Normalize changed them; a column with one value for every node is that value. A
-    plugin's weighted score is normalised x weight and the totals their sum, so neither is
-    stored. Extenders add their own columns and the totals (extender.wiring, schedule_one)."""
-    raw_cols: dict[str, Any] = {}
-    normalized: dict[str, Any] = {}
-    for (name, _, lst), before in zip(per_plugin, raw, strict=True):
-        raw_cols[name] = compact_column(before)
-        if lst != before:
-            normalized[name] = compact_column(lst)
-    return {"nodes": list(map(_node_name, nodes)), "plugins": [name for name, _, _ in per_plugin],
-            "raw": raw_cols, "normalized": normalized, "weighted": {}, "extenders": []}
-
-
-def compact_column(values: list[int]) -> list[int] | int:
-    """A column as stored in the `scores` event: the one value when every node has it."""
-    if values and values.count(values[0]) == len(values):
-        return values[0]
-    return values

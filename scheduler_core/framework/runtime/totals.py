@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from itertools import repeat
 from operator import add, mul
+from typing import Any
 
 from scheduler_core.framework.interface import MAX_NODE_SCORE
 from scheduler_core.framework.runtime.score_list import ScoreList
@@ -44,7 +45,7 @@ def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: b
     if vector and all(s.packed is not None for _, s in varied):
         bound = abs(offset) + 255 * sum(abs(w) for w, _ in varied)
         if bound < _INT64_BOUND:
-            return _vector_totals(varied, offset)
+            return _vector_totals(varied, offset, keep=not relative)
     if all(s.packed is not None for _, s in varied):
         small = _byte_totals(varied, offset, count)
         if small is not None:
@@ -65,8 +66,20 @@ def weighted_totals(weighted: list[tuple[int, ScoreList]], count: int, vector: b
     return list(summed)
 
 
-def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int) -> list[int]:
-    """The sum over NumPy views of the packed scores (uint8, widened to int64 by the first add)."""
+class VectorTotals(list):
+    """Totals summed by NumPy, with the int64 array they came from (`array`), so a caller that
+    reports them (the `selected` event's ties: the nodes with the top total) compares them
+    in one vector pass instead of int by int. Pickled as the plain list it is."""
+
+    array: Any = None
+
+    def __reduce__(self) -> tuple[type, tuple[list[int]]]:
+        return list, (list(self),)
+
+
+def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int, keep: bool = False) -> list[int]:
+    """The sum over NumPy views of the packed scores (uint8, widened to int64 by the first add).
+    `keep`: as VectorTotals, with the array (the true totals, reported)."""
     import numpy as np
 
     total = np.full(len(varied[0][1].values), offset, dtype=np.int64)
@@ -76,6 +89,10 @@ def _vector_totals(varied: list[tuple[int, ScoreList]], offset: int) -> list[int
             total += col
         else:
             total += col * np.int64(w)
+    if keep:
+        out = VectorTotals(total.tolist())
+        out.array = total
+        return out
     return total.tolist()
 
 
