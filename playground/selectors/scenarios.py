@@ -56,6 +56,14 @@ def scenario_manifests(*, scenario: Scenario) -> list[dict[str, Any]]:
     return list(scenario.kube_objects.order_by("order", "id").values_list("manifest", flat=True))
 
 
+def scenario_manifests_streamed(*, scenario: Scenario, chunk_size: int = 2000) -> Iterator[dict[str, Any]]:
+    """`scenario_manifests` read `chunk_size` rows at a time: a caller that writes each one out
+    never holds them all (155,000 decoded manifests are ~670 MB at 5,000 nodes x 150,000 pods)."""
+    return scenario.kube_objects.order_by("order", "id").values_list("manifest", flat=True).iterator(
+        chunk_size=chunk_size
+    )
+
+
 def objects_version(*, scenario: Scenario) -> str:
     """The version of the scenario's objects: any change to them changes it (a replaced object
     gets a new id, an edited one bumps the scenario's `updated_at`)."""

@@ -23,6 +23,7 @@ once, not thirty times, each in a web request. A start computed in a request is 
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,11 +34,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground.infra import redis_client
+from playground.infra.blob_write import insert_with_blob
 from playground.infra.bulk_insert import insert_rows
 from playground.infra.queues import CONTINUATION_PRIORITY, runs_queue, send_task
 from playground.manifests import build_yaml
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
-from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
+from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests_streamed
 from playground.services.runs import prepared_engine
 from playground.services.runs.engine import EVENT_COLUMNS, Engine, load_simulation
 from playground.services.runs.start_content import content_key
@@ -66,9 +68,44 @@ def scenario_yaml_versioned(*, scenario: Scenario) -> tuple[str, str]:
     cached = cached_yaml(scenario=scenario, version=version)
     if cached is not None:
         return cached, version
-    text = build_yaml(scenario_manifests(scenario=scenario))
+    text = yaml_of_objects(scenario=scenario)
     Scenario.objects.filter(pk=scenario.pk).update(yaml_cache=text, yaml_cache_version=version)
     return text, version
+
+
+YAML_CHUNK = 2000  # objects read and written to YAML at a time
+
+
+def yaml_of_objects(*, scenario: Scenario) -> str:
+    """`build_yaml` of the scenario's manifests, the same text, read and written YAML_CHUNK
+    objects at a time: the whole list decoded at once was ~670 MB at 5,000 nodes x 150,000
+    pods, and its pieces left behind in the worker's heap raised the memory of everything after
+    (the engine loaded next, its checkpoint) by ~140 MB. A chunk after the first is written as
+    the documents after a first one (`build_yaml` of `[{}, *chunk]`, that `{}` cut off), so each
+    starts with the "---" line it has in the whole stream."""
+    pieces: list[str] = []
+    chunk: list[dict[str, Any]] = []
+    with collector_paused():  # nothing made here is cyclic garbage; a full collection per chunk walked them all
+        for manifest in scenario_manifests_streamed(scenario=scenario, chunk_size=YAML_CHUNK):
+            chunk.append(manifest)
+            if len(chunk) == YAML_CHUNK:
+                pieces.append(_chunk_yaml(chunk, first=not pieces))
+                chunk = []
+        if chunk or not pieces:
+            pieces.append(_chunk_yaml(chunk, first=not pieces))
+    return "".join(pieces)
+
+
+def _chunk_yaml(chunk: list[dict[str, Any]], *, first: bool) -> str:
+    if first:
+        return build_yaml(chunk)
+    text = build_yaml([{}, *chunk])
+    if not text.startswith(_EMPTY_FIRST):  # build_yaml changed how it writes a stream
+        raise ValueError(f"build_yaml wrote an empty first document as {text[:20]!r}")
+    return text[len(_EMPTY_FIRST):]
+
+
+_EMPTY_FIRST = "{}\n"  # how build_yaml writes an empty first document
 
 
 def scenario_prepare_by_id(*, scenario_id: int, stopped: str = "", home: str | None = None) -> None:
@@ -77,6 +114,10 @@ def scenario_prepare_by_id(*, scenario_id: int, stopped: str = "", home: str | N
     `home`: the worker's own queue (it keeps the engine it computes: `prepared_engine`)."""
     scenario = Scenario.objects.defer("yaml_cache").filter(pk=scenario_id).first()
     if scenario is not None:
+        # The worker's task before this one (often the upload's check: the whole scenario loaded
+        # and stored) can leave its objects as cyclic garbage, ~350 MB at 5,000 x 150,000: freed
+        # now, the YAML's build and the engine's load reuse that memory instead of growing past it.
+        gc.collect()
         prepare_start(scenario=scenario, stopped=stopped, home=home)
 
 
@@ -154,7 +195,7 @@ class Prepared:
         # A start kept before its queue entries were summarised is summarised here (a no-op after).
         events = summarize_start(self.events)
         insert_rows(RunEvent, EVENT_COLUMNS, ((run_id, e["seq"], 0, e["type"], e) for e in events))
-        insert_rows(RunCheckpoint, ("run", "step", "blob"), [(run_id, 0, self.checkpoint)])
+        insert_with_blob(RunCheckpoint, ("run", "step"), (run_id, 0), "blob", self.checkpoint)
         record_steps(1)
 
 
@@ -163,14 +204,21 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
     no database (ScenarioError and the configuration errors propagate). The cyclic collector
     is paused meanwhile: the engine, frame 0 and the start's events are millions of objects,
     all kept, and each collection on the way walked all those made so far (a third of the CPU
-    at 1,000 nodes x 30,000 pods)."""
+    at 1,000 nodes x 30,000 pods).
+
+    The text is let go of once loaded: a caller that handed it over (`prepare_start`) then no
+    longer holds its 74 MB at the envelope while the checkpoint is taken. The start's events
+    are summarised before they are recorded (`summarize_start`: the same list the start
+    stores), so the engine never makes a RunEvent per pod only to drop them."""
     with collector_paused(collect_first=True):
         sim = load_simulation(text, seed, kubernetes_version, feature_gates)
+        del text
         engine = Engine(run_id=0, sim=sim, step=0, stored_step=0, stored_seq=0)
-        events, sim.sink.events = sim.sink.events, []
+        events, sim.sink.events = summarize_start(sim.sink.events), []
         engine._record(START_UNIT, "start", None, 1, events)  # step 0: a keyframe
+        del events
         return Prepared(frame={name: getattr(engine.frames[0], name) for name in FRAME_FIELDS},
-                        events=summarize_start([e.data for e in engine.events]), fields=engine.run_fields(),
+                        events=[e.data for e in engine.events], fields=engine.run_fields(),
                         checkpoint=sim.checkpoint(), engine=engine)
 
 
@@ -194,19 +242,22 @@ def prepare_start(*, scenario: Scenario, stopped: str = "", home: str | None = N
         if not mine:
             return  # another worker is computing it right now
         content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+        handed = [text]  # compute_start takes it over and lets go of it once loaded
+        del text
         try:
             prepared = take_by_content(content)
             if prepared is None:
                 try:
-                    prepared = compute_start(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+                    prepared = compute_start(handed.pop(), scenario.seed, DEFAULT_KUBERNETES_VERSION)
                 except ScenarioError:
                     return  # a start will say why
             _store_for(scenario, key, content, prepared)  # the limit may fall here too: nothing is stored
         except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
             mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
             raise
-        if home is not None and prepared.engine is not None:
-            prepared_engine.keep(content, prepared.engine, home)
+        engine, prepared = prepared.engine, None  # the stored rows' values (the checkpoint: 115 MB) go now
+        if home is not None and engine is not None:
+            prepared_engine.keep(content, engine, home)
 
 
 STOPPED_TTL = 3600  # s a preparation stopped by its time limit is remembered
@@ -330,9 +381,8 @@ def _write(scenario_id: int, key: str, content: str, checkpoint: bytes, events: 
     hundreds of MB at the envelope, which DEBUG's query log would quote)."""
     with transaction.atomic():
         PreparedStart.objects.filter(scenario_id=scenario_id).delete()
-        insert_rows(PreparedStart, ("scenario", "key", "content_key", "checkpoint", "events", "frame", "fields",
-                                    "created_at"),
-                    [(scenario_id, key, content, checkpoint, events, frame, fields, timezone.now())])
+        insert_with_blob(PreparedStart, ("scenario", "key", "content_key", "events", "frame", "fields", "created_at"),
+                         (scenario_id, key, content, events, frame, fields, timezone.now()), "checkpoint", checkpoint)
 
 
 def keep_start(*, scenario: Scenario, version: str, seed: int, kubernetes_version: str, feature_gates: str,
