@@ -71,12 +71,21 @@ def scenario_import_yaml(*, scenario: Scenario, actor: Actor, text: str, source:
     ensure_can_edit(scenario=scenario, actor=actor)
     summaries: list[Any] = []
     objects, warnings = read_yaml_rows(text, source=source, summaries=summaries)
+    return scenario_objects_replace(scenario=scenario, objects=objects, load_summary=summaries[0], warnings=warnings)
+
+
+def scenario_objects_replace(
+    *, scenario: Scenario, objects: list[StoredObject], load_summary: Any, warnings: list[Any]
+) -> Scenario:
+    """Replace all the scenario's objects with `objects`, the rows of a text the caller has had
+    the loader validate (`read_yaml_rows`, or an import's own load), whose summary
+    `load_summary` is (the workloads' pods are kept from it). The caller checked ownership."""
     with transaction.atomic():
         scenario = locked_scenario(scenario)
         scenario.kube_objects.all().delete()
         insert_stored(scenario, objects)
         scenario.save(update_fields=["updated_at"])
-        keep_workload_pods(scenario, summaries)
+        keep_workload_pods(scenario, [load_summary])
         prepare_yaml_later(scenario, len(objects))
     scenario.not_simulated = warnings
     return scenario
