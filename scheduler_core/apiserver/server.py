@@ -17,6 +17,7 @@ resource.py.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 from scheduler_core.api.types import Node, Pod, PodDisruptionBudget, Taint
@@ -324,4 +325,4 @@ def _owner_of(pod: Pod) -> str | None:
     if not refs:
         return None
     ref = next((o for o in refs if o.controller), refs[0])
-    return f"{ref.kind}/{ref.name}"
+    return sys.intern(f"{ref.kind}/{ref.name}")  # one string per owner, not one per replica's record

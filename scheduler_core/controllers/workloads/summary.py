@@ -5,18 +5,21 @@ Shown to the user after an import, so nothing from a cluster dump disappears sil
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import repeat
+from typing import Any, NamedTuple
 
 KEPT = "kept"
 CREATED = "created"
 DROPPED = "dropped"
 
 
-@dataclass(frozen=True)
-class SummaryEntry:
-    """One object and what happened to it, with the reason in words."""
+class SummaryEntry(NamedTuple):
+    """One object and what happened to it, with the reason in words. A tuple: a dump's summary
+    has an entry per pod (150,000), kept by the run's engine, so its checkpoints write them as
+    columns and a restore makes them back without a Python call each (`WorkloadSummary`)."""
 
     outcome: str  # KEPT, CREATED or DROPPED
     kind: str
@@ -42,7 +45,21 @@ class WorkloadSummary:
     source_format: str = "manifests"  # or "kubectl-list", "kube-scheduler-simulator"
 
     def add(self, outcome: str, kind: str, name: str, reason: str) -> None:
-        self.entries.append(SummaryEntry(outcome, kind, name, reason))
+        """Note one object. The strings are interned: each document has its own copy of its
+        kind, and a pod's "namespace/name" is then the very string its key is (`Pod.key`)."""
+        self.entries.append(SummaryEntry(sys.intern(outcome), sys.intern(kind), sys.intern(name),
+                                         sys.intern(reason)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The entries as four columns (made and written by C code: no call per entry)."""
+        state = dict(self.__dict__)
+        state["entries"] = tuple(zip(*self.entries, strict=True))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        columns = state.pop("entries")
+        self.__dict__.update(state)
+        self.entries = list(map(tuple.__new__, repeat(SummaryEntry), zip(*columns, strict=True)))
 
     def count(self, outcome: str) -> Counter[str]:
         """Objects per kind with that outcome."""

@@ -226,3 +226,23 @@ def test_replicas_share_one_spec_live_and_restored() -> None:
     sim.run()
     restored.run()
     assert restored.result(True) == sim.result(True)
+
+
+def test_a_pods_key_is_one_string_in_the_store_its_record_and_the_queue() -> None:
+    """Pod.key is interned, so the store's map, its records, the ordered list of every pod and
+    the queue's heap hold one string per pod (a checkpoint writes it once), live and restored."""
+    sim = Simulation(load_scenario_text(_dump(40), source="x"), seed=1)
+    sim.step()
+    restored = Simulation.restore(sim.checkpoint())
+    for engine in (sim, restored):
+        cluster = engine.scheduler.cluster
+        heap = engine.scheduler.queue.active_q.queue
+        in_heap = {k: k for k in heap._items}
+        assert len(in_heap) == 39
+        records = {k: k for k in cluster.records}
+        all_pods = {k: k for k in cluster.all_pods}
+        for key in cluster.pods:
+            assert records[key] is key and all_pods[key] is key
+            assert key not in in_heap or in_heap[key] is key
+        owners = {id(r.owner) for r in cluster.records.values()}
+        assert len(owners) == 1  # "ReplicaSet/web-5d8f" once, not once per record
