@@ -59,12 +59,12 @@ START_PAUSE_OBJECTS = 20_000  # nodes + pods from which the start runs with the 
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 8  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
+CHECKPOINT_VERSION = 9  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
 # node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node; 5: a header
 # pickle then the engine's, pods as spec + own fields, plain PodInfos (scheduler_core/checkpoint.py);
 # 6: pods pickled whole again (their equal specs shared: `specs_shared`); 7: ClusterState keeps
 # `volume_pods` (the keys of pods with volumes, for the storage view); 8: no `specs_shared` (the loader
-# shares the replicas' specs and maps, no checkpoint pass)
+# shares the replicas' specs and maps, no checkpoint pass); 9: the load summary's entries as columns
 
 
 class CheckpointVersionError(ValueError):
