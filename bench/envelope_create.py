@@ -1,6 +1,6 @@
 """The envelope's create as the upload's worker checks it, in one process: CPU split by part.
 
-    python bench/envelope_create.py [--input FILE | --nodes 5000 --pods 150000] [--runs N] [--profile]
+    python bench/envelope_create.py [--input FILE | --nodes 5000 --pods 150000] [--import] [--runs N] [--profile]
 
 What `bench/envelope_web.py` times as "create" (upload -> scenario page) is, past the POST, the
 worker's `upload_check` (services.scenario_uploads) of a `ScenarioUpload`: the engine's loader
@@ -12,7 +12,7 @@ by wrapping the functions each part is, those the tree has (an older tree names 
 otherwise; a part it lacks reads 0):
 
 - yaml: the loader's YAML decoding (`decode_yaml`);
-- loader: the rest of the loader's validation (`validate_text` less the decoding);
+- loader: the rest of the loader's validation (`load_scenario_text` less the decoding);
 - copy: the documents copied for storing (`split_loaded`: trees before the rows' single
   serialisation);
 - rows json: each object's JSON text made from the loader's documents (`stored_objects`);
@@ -20,8 +20,10 @@ otherwise; a part it lacks reads 0):
 - workload pods: the pods the workloads create, kept for the scenario page;
 - other: the rest (the upload and scenario rows, the commit, the outcome's notices).
 
-Each run is a new scenario in the same database. `--profile` prints the last run's cProfile
-(its overhead doubles the times).
+Each run is a new scenario in the same database. `--import`: the upload replaces the objects of
+a small scenario instead (the scenario page's import: a cluster dump is reduced, `copy` is then
+its reduction and copy, and its rows' JSON is in `other`). `--profile` prints the last run's
+cProfile (its overhead doubles the times).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # (part, module, function): the functions each part is, where the tree has them.
 PARTS = (
     ("yaml", "scheduler_core.loader.load", "decode_yaml"),
-    ("loader", "playground.services.scenario_validation", "validate_text"),
+    ("loader", "scheduler_core.loader", "load_scenario_text"),  # callers import it when they call it
     ("copy", "playground.services.scenario_validation", "split_loaded"),
     ("rows json", "playground.services.scenario_validation", "stored_objects"),
+    ("rows json", "playground.services.cluster_import", "stored_objects"),
+    ("copy", "playground.services.cluster_import", "_reduced"),
     ("rows insert", "playground.services.scenario_objects", "insert_rows"),
     ("rows insert", "playground.services.scenario_rows", "insert_rows"),
     ("workload pods", "playground.services.scenarios", "keep_workload_pods"),
@@ -85,6 +89,7 @@ def main() -> None:
     parser.add_argument("--input", type=Path, help="a scenario file (default: the generated envelope)")
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150_000)
+    parser.add_argument("--import", dest="importing", action="store_true", help="import into a scenario instead")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
@@ -114,9 +119,17 @@ def main() -> None:
     print(f"{label}: {len(text.encode()) / 1e6:.1f} MB of YAML", flush=True)
     spent: dict[str, float] = {}
     timed_parts(spent)
+    target = None
+    if args.importing:
+        from bench.generate_envelope import render
+        from playground.ownership import Actor
+        from playground.services import scenarios
+
+        target = scenarios.scenario_create(actor=Actor(session_token="b" * 32), name="Target", yaml_text=render(2, 3))
+    operation = ScenarioUpload.IMPORT if target is not None else ScenarioUpload.CREATE
     for run in range(args.runs):
         spent.clear()
-        upload = ScenarioUpload.objects.create(operation=ScenarioUpload.CREATE, name="Envelope", source=label,
+        upload = ScenarioUpload.objects.create(operation=operation, scenario=target, name="Envelope", source=label,
                                                text=text, owner_token="b" * 32)
         profiler = cProfile.Profile() if args.profile and run == args.runs - 1 else None
         cpu, wall = time.process_time(), time.monotonic()

@@ -49,13 +49,15 @@ DEFAULT_WORKER_WEIGHT = 7_000  # ~0.35 s of loader CPU: 0.54 s at most measured 
 # range), in the request.
 _REPLICAS = re.compile(rb"""["']?(?:replicas|parallelism|completions)["']?[ \t]*:[ \t]*["']?(\d{1,12})(?!\d)""")
 _KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?(\w+)""")
-# A cluster dump (a kubectl List, a kube-scheduler-simulator export): its import is read,
-# reduced and written again around the load (services.cluster_import), ~10x a plain file's cost
-# per byte (3.3 s for the 1 MB kubectl fixture, whose plain load takes 0.6 s).
+# A cluster dump (a kubectl List, a kube-scheduler-simulator export): its import reduces the
+# loader's documents and copies them (services.cluster_import), at most ~1.5x a plain file's
+# cost per byte (bench/envelope_create.py's figures in bench/RESULTS.md: the 1 MB kubectl
+# fixture's import 0.46 s CPU, its load alone 0.41-0.49 s; a 6.9 MB envelope dump 1.44 s, its
+# load 0.93 s). Before an import loaded its text once, a dump cost ~10x and plain manifests 2x.
 _DUMP = re.compile(rb"""(?m)^[ \t]*["']?items["']?[ \t]*:|["']?kind["']?[ \t]*:[ \t]*["']?List\b|"""
                    rb"""["'](?:pods|nodes|pvs|pvcs|storageClasses|priorityClasses|namespaces)["'][ \t]*:[ \t]*\[""")
-IMPORT_FACTOR = 2  # an import of plain manifests loads them twice (to tell a dump, then to store them)
-DUMP_IMPORT_FACTOR = 10
+IMPORT_FACTOR = 1  # an import of plain manifests costs what a create does (one load, the rows)
+DUMP_IMPORT_FACTOR = 2
 # A YAML-view save reads every stored object, writes its YAML and loads it all again: ~425 us an
 # object (6.4 s for a page of a 15,000-object scenario).
 STORED_OBJECT_UNITS = 8
