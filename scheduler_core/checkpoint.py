@@ -9,7 +9,7 @@ plain pickling.
   restored engine shares them too. That is exact because the engine never changes those in
   place (a change makes a new pod with `dataclasses.replace` and new objects).
 - A PodInfo without pod (anti-)affinity terms (most pods) is written as its pod and its cached
-  requests; its four empty term lists are made anew on restore.
+  requests; its four term fields are the shared empty tuple again on restore.
 
 The classes handled are put in the pickler's dispatch table by exact type (their subclasses
 found when the pickler is made), so every other object is pickled by pickle's own C code, with
@@ -28,7 +28,7 @@ from typing import Any
 from scheduler_core.api.types import Pod
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.runtime.framework import Framework
-from scheduler_core.framework.types import PodInfo
+from scheduler_core.framework.types import NO_TERMS, PodInfo
 
 __all__ = ["EnginePickler", "reset_restoring", "restoring"]
 
@@ -63,10 +63,10 @@ def _plain_pod_info(pod: Pod, resource: Any) -> PodInfo:
     """A PodInfo without pod (anti-)affinity terms (what `PodInfo.update` makes for such a pod)."""
     pi = object.__new__(PodInfo)
     pi.pod = pod
-    pi.required_affinity_terms = []
-    pi.required_anti_affinity_terms = []
-    pi.preferred_affinity_terms = []
-    pi.preferred_anti_affinity_terms = []
+    pi.required_affinity_terms = NO_TERMS
+    pi.required_anti_affinity_terms = NO_TERMS
+    pi.preferred_affinity_terms = NO_TERMS
+    pi.preferred_anti_affinity_terms = NO_TERMS
     pi._resource = resource
     return pi
 

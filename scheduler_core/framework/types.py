@@ -313,6 +313,10 @@ class WeightedAffinityTerm:
     weight: int
 
 
+# What a PodInfo holds for the terms of a pod without pod (anti-)affinity (see PodInfo.update).
+NO_TERMS: tuple[Any, ...] = ()
+
+
 class PodInfo:
     """A pod plus its pre-parsed (anti-)affinity terms and cached resource requests."""
 
@@ -336,11 +340,14 @@ class PodInfo:
         aff = pod.affinity
         pa = aff.pod_affinity if aff else None
         paa = aff.pod_anti_affinity if aff else None
-        if pa is None and paa is None:  # most pods: four empty lists, without the helpers
-            self.required_affinity_terms = []
-            self.required_anti_affinity_terms = []
-            self.preferred_affinity_terms = []
-            self.preferred_anti_affinity_terms = []
+        if pa is None and paa is None:  # most pods: no terms, without the helpers
+            # One empty tuple for all four (the term lists are only read, never changed in
+            # place): four empty lists a pod were 224 bytes each for 150,000 queued pods,
+            # and four objects a checkpoint's restore made.
+            self.required_affinity_terms = NO_TERMS
+            self.required_anti_affinity_terms = NO_TERMS
+            self.preferred_affinity_terms = NO_TERMS
+            self.preferred_anti_affinity_terms = NO_TERMS
             return
         self.required_affinity_terms = [AffinityTerm.from_term(pod, t) for t in (pa.required if pa else [])]
         self.required_anti_affinity_terms = [
@@ -591,8 +598,9 @@ class QueuedPodInfo:
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
     backoff_expiration: float | None = None  # cached upstream too
-    # Events registered by the gating PreEnqueue plugin (upstream GatingPluginEvents).
-    gating_plugin_events: list = field(default_factory=list)
+    # Events registered by the gating PreEnqueue plugin (upstream GatingPluginEvents); replaced,
+    # never changed in place, so an ungated pod shares the empty tuple (no list per queued pod).
+    gating_plugin_events: list | tuple = ()
     # Order in which `timestamp` was assigned: the virtual clock gives many pods the same
     # timestamp, whereas upstream's wall-clock timestamps are always distinct; the queue breaks
     # equal-timestamp ties with this so that "earlier" means "earlier event", as upstream.

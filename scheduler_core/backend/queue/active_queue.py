@@ -111,7 +111,7 @@ class ActiveQueue:
             pinfo.unschedulable_plugins.clear()
             pinfo.pending_plugins.clear()
             pinfo.gating_plugin = ""
-            pinfo.gating_plugin_events = []
+            pinfo.gating_plugin_events = ()
             return pinfo, src
 
     def done(self, uid: str) -> None:

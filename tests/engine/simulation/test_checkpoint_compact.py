@@ -28,7 +28,7 @@ import pytest
 from scheduler_core import checkpoint
 from scheduler_core.framework.interface import Plugin
 from scheduler_core.framework.runtime.framework import Framework
-from scheduler_core.framework.types import PodInfo
+from scheduler_core.framework.types import NO_TERMS, PodInfo
 from scheduler_core.loader import load_scenario_file, load_scenario_text
 from scheduler_core.simulation import CHECKPOINT_VERSION, Simulation
 
@@ -246,3 +246,22 @@ def test_a_pods_key_is_one_string_in_the_store_its_record_and_the_queue() -> Non
             assert key not in in_heap or in_heap[key] is key
         owners = {id(r.owner) for r in cluster.records.values()}
         assert len(owners) == 1  # "ReplicaSet/web-5d8f" once, not once per record
+
+
+def test_pods_without_terms_or_gates_hold_no_empty_lists_live_and_restored() -> None:
+    """A PodInfo without pod (anti-)affinity holds the one empty tuple for its four term lists,
+    and an ungated queued pod the empty tuple for its gating events: immutable, so sharing them
+    cannot leak a change between pods (a change in place would raise)."""
+    sim = Simulation(load_scenario_text(_dump(40), source="x"), seed=1)
+    sim.step()
+    restored = Simulation.restore(sim.checkpoint())
+    for engine in (sim, restored):
+        queued = engine.scheduler.queue.active_q.queue.list()
+        assert len(queued) == 39
+        for qpi in queued:
+            pi = qpi.pod_info
+            assert (pi.required_affinity_terms is pi.required_anti_affinity_terms is pi.preferred_affinity_terms
+                    is pi.preferred_anti_affinity_terms is NO_TERMS == ())
+            assert qpi.gating_plugin_events == ()
+        bound = [pi for ni in engine.scheduler.cache.nodes.values() for pi in ni.pods]
+        assert bound and all(pi.required_affinity_terms == () for pi in bound)
