@@ -4,8 +4,8 @@
     python bench/checkpoint.py --save /tmp/ck.bin && python bench/checkpoint.py --restore /tmp/ck.bin
 
 Builds the engine the web worker builds for a run of bench/generate_envelope.py's cluster (events
-recorded), steps it a few cycles, then times `Simulation.checkpoint()` and `Simulation.restore()`
-in this process (CPU seconds: the comparable figure on a shared machine; wall beside it) and
+recorded), steps it a few cycles, then times `Simulation.checkpoint()` (the engine's first, then
+another) and `Simulation.restore()` in this process (CPU seconds: the comparable figure on a shared machine; wall beside it) and
 prints the blob's size and the process's peak RSS after each phase. The original takes `--after`
 further steps and is dropped (the restore then runs as a worker's does, with no other engine
 alive); the restored engine takes the same steps, and its results and recorded events must equal
@@ -101,7 +101,7 @@ def main() -> None:
     gc.collect()
     if args.where:
         where(sim)
-    blob = timed("checkpoint (first: shares the replicas' specs in the live engine)", sim.checkpoint)
+    blob = timed("checkpoint (the engine's first)", sim.checkpoint)
     print(f"  {len(blob):,} bytes", flush=True)
     blob = timed("checkpoint", sim.checkpoint)
     print(f"  {len(blob):,} bytes", flush=True)
