@@ -39,7 +39,7 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
-from scheduler_core.util.name_table import NameRun, table_for
+from scheduler_core.util.name_table import TableRun, table_for
 
 if TYPE_CHECKING:
     from scheduler_core.apiserver.store.cluster import ClusterState
@@ -520,7 +520,8 @@ def _record_filter_walk(sched: ScheduleOne, pod: Pod, nodes: list[NodeInfo], nom
         sched.sink.emit("node_list", cycle=cycle, pod=pod.key, nodes=names)
     sched.recorded_node_list = key  # a narrowed list (None) is written again next time
     sched.sink.emit("filter_verdicts", cycle=cycle, pod=pod.key, nominated_only=nominated,
-                    num_to_find=to_find, start_index=start, **record.fields(nodes, start, table))
+                    num_to_find=to_find, start_index=start,
+                    **record.fields(nodes, start, table, getattr(sched.sink, "text_only", False)))
 
 
 def walk_filters(sched: ScheduleOne, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
@@ -627,17 +628,18 @@ def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, state: CycleSt
     """The events prioritize_nodes and select_host emit, for the fast path's result. When the
     scored nodes are the walk's feasible nodes as the filter record placed them in the node
     list's name table, the scored nodes and the ties are given as runs of that table
-    (util.name_table.NameRun: lists like any other), so the trace copies their JSON text
-    instead of encoding thousands of names per cycle."""
+    (util.name_table.NameRun: lists like any other; NameSpan, no list at all, when only the
+    trace's writer reads them), so the trace copies their JSON text instead of encoding
+    thousands of names per cycle."""
     cycle = sched.queue.scheduling_cycle
-    if columns is not None:  # its nodes are a NameRun when they are the walk's feasible list
+    if columns is not None:  # its nodes are a table run when they are the walk's feasible list
         sched.sink.emit("scores", cycle=cycle, pod=pod.key, **columns, weights=dict(fwk.score_weights))
     array = getattr(totals, "array", None)  # totals.VectorTotals: compared in one vector pass
     best = max(totals) if array is None else int(array.max())
     names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
-    if isinstance(names, NameRun) and names.table is not None:
+    if isinstance(names, TableRun) and names.table is not None:
         flags = bytes(map(eq, totals, repeat(best))) if array is None else (array == best).tobytes()
-        ties: list[str] = names.select(flags)
+        ties: Any = names.select(flags)
     else:
         ties = list(compress(names, map(eq, totals, repeat(best))))
     sched.sink.emit("selected", cycle=cycle, pod=pod.key, node=host, score=best, ties=ties)

@@ -21,7 +21,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from scheduler_core.util.json_list import JsonList
+from scheduler_core.util.json_list import JsonList, JsonText
 from scheduler_core.util.name_table import latest_table
 from scheduler_core.util.small_ints import int_list_json
 
@@ -55,9 +55,10 @@ class EventLineEncoder:
         long lists' texts are pieces of their own, so none is copied into a bigger string
         more than once (a search-and-replace in the whole text cost as much as making it)."""
         lists = {key: v for key in JOINED_FIELDS
-                 if isinstance(v := event.get(key), list) and len(v) >= MIN_JOINED}
+                 if isinstance(v := event.get(key), JsonText) or (isinstance(v, list) and len(v) >= MIN_JOINED)}
         columns = {(key, plugin): col for key in COLUMN_FIELDS if isinstance(d := event.get(key), dict)
-                   for plugin, col in d.items() if isinstance(col, list) and len(col) >= MIN_JOINED}
+                   for plugin, col in d.items()
+                   if isinstance(col, JsonText) or (isinstance(col, list) and len(col) >= MIN_JOINED)}
         if not lists and not columns:
             return [self._encode(event)]
         shallow = dict(event)
@@ -72,13 +73,17 @@ class EventLineEncoder:
         text = self._encode(shallow)  # short: every long list is a mark in it
         found: list[tuple[int, str, str]] = []  # (where its mark is, the mark's text, the list's text)
         for key, values in lists.items():
-            joined = values.json() if isinstance(values, JsonList) else None
+            joined = values.json() if isinstance(values, (JsonList, JsonText)) else None
             if joined is None:
+                if isinstance(values, JsonText):
+                    values = values.items()
                 joined = self._join(values) if key in NAME_LIST_FIELDS else self._encode(values)
             mark = self._encode(self._mark + key)
             found.append((text.index(mark), mark, joined))
         for where, col in columns.items():
-            joined = col.json() if isinstance(col, JsonList) else None
+            joined = col.json() if isinstance(col, (JsonList, JsonText)) else None
+            if joined is None and isinstance(col, JsonText):
+                col = col.items()
             mark = self._encode(marks[where])
             found.append((text.index(mark), mark, joined or int_list_json(col) or self._encode(col)))
         found.sort()
@@ -128,7 +133,9 @@ def _fast_encoder() -> Callable[[Any], str] | None:
 
 
 def event_line_writer(out: TextIO) -> Callable[[dict[str, Any]], None]:
-    """A writer for EventSink: each event as one line on `out` as it is emitted."""
+    """A writer for EventSink: each event as one line on `out` as it is emitted. It reads
+    nothing but the events' JSON text (`text_only`), so a sink with no other reader lets the
+    engine hand it stand-ins for long lists (util.json_list.JsonText)."""
     encode = EventLineEncoder().encode_parts
     write = out.write
 
@@ -136,5 +143,7 @@ def event_line_writer(out: TextIO) -> Callable[[dict[str, Any]], None]:
         parts = encode(event)
         parts.append("\n")
         write("".join(parts))
+
+    writer.text_only = True  # type: ignore[attr-defined]  # it reads nothing but the JSON text
 
     return writer

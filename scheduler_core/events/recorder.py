@@ -122,6 +122,9 @@ class Recorder(Protocol):
     """Where the engine reports its steps (upstream's EventRecorder, widened to every step)."""
 
     enabled: bool
+    # Whether only a JSON writer reads the events: their long lists may then be stand-ins that
+    # give their JSON text (util.json_list.JsonText) instead of lists.
+    text_only: bool
 
     def wants(self, type_: str) -> bool:
         """Whether an event of this kind would be kept (guard costly payloads with it)."""
@@ -135,6 +138,7 @@ class NullRecorder:
 
     __slots__ = ()
     enabled = False
+    text_only = False
 
     def wants(self, type_: str) -> bool:
         return False
@@ -187,6 +191,14 @@ class EventSink:
     def wants(self, type_: str) -> bool:
         """Whether `emit` would keep an event of this kind."""
         return self.enabled and (self.kinds is None or type_ in self.kinds)
+
+    @property
+    def text_only(self) -> bool:
+        """Whether the events reach only a writer that declares it reads nothing but their
+        JSON text (its `text_only` attribute: events.jsonl.event_line_writer's): nothing is
+        buffered and nobody subscribed, so no reader sees a stand-in for a list."""
+        return (self._writer is not None and not self._listeners
+                and getattr(self._writer, "text_only", False) is True)
 
     def emit(self, type_: str, **fields: Any) -> None:
         """Record one event; nothing when no one listens (not `enabled`) or the sink does not

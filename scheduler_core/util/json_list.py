@@ -7,6 +7,9 @@ exists (util.name_table), row indexes that are all single digits (util.small_int
 list is a JsonList: an ordinary list to every reader, whose `json()` gives the same text as
 json.dumps(list, separators=(",", ":")) with less work, or None when it cannot (then the
 writer encodes it as usual).
+
+A run whose events only `trace`'s writer reads (events.recorder.EventSink.text_only) needs not
+even the list: a JsonText stands in for it, giving the text and, only when asked, the items.
 """
 
 from __future__ import annotations
@@ -24,3 +27,23 @@ class JsonList(list):
 
     def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
         return list, (list(self),)
+
+
+class JsonText:
+    """Stands in for a long list of an event that only a JSON writer reads (no reader of
+    events ever sees one): `json()` is the list's compact JSON text, or None to encode
+    `items()` as usual; `items()` makes the list. Pickled as that list."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def json(self) -> str | None:
+        return None
+
+    def items(self) -> list[Any]:
+        raise NotImplementedError
+
+    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
+        return list, (self.items(),)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from itertools import compress
+from itertools import accumulate, compress
+from json.encoder import encode_basestring_ascii
+from operator import add, sub
 from typing import Any
 
-from scheduler_core.util.json_list import JsonList
+from scheduler_core.util.json_list import JsonList, JsonText
 
 
 class NameTable:
@@ -28,17 +30,16 @@ class NameTable:
     def __init__(self, key: Any, names: list[str]) -> None:
         self.key = key  # the object this table was made for (kept alive: its id is never reused)
         self.names = names
-        encoded = [json.dumps(name) for name in names]
+        try:  # json.dumps of a str is this C function's answer (ASCII, escaped): no call per name
+            encoded = list(map(encode_basestring_ascii, names))
+        except TypeError:  # a name that is not a str
+            encoded = [json.dumps(name) for name in names]
         self.text = ",".join(encoded)
-        self.position = {name: i for i, name in enumerate(names)}
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        pos = 0
-        for piece in encoded:
-            self.starts.append(pos)
-            pos += len(piece)
-            self.ends.append(pos)
-            pos += 1
+        self.position = dict(zip(names, range(len(names)), strict=True))
+        # Each piece starts after the pieces before it and their commas (one each).
+        self.ends: list[int] = list(accumulate(map(len, encoded)))
+        self.ends = list(map(add, self.ends, range(len(encoded))))
+        self.starts: list[int] = list(map(sub, self.ends, map(len, encoded)))
         self._widths: tuple[Any, int] | None = None
 
     def run(self, segments: list[tuple[int, int]]) -> NameRun:
@@ -63,6 +64,10 @@ class NameTable:
         if same:
             return same
         return np.concatenate([each[a:b] for a, b in segments]) if segments else each[:0]
+
+    def span(self, segments: list[tuple[int, int]]) -> NameSpan:
+        """table.run's names, as a stand-in for a JSON writer (no list made)."""
+        return NameSpan(self, [(a, b) for a, b in segments if b > a])
 
     def find_run(self, names: list[Any]) -> str | None:
         """The JSON text of `names` when they are one run of this list (wrapping around its end,
@@ -90,13 +95,15 @@ class NameTable:
 _FLAGGED = re.compile(rb"\x01+")  # a run of items whose flag is set
 
 
-class NameRun(JsonList):
-    """A list of names made of runs of a NameTable; `json()` is json.dumps of the list (made
-    once: the engine never changes an event's lists)."""
+class TableRun:
+    """Names that are runs of a NameTable (`segments`, each (a, b): table[a:b]): what NameRun
+    (a list) and NameSpan (its stand-in for a JSON writer) share. `json()` is json.dumps of
+    the names, made once (the engine never changes an event's lists)."""
 
     table: NameTable | None = None
     segments: list[tuple[int, int]] = []
     _text: tuple[int, str] | None = None  # (length, JSON text) once made
+    # (each subclass is sized: a list, or a stand-in that knows its count)
 
     def table_segments(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Where the items self[i:j] of each (i, j) sit in the table, as its (a, b) runs: the
@@ -122,19 +129,24 @@ class NameRun(JsonList):
                 i += b - a
         return out
 
-    def select(self, flags: bytes) -> list[str]:
-        """The items whose flag is set (`flags`: one byte per item, 0 for not taken): what
+    def sub_run(self, segments: list[tuple[int, int]]) -> TableRun:
+        """The names of these runs of the same table, of this kind (a list, or a stand-in)."""
+        raise NotImplementedError
+
+    def select(self, flags: bytes) -> Any:
+        """The items whose flag is set (`flags`: one byte per item, 0 or 1): what
         itertools.compress gives. A run of the same table when the taken items form few runs
         (at most one per MIN_RUN_LENGTH items), so their JSON text is copied in a few slices;
-        else a NamePick, as copying many short slices costs more than splitting this run's
-        text."""
+        else a pick (NamePick, NameSpanPick), as copying many short slices costs more than
+        cutting this run's text."""
         assert self.table is not None and len(flags) == len(self)
         if few_runs(flags, len(flags)):
             spans = [m.span() for m in _FLAGGED.finditer(flags)]
-            return self.table.run(self.table_segments(spans))
-        picked = NamePick(compress(self, flags))
-        picked.source, picked.flags = self, flags
-        return picked
+            return self.sub_run(self.table_segments(spans))
+        return self._pick(flags)
+
+    def _pick(self, flags: bytes) -> Any:
+        raise NotImplementedError
 
     def json(self) -> str | None:
         """The list's JSON text from the table, or None when the list no longer matches it."""
@@ -149,26 +161,91 @@ class NameRun(JsonList):
         return joined
 
 
+class NameRun(TableRun, JsonList):
+    """A list of names made of runs of a NameTable."""
+
+    def sub_run(self, segments: list[tuple[int, int]]) -> NameRun:
+        assert self.table is not None
+        return self.table.run(segments)
+
+    def _pick(self, flags: bytes) -> NamePick:
+        picked = NamePick(compress(self, flags))
+        picked.source, picked.flags = self, flags
+        return picked
+
+
+class NameSpan(TableRun, JsonText):
+    """Runs of a NameTable standing in for the list of their names, in an event only a JSON
+    writer reads (util.json_list.JsonText): no list of thousands of names is made."""
+
+    def __init__(self, table: NameTable, segments: list[tuple[int, int]]) -> None:
+        self.table, self.segments = table, segments
+        self.count = sum(b - a for a, b in segments)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def items(self) -> list[str]:
+        assert self.table is not None
+        return self.table.run(self.segments)
+
+    def sub_run(self, segments: list[tuple[int, int]]) -> NameSpan:
+        assert self.table is not None
+        return self.table.span(segments)
+
+    def _pick(self, flags: bytes) -> NameSpanPick:
+        return NameSpanPick(self, flags)
+
+
 class NamePick(JsonList):
     """Names picked from a NameRun by flags, scattered in many short runs (NameRun.select): its
-    JSON text is the source's text split at its commas, the pieces picked by the same flags
-    (C-level passes over text the source already made, instead of quoting each name)."""
+    JSON text is cut from the source's text by the same flags (pick_json)."""
 
-    source: NameRun | None = None
+    source: TableRun | None = None
     flags: bytes = b""
 
     def json(self) -> str | None:
+        if self.source is None or not self:
+            return None
+        return pick_json(self.source, self.flags, len(self))
+
+
+class NameSpanPick(JsonText):
+    """A NamePick standing in for its list, in an event only a JSON writer reads."""
+
+    __slots__ = ("source", "flags", "count")
+
+    def __init__(self, source: TableRun, flags: bytes) -> None:
+        self.source, self.flags = source, flags
+        self.count = flags.count(1)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def json(self) -> str | None:
+        return pick_json(self.source, self.flags, self.count) if self.count else None
+
+    def items(self) -> list[str]:
         source = self.source
-        text = source.json() if source is not None else None
-        if text is None or len(self) != self.flags.count(1) or not self:
-            return None
-        np = sys.modules.get("numpy")
-        if np is not None and len(source) >= MIN_VECTOR and source.table is not None:
-            return _pick_text(np, text, source.table.widths(np, source.segments), self.flags)
-        pieces = text[1:-1].split(",")
-        if len(pieces) != len(source):  # a comma inside a name
-            return None
-        return "[" + ",".join(compress(pieces, self.flags)) + "]"
+        names = source.items() if isinstance(source, JsonText) else source
+        return list(compress(names, self.flags))
+
+
+def pick_json(source: TableRun, flags: bytes, count: int) -> str | None:
+    """The JSON text of the `count` names of `source` whose flag is 1: cut from the source's
+    text by NumPy when the engine has loaded it (_pick_text), else the source's text split at
+    its commas and the pieces picked by the same flags; None when that cannot be done (a
+    comma inside a name, flags other than 0 and 1)."""
+    text = source.json()
+    if text is None or count != flags.count(1) or not count:
+        return None
+    np = sys.modules.get("numpy")
+    if np is not None and len(source) >= MIN_VECTOR and source.table is not None:
+        return _pick_text(np, text, source.table.widths(np, source.segments), flags)
+    pieces = text[1:-1].split(",")
+    if len(pieces) != len(source):  # a comma inside a name
+        return None
+    return "[" + ",".join(compress(pieces, flags)) + "]"
 
 
 MIN_RUN_LENGTH = 16  # items per run, on average, below which a run of a table is not worth it

@@ -12,7 +12,7 @@ back to bytes, and checking that every item is an int, is skipped too.
 
 from __future__ import annotations
 
-from scheduler_core.util.json_list import JsonList
+from scheduler_core.util.json_list import JsonList, JsonText
 
 # Byte i -> the ASCII digit of i for 0..9; every other byte -> 0xff, which no digit is.
 _DIGITS = bytes(range(48, 58)) + b"\xff" * 246
@@ -31,17 +31,41 @@ class SmallInts(JsonList):
             raw = packed if packed is not None and len(packed) == len(self) else bytes(self)
         except (TypeError, ValueError):  # not all ints in 0..255: not what the maker promised
             return None
-        digits = raw.translate(_DIGITS)
-        if b"\xff" in digits:
-            return None
-        n = len(digits)
-        if not n:
-            return "[]"
-        slots = bytearray(2 * n + 1)  # "[", then a digit and a comma per item; the last comma is "]"
-        slots[1::2] = digits
-        slots[2::2] = b"," * n
-        slots[0], slots[-1] = 0x5B, 0x5D
-        return slots.decode("ascii")
+        return digits_json(raw)
+
+
+def digits_json(raw: bytes | bytearray) -> str | None:
+    """json.dumps(list(raw), separators=(",", ":")) when every byte is below 10, else None."""
+    digits = raw.translate(_DIGITS)
+    if b"\xff" in digits:
+        return None
+    n = len(digits)
+    if not n:
+        return "[]"
+    slots = bytearray(2 * n + 1)  # "[", then a digit and a comma per item; the last comma is "]"
+    slots[1::2] = digits
+    slots[2::2] = b"," * n
+    slots[0], slots[-1] = 0x5B, 0x5D
+    return slots.decode("ascii")
+
+
+class PackedInts(JsonText):
+    """Ints in 0..255 given as their bytes, standing in for the list in an event only a JSON
+    writer reads (a filter record's row indexes, a score column): no list is made."""
+
+    __slots__ = ("packed",)
+
+    def __init__(self, packed: bytes) -> None:
+        self.packed = packed
+
+    def __len__(self) -> int:
+        return len(self.packed)
+
+    def json(self) -> str | None:
+        return digits_json(self.packed) or bytes_json(self.packed)
+
+    def items(self) -> list[int]:
+        return list(self.packed)
 
 
 class IntColumn(JsonList):

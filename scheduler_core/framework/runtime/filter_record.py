@@ -20,8 +20,8 @@ from scheduler_core.events.compact import row_passes
 from scheduler_core.framework.runtime import filter_chunk as fc
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.name_table import NameRun, NameTable, few_runs
-from scheduler_core.util.small_ints import SmallInts
+from scheduler_core.util.name_table import NameTable, TableRun, few_runs
+from scheduler_core.util.small_ints import PackedInts, SmallInts
 
 CANCELLED_PLUGIN = "_"
 CANCELLED_VERDICT = {"code": "Cancelled", "reasons": ["enough feasible nodes were found"]}
@@ -40,7 +40,7 @@ class FeasibleNames:
 
     __slots__ = ("nodes", "names")
 
-    def __init__(self, nodes: list[NodeInfo] | None, names: NameRun | None) -> None:
+    def __init__(self, nodes: list[NodeInfo] | None, names: TableRun | None) -> None:
         self.nodes = nodes
         self.names = names
 
@@ -48,7 +48,7 @@ class FeasibleNames:
         """A checkpoint of a cycle's state keeps neither: they name this process's walk."""
         return FeasibleNames, (None, None)
 
-    def names_of(self, nodes: list[NodeInfo]) -> NameRun | None:
+    def names_of(self, nodes: list[NodeInfo]) -> TableRun | None:
         """The names of `nodes` when they are the walk's feasible list itself, else None."""
         names = self.names
         if names is None or nodes is not self.nodes or len(names) != len(nodes):
@@ -195,19 +195,24 @@ class FilterRecord:
                 row[name] = dict(_SUCCESS)
         return row
 
-    def fields(self, nodes: list[NodeInfo], start: int, table: NameTable | None = None) -> dict[str, Any]:
+    def fields(self, nodes: list[NodeInfo], start: int, table: NameTable | None = None,
+               text_only: bool = False) -> dict[str, Any]:
         """The event's payload: evaluated nodes (walk order) with their row index, the rows,
         how many of them are feasible, and how many nodes of the list the walk never reached
         (which ones follows from the list: see events.compact.not_evaluated_nodes).
         `table`, the names of `nodes` when known, lets the node list share its JSON text: when
         the walk went over `nodes` from `start` (checked on the NodeInfos themselves), the
-        names are the table's run, and no node's name is read."""
+        names are the table's run, and no node's name is read. `text_only` (only a JSON writer
+        reads the event: EventSink.text_only): the names and row indexes are stand-ins that
+        give their text (NameSpan, PackedInts), no lists of thousands of items."""
         n, k = len(nodes), len(self.walked)
         if table is not None and len(table.names) == n and self._walked_from(nodes, start):
-            self.nodes = table.run([(start, min(n, start + k)), (0, max(0, start + k - n))])
+            segments = [(start, min(n, start + k)), (0, max(0, start + k - n))]
+            self.nodes = table.span(segments) if text_only else table.run(segments)
         else:
             self.nodes = [x if type(x) is str else x.name for x in self.walked]
-        return {"nodes": self.nodes, "outcome": self.outcome, "verdicts": self.rows,
+        outcome = PackedInts(bytes(self._packed)) if text_only and self._wide is None else self.outcome
+        return {"nodes": self.nodes, "outcome": outcome, "verdicts": self.rows,
                 "num_feasible": self.num_feasible, "num_not_evaluated": max(0, n - k)}
 
     def _walked_from(self, nodes: list[NodeInfo], start: int) -> bool:
@@ -225,7 +230,7 @@ class FilterRecord:
             return True  # the cancelled node, added by name
         return all(w is e or w == e.name for w, e in zip(walked, expected, strict=True))
 
-    def feasible_run(self) -> NameRun | None:
+    def feasible_run(self) -> TableRun | None:
         """The feasible nodes (the first num_feasible whose row passes, in walk order) as a run
         of the node list's name table; None unless `fields` matched the walk to a table. The
         cycle's scored nodes and ties are then copied from the table's text instead of being
@@ -233,7 +238,7 @@ class FilterRecord:
         in many short runs (name_table.few_runs). Found with C-level passes: a byte per node
         says whether its row passes; runs of set bytes are the feasible nodes."""
         nodes = self.nodes
-        if not isinstance(nodes, NameRun) or nodes.table is None or self._wide is not None:
+        if not isinstance(nodes, TableRun) or nodes.table is None or self._wide is not None:
             return None
         passing = bytes(row_passes(row) for row in self.rows)
         flags = bytes(self._packed).translate(passing + bytes(256 - len(passing)))
@@ -248,7 +253,7 @@ class FilterRecord:
             b = min(b, a + left)
             spans.append((a, b))
             left -= b - a
-        return nodes.table.run(nodes.table_segments(spans))
+        return nodes.sub_run(nodes.table_segments(spans))
 
 
 def _first_gap(marked: list[int], n: int) -> int:

@@ -657,7 +657,8 @@ class Framework:
         if recording:
             found = state.get(FEASIBLE_NAMES_KEY)
             names = found.names_of(nodes) if found is not None else None
-            columns = score_record.score_columns(nodes, names, per_plugin, raw, summaries, trusted)
+            columns = score_record.score_columns(nodes, names, per_plugin, raw, summaries, trusted,
+                                                 getattr(self.options.event_recorder, "text_only", False))
         return per_plugin, columns, summaries, None
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -24,7 +24,7 @@ from typing import Any
 
 from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.small_ints import IntColumn
+from scheduler_core.util.small_ints import IntColumn, PackedInts
 
 IN_TREE_PREFIX = "scheduler_core.framework.plugins."
 
@@ -64,24 +64,27 @@ def before_normalize(values: list[int], trusted: bool) -> Uniform | bytes | list
 
 def score_columns(nodes: list[NodeInfo], names: list[str] | None, per_plugin: list[tuple[str, int, list[int]]],
                   raw: list[Uniform | bytes | list[int] | None], summaries: list[ScoreList],
-                  trusted: list[bool]) -> dict[str, Any]:
+                  trusted: list[bool], text_only: bool = False) -> dict[str, Any]:
     """The `scores` event's breakdown. Per plugin (in order): its name, weight and normalised
     scores (per_plugin), what before_normalize kept of its raw scores (None: it does not
     normalise, so raw is the list itself), the ScoreList of its normalised scores and whether
     its lists hold only ints. `names`: the names of `nodes` when the caller has them (e.g. a
-    run of the node list's name table), else they are read from the nodes."""
+    run of the node list's name table), else they are read from the nodes. `text_only`: only
+    a JSON writer reads the event, so a column known by its bytes is a stand-in (PackedInts)
+    instead of a list."""
     raw_cols: dict[str, Any] = {}
     normalized: dict[str, Any] = {}
     for (name, _, lst), before, summary, ints in zip(per_plugin, raw, summaries, trusted, strict=True):
         if before is None:
-            raw_cols[name] = _column(lst, summary, ints)
+            raw_cols[name] = _column(lst, summary, ints, text_only)
             continue
         if isinstance(before, Uniform):
             raw_cols[name] = before.value
             changed = not (summary.uniform and lst[0] == before.value)
         elif isinstance(before, bytes):
             n = len(before)
-            raw_cols[name] = before[0] if n and before.count(before[:1]) == n else _packed_column(before)
+            raw_cols[name] = (before[0] if n and before.count(before[:1]) == n
+                              else _packed_column(before, text_only))
             after = summary.packed
             if after is not None:
                 changed = after != before
@@ -93,26 +96,30 @@ def score_columns(nodes: list[NodeInfo], names: list[str] | None, per_plugin: li
             raw_cols[name] = compact_column(before)
             changed = lst != before
         if changed:
-            normalized[name] = _column(lst, summary, ints)
+            normalized[name] = _column(lst, summary, ints, text_only)
     return {"nodes": names if names is not None else list(map(_node_name, nodes)),
             "plugins": [name for name, _, _ in per_plugin],
             "raw": raw_cols, "normalized": normalized, "weighted": {}, "extenders": []}
 
 
-def _column(values: list[int], summary: ScoreList, ints: bool) -> list[int] | int:
+def _column(values: list[int], summary: ScoreList, ints: bool, text_only: bool) -> Any:
     """A column from a list and its ScoreList: the one value when uniform, an IntColumn when
-    its bytes are known and its items are ints, else a copy (the event never shares the list
-    the framework keeps working on)."""
+    its items are ints (with their bytes when known; only those bytes for a JSON writer),
+    else a copy (the event never shares the list the framework keeps working on)."""
     if summary.uniform:
         return values[0]
     if ints:
+        if text_only and summary.packed is not None:
+            return PackedInts(summary.packed)
         col = IntColumn(values)
         col.packed = summary.packed
         return col
     return list(values)
 
 
-def _packed_column(packed: bytes) -> IntColumn:
+def _packed_column(packed: bytes, text_only: bool) -> Any:
+    if text_only:
+        return PackedInts(packed)
     col = IntColumn(packed)
     col.packed = packed
     return col
