@@ -44,7 +44,7 @@ from scheduler_core.framework.runtime.framework import Framework
 from scheduler_core.loader import parse_action
 from scheduler_core.loader.limits import Limits
 from scheduler_core.scheduler import Scheduler, VirtualClock
-from scheduler_core.util.collector import collector_paused
+from scheduler_core.util.collector import collector_paused, settle_as_old
 from scheduler_core.view.pods import PodViewMemo
 from scheduler_core.view.run import run_view
 
@@ -345,8 +345,12 @@ class Simulation:
         # replacement is built, which matters only when the engine is big: it walks every
         # object of the process, and a worker holding a class's thirty small engines paid
         # 0.1-0.2 s for it on each 0.15 s restore of a 100-node engine.
-        with collector_paused(collect_first=len(blob) >= RESTORE_COLLECT_BYTES):
-            return Simulation._restore(blob)
+        big = len(blob) >= RESTORE_COLLECT_BYTES
+        with collector_paused(collect_first=big):
+            sim = Simulation._restore(blob)
+            if big:  # millions of long-lived objects: not walked by the next young collections
+                settle_as_old()
+            return sim
 
     @staticmethod
     def checkpoint_version(blob: bytes) -> object:

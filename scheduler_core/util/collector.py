@@ -29,3 +29,22 @@ def collector_paused(*, collect_first: bool = False) -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def settle_as_old() -> bool:
+    """Put every object the collector tracks into its oldest generation without walking them
+    (`gc.freeze()` then `gc.unfreeze()`: two list splices), and say whether it did.
+
+    Why: objects made with the collector paused are all still young when it resumes, so its
+    next young collection walks every one of them, and a later middle one walks them again
+    (0.15 s of a 0.47 s restore at 1,000 x 30,000, ~0.5 s at 5,000 x 150,000), to find no
+    garbage: a restored engine is long-lived. Settled as old, they are walked only by a full
+    collection, as every long-lived object is. Left alone when something is frozen already (the
+    web worker's engine cache freezes the big engines it keeps): the unfreeze would thaw those
+    too. Call it with the collector paused, after a collection (what was garbage before is gone,
+    so what is settled is what was just made)."""
+    if gc.get_freeze_count():
+        return False
+    gc.freeze()
+    gc.unfreeze()
+    return True
