@@ -134,7 +134,8 @@ def measure(work: Path, args: argparse.Namespace) -> None:
                         (prepare, "yaml_of_objects"), (prepare, "build_yaml"), (prepare, "content_key"),
                         (prepare, "take_by_content"), (prepare, "load_simulation"),
                         (engine.Engine, "_record"), (prepare, "summarize_start"), (Simulation, "checkpoint"),
-                        (prepare, "_store_for"), (prepare, "insert_rows"), (prepare, "insert_with_blob"),
+                        (prepare, "_store_for"), (prepare, "_store_in_two"), (prepare, "_write"),
+                        (prepare, "insert_rows"), (prepare, "insert_with_blob"), (prepare, "update_with_blob"),
                         (prepared_engine, "keep")):
         phases.wrap(owner, name)
     cpu, wall = time.process_time(), time.monotonic()

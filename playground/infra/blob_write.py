@@ -1,4 +1,4 @@
-"""A row whose big binary value is written into it a piece at a time, never bound whole.
+"""A row's big binary value written into it a piece at a time, never bound whole.
 
 For the checkpoints a worker stores (115-230 MB at 5,000 nodes x 150,000 pods). Bound to an
 INSERT, SQLite copies the value (a statement keeps its own copy of a parameter), then builds
@@ -8,7 +8,9 @@ taken from (issue 42: the worker's peak). On SQLite the row is inserted with a z
 value of the right length instead (`zeroblob(n)`, which SQLite does not build in memory when
 it is the last column of the record, as the big columns are: migration 0011), and the bytes
 are written into it through SQLite's incremental blob I/O, a chunk at a time, from a memoryview
-of the caller's bytes (no copy). Other databases get the plain INSERT (`bulk_insert`).
+of the caller's bytes (no copy). Other databases get the plain statement. `insert_with_blob`
+makes a row so; `update_with_blob` sets some fields of an existing row and its value so (SQLite
+rewrites that row's record once, with the zeros left unbuilt).
 
 The row and its value are one transaction (the caller's, or one of its own): a reader never
 sees the zeros. Every other value is prepared by its field, as `bulk_insert` prepares it.
@@ -42,10 +44,39 @@ def insert_with_blob(model: type[models.Model], names: Sequence[str], row: Seque
     columns = ", ".join([*(quote(meta.get_field(name).column) for name in names), quote(column)])
     marks = ", ".join(["%s"] * len(names))
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks}, zeroblob(%s))"
-    view = memoryview(data)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(sql, [*prepared.params[0], len(data)])
-        rowid = cursor.lastrowid
-        with connection.connection.blobopen(meta.db_table, column, rowid) as blob:
-            for start in range(0, len(view), CHUNK):
-                blob.write(view[start:start + CHUNK])
+        _write_into(meta.db_table, column, cursor.lastrowid, data)
+
+
+def update_with_blob(model: type[models.Model], pk: int, names: Sequence[str], row: Sequence[Any], blob_name: str,
+                     data: bytes) -> bool:
+    """Set the fields `names` of `model`'s row `pk` (its integer primary key: SQLite's rowid)
+    to the values `row`, and its binary field `blob_name` to `data`, in one statement; False
+    (nothing written) when there is no such row."""
+    meta = model._meta
+    fields = [meta.get_field(name) for name in (*names, blob_name)]
+    quote = connection.ops.quote_name
+    sqlite = connection.vendor == "sqlite" and len(data) > 0
+    params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, [*row, data], strict=True)]
+    if sqlite:
+        params[-1] = len(data)
+    sets = [f"{quote(field.column)} = %s" for field in fields]
+    if sqlite:
+        sets[-1] = f"{quote(fields[-1].column)} = zeroblob(%s)"
+    sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {quote(meta.pk.column)} = %s"
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+        if cursor.rowcount != 1:
+            return False
+        if sqlite:
+            _write_into(meta.db_table, fields[-1].column, pk, data)
+    return True
+
+
+def _write_into(table: str, column: str, rowid: int, data: bytes) -> None:
+    """`data` into the zero-filled value of its length at (`table`, `column`, `rowid`)."""
+    view = memoryview(data)
+    with connection.connection.blobopen(table, column, rowid) as blob:
+        for start in range(0, len(view), CHUNK):
+            blob.write(view[start:start + CHUNK])

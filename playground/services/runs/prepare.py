@@ -34,8 +34,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground.infra import redis_client
-from playground.infra.blob_write import insert_with_blob
+from playground.infra.blob_write import insert_with_blob, update_with_blob
 from playground.infra.bulk_insert import insert_rows
+from playground.infra.heap import give_back
 from playground.infra.queues import CONTINUATION_PRIORITY, runs_queue, send_task
 from playground.manifests import build_yaml
 from playground.models import PreparedStart, RunCheckpoint, RunEvent, RunFrame, Scenario, ScenarioObject
@@ -204,7 +205,16 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
     no database (ScenarioError and the configuration errors propagate). The cyclic collector
     is paused meanwhile: the engine, frame 0 and the start's events are millions of objects,
     all kept, and each collection on the way walked all those made so far (a third of the CPU
-    at 1,000 nodes x 30,000 pods).
+    at 1,000 nodes x 30,000 pods). It is `recorded_start` then `start_checkpoint`; a worker's
+    preparation stores the start between the two (`_store_in_two`)."""
+    prepared = recorded_start(text, seed, kubernetes_version, feature_gates)
+    del text
+    prepared.checkpoint = start_checkpoint(prepared)
+    return prepared
+
+
+def recorded_start(text: str, seed: int, kubernetes_version: str, feature_gates: str = "") -> Prepared:
+    """`compute_start` but its checkpoint (`checkpoint` empty, `engine` the one to take it of).
 
     The text is let go of once loaded: a caller that handed it over (`prepare_start`) then no
     longer holds its 74 MB at the envelope while the checkpoint is taken. The start's events
@@ -219,7 +229,16 @@ def compute_start(text: str, seed: int, kubernetes_version: str, feature_gates: 
         del events
         return Prepared(frame={name: getattr(engine.frames[0], name) for name in FRAME_FIELDS},
                         events=[e.data for e in engine.events], fields=engine.run_fields(),
-                        checkpoint=sim.checkpoint(), engine=engine)
+                        checkpoint=b"", engine=engine)
+
+
+def start_checkpoint(prepared: Prepared) -> bytes:
+    """Checkpoint 0 of a recorded start (`recorded_start`): its engine after the start, events
+    taken. The C heap's free pages go back first (`give_back`): the checkpoint's pickle memo
+    and buffer are the preparation's biggest allocations and never reuse them."""
+    give_back()
+    with collector_paused():
+        return prepared.engine.sim.checkpoint()
 
 
 FRAME_FIELDS = ("step", "action_index", "unit", "result", "cycle", "clock", "first_seq", "last_seq", "view")
@@ -246,12 +265,14 @@ def prepare_start(*, scenario: Scenario, stopped: str = "", home: str | None = N
         del text
         try:
             prepared = take_by_content(content)
-            if prepared is None:
+            if prepared is not None:
+                _store_for(scenario, key, content, prepared)
+            else:
                 try:
-                    prepared = compute_start(handed.pop(), scenario.seed, DEFAULT_KUBERNETES_VERSION)
+                    prepared = recorded_start(handed.pop(), scenario.seed, DEFAULT_KUBERNETES_VERSION)
                 except ScenarioError:
                     return  # a start will say why
-            _store_for(scenario, key, content, prepared)  # the limit may fall here too: nothing is stored
+                _store_in_two(scenario, key, content, prepared)  # the limit may fall here too: nothing is served
         except SoftTimeLimitExceeded:  # said while the mark is still held: a waiting start reads it
             mark_stopped(scenario.pk, stopped or "stopped: it ran past the worker's time limit; nothing of it was kept")
             raise
@@ -374,6 +395,28 @@ def prepared_by_worker(*, scenario: Scenario, version: str, seed: int, kubernete
 
 def _store_for(scenario: Scenario, key: str, content: str, prepared: Prepared) -> None:
     _write(scenario.pk, key, content, prepared.checkpoint, prepared.events, prepared.frame, prepared.fields)
+
+
+PENDING = ""  # the key and content key of a prepared start whose checkpoint is not written yet
+
+
+def _store_in_two(scenario: Scenario, key: str, content: str, prepared: Prepared) -> None:
+    """A start just recorded (`recorded_start`) stored, then its checkpoint taken and stored.
+
+    Writing frame 0 costs several times its JSON (37 MB at the envelope: the text, SQLite's
+    copy, its record and its JSON check's parse, ~230 MB); taken with the checkpoint's 115 MB
+    already held, that was the worker's peak. So the row is first written without checkpoint,
+    under the PENDING key and content key (which no lookup asks for: a start never takes it),
+    then the checkpoint is taken and set with the row's keys in one statement. A preparation
+    stopped in between (its time limit) leaves a row nobody takes, replaced by the next one.
+    Each big write starts with the C heap's free pages given back (`give_back`)."""
+    give_back()
+    _write(scenario.pk, PENDING, PENDING, b"", prepared.events, prepared.frame, prepared.fields)
+    prepared.checkpoint = start_checkpoint(prepared)
+    row = PreparedStart.objects.filter(scenario_id=scenario.pk, key=PENDING).values_list("pk", flat=True).first()
+    if row is not None:  # else a start stored its own meanwhile (keep_start)
+        update_with_blob(PreparedStart, row, ("key", "content_key"), (key, content), "checkpoint",
+                         prepared.checkpoint)
 
 
 def _write(scenario_id: int, key: str, content: str, checkpoint: bytes, events: Any, frame: Any, fields: Any) -> None:

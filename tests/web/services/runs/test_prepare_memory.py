@@ -187,3 +187,62 @@ def test_the_preparation_lets_go_of_the_yaml_before_the_checkpoint(monkeypatch: 
     prepare.prepare_start(scenario=scenario)
     assert alive == [False]
     assert PreparedStart.objects.filter(scenario=scenario).exists()
+
+
+@pytest.mark.postgres
+def test_a_blob_set_in_pieces_with_other_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    from playground.infra import blob_write
+
+    monkeypatch.setattr(blob_write, "CHUNK", 999)
+    scenario = Scenario.objects.create(name="update")
+    prepare._write(scenario.pk, "", "", b"", [{"seq": 1}], {"step": 0}, {"head_step": 0})
+    row = PreparedStart.objects.get(scenario=scenario)
+    data = bytes(range(256)) * 30
+    with _largest_parameter() as largest:
+        assert blob_write.update_with_blob(PreparedStart, row.pk, ("key", "content_key"), ("k", "c"), "checkpoint", data)
+    row.refresh_from_db()
+    assert (row.key, row.content_key, bytes(row.checkpoint)) == ("k", "c", data)
+    assert (row.events, row.frame, row.fields) == ([{"seq": 1}], {"step": 0}, {"head_step": 0})
+    if connection.vendor == "sqlite":
+        assert largest[0] < len(data)
+    assert not blob_write.update_with_blob(PreparedStart, row.pk + 1, ("key",), ("x",), "checkpoint", data)
+
+
+def test_frame_0_is_written_before_the_checkpoint_and_taken_only_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preparation writes its row first, then takes the checkpoint: meanwhile no start takes
+    that row (by key or by content), and after it every start takes the whole of it."""
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.simulation import Simulation
+
+    gallery.seed()
+    scenario = Scenario.objects.get(gallery_slug="priority-preemption")
+    text, version = prepare.scenario_yaml_versioned(scenario=scenario)
+    content = prepare.content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
+    seen: list[Any] = []
+    real = Simulation.checkpoint
+
+    def checkpoint(sim: Simulation) -> bytes:
+        seen.append((list(PreparedStart.objects.filter(scenario=scenario).values_list("frame", flat=True)),
+                     prepare.take_by_content(content),
+                     prepare.take_prepared(scenario=scenario, version=version, seed=scenario.seed,
+                                           kubernetes_version=DEFAULT_KUBERNETES_VERSION)))
+        return real(sim)
+
+    monkeypatch.setattr(Simulation, "checkpoint", checkpoint)
+    prepare.prepare_start(scenario=scenario)
+    [(frames, by_content, by_key)] = seen
+    assert len(frames) == 1 and frames[0]["step"] == 0  # frame 0 was stored already
+    assert by_content is None and by_key is None
+    taken = prepare.take_prepared(scenario=scenario, version=version, seed=scenario.seed,
+                                  kubernetes_version=DEFAULT_KUBERNETES_VERSION)
+    assert taken is not None and taken.frame == frames[0] and taken.checkpoint
+    assert prepare.take_by_content(content) == taken
+    Simulation.restore(taken.checkpoint)  # the whole checkpoint
+
+
+def test_the_heap_is_given_back_where_the_c_library_can() -> None:
+    import platform
+
+    from playground.infra.heap import give_back
+
+    assert give_back() is (platform.libc_ver()[0] == "glibc")
