@@ -32,6 +32,7 @@ JOINED_FIELDS = (*NAME_LIST_FIELDS, "outcome")
 # A scores event's {plugin: column}: long columns of ints in 0..255 written by
 # util.small_ints.int_list_json.
 COLUMN_FIELDS = ("raw", "normalized", "weighted")
+_LONG_FIELDS = frozenset((*JOINED_FIELDS, *COLUMN_FIELDS))
 SEPARATORS = (",", ":")
 MIN_JOINED = 32  # shorter lists gain nothing from the detour
 
@@ -54,6 +55,8 @@ class EventLineEncoder:
         """The event's JSON text in pieces, in order (their concatenation is `encode`): the
         long lists' texts are pieces of their own, so none is copied into a bigger string
         more than once (a search-and-replace in the whole text cost as much as making it)."""
+        if _LONG_FIELDS.isdisjoint(event):  # most events: no field that may hold a long list
+            return [self._encode(event)]
         lists = {key: v for key in JOINED_FIELDS
                  if isinstance(v := event.get(key), JsonText) or (isinstance(v, list) and len(v) >= MIN_JOINED)}
         columns = {(key, plugin): col for key in COLUMN_FIELDS if isinstance(d := event.get(key), dict)

@@ -151,12 +151,15 @@ class TableRun:
     def json(self) -> str | None:
         """The list's JSON text from the table, or None when the list no longer matches it."""
         table = self.table
-        if table is None or len(self) != sum(b - a for a, b in self.segments):
+        if table is None:
             return None
-        if self._text is not None and self._text[0] == len(self):
-            return self._text[1]
-        text = table.text
-        joined = "[" + ",".join(text[table.starts[a]:table.ends[b - 1]] for a, b in self.segments) + "]"
+        made = self._text
+        if made is not None and made[0] == len(self):
+            return made[1]
+        if len(self) != sum([b - a for a, b in self.segments]):
+            return None
+        text, starts, ends = table.text, table.starts, table.ends
+        joined = "[" + ",".join([text[starts[a]:ends[b - 1]] for a, b in self.segments]) + "]"
         self._text = (len(self), joined)
         return joined
 

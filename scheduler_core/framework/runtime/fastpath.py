@@ -113,7 +113,7 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
                     pieces.append((lo, keep))
                 if record is not None:
                     record.add_passed(chunk[:keep])
-                    record.add_cancelled(chunk[keep].name)
+                    record.add_cancelled(chunk[keep])
                 break
             feasible.extend(chunk)
             if pieces is not None:
@@ -131,7 +131,7 @@ def pass_filters(fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnos
             if st is None or st.code == Code.SUCCESS:
                 if len(feasible) >= to_find:
                     if record is not None:
-                        record.add_cancelled(ni.name)
+                        record.add_cancelled(ni)
                     done = True
                     break
                 feasible.append(ni)
@@ -223,7 +223,7 @@ def _take_chunk(diagnosis: Diagnosis, feasible: list[NodeInfo], pieces: list[Any
     if record is not None:
         record.add_chunk(chunk, sts)
         if cut:
-            record.add_cancelled(stopped.name)
+            record.add_cancelled(stopped)
     return cut
 
 

@@ -166,8 +166,10 @@ class FilterRecord:
         else:
             self._widen().extend([i] * len(nodes))
 
-    def add_cancelled(self, node: str) -> None:
-        """The node that passed after enough feasible nodes were found (the walk stops there)."""
+    def add_cancelled(self, node: NodeInfo | str) -> None:
+        """The node that passed after enough feasible nodes were found (the walk stops there):
+        its NodeInfo (then `fields` matches the whole walk to the node list in one comparison)
+        or its name."""
         self.walked.append(node)
         self._put(self._intern("cancelled", lambda: {CANCELLED_PLUGIN: dict(CANCELLED_VERDICT)}))
 
