@@ -1,6 +1,6 @@
 """The envelope's create as the upload's worker checks it, in one process: CPU split by part.
 
-    python bench/envelope_create.py [--input FILE | --nodes 5000 --pods 150000] [--import] [--runs N] [--profile]
+    python bench/envelope_create.py [--input FILE | --nodes 5000 --pods 150000] [--import] [--fork] [--runs N] [--profile]
 
 What `bench/envelope_web.py` times as "create" (upload -> scenario page) is, past the POST, the
 worker's `upload_check` (services.scenario_uploads) of a `ScenarioUpload`: the engine's loader
@@ -23,7 +23,8 @@ otherwise; a part it lacks reads 0):
 Each run is a new scenario in the same database. `--import`: the upload replaces the objects of
 a small scenario instead (the scenario page's import: a cluster dump is reduced, `copy` is then
 its reduction and copy, and its rows' JSON is in `other`). `--profile` prints the last run's
-cProfile (its overhead doubles the times).
+cProfile (its overhead doubles the times). `--fork`: then the scenario forked by another user,
+as the scenario page's Fork button does it in the request (`scenario_fork`), CPU and wall.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150_000)
     parser.add_argument("--import", dest="importing", action="store_true", help="import into a scenario instead")
+    parser.add_argument("--fork", action="store_true", help="then fork the scenario made (in the request)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
@@ -142,10 +144,24 @@ def main() -> None:
         upload.refresh_from_db()
         assert upload.status == ScenarioUpload.DONE, upload.error
         report(run, cpu, wall, spent, upload.scenario.kube_objects.count())
+        if args.fork:
+            fork(upload.scenario)
         if profiler is not None:
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(35)
             print(out.getvalue())
+
+
+def fork(scenario: Any) -> None:
+    """The scenario forked by another user, timed (the fork's rows, its YAML and start kept as
+    the source's when they are current)."""
+    from playground.ownership import Actor
+    from playground.services import scenarios
+
+    cpu, wall = time.process_time(), time.monotonic()
+    forked = scenarios.scenario_fork(scenario=scenario, actor=Actor(session_token="f" * 32))
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    print(f"  fork: {cpu:.2f} s CPU, {wall:.2f} s wall ({forked.kube_objects.count():,} rows)", flush=True)
 
 
 def report(run: int, cpu: float, wall: float, spent: dict[str, float], rows: int) -> None:

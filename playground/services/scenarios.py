@@ -17,10 +17,10 @@ from django.db import transaction
 
 from playground.models import Scenario
 from playground.ownership import Actor, ensure_can_edit, ensure_has_identity, owner_fields
-from playground.selectors.scenarios import cached_yaml, objects_version, scenario_manifests
+from playground.selectors.scenarios import cached_yaml, objects_version
 from playground.services.runs.prepare import copy_prepared, prepare_yaml_later
-from playground.services.scenario_objects import insert_manifests, locked_scenario
-from playground.services.scenario_rows import StoredObject, insert_stored
+from playground.services.scenario_objects import locked_scenario
+from playground.services.scenario_rows import StoredObject, copy_objects, insert_stored
 from playground.services.scenario_validation import read_yaml_rows
 
 
@@ -105,8 +105,7 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
         )
         source_version = objects_version(scenario=scenario)
         kept = cached_yaml(scenario=scenario, version=source_version)
-        manifests = scenario_manifests(scenario=scenario)
-        insert_manifests(fork, manifests)
+        copied = copy_objects(scenario, fork)
         pods = Scenario.objects.filter(pk=scenario.pk).values_list("workload_pods_version", "workload_pods_cache").get()
         if pods[0] == source_version:  # the same objects: the same workload pods
             Scenario.objects.filter(pk=fork.pk).update(
@@ -116,7 +115,7 @@ def scenario_fork(*, scenario: Scenario, actor: Actor) -> Scenario:
             Scenario.objects.filter(pk=fork.pk).update(yaml_cache=kept, yaml_cache_version=fork_version)
             if copy_prepared(source=scenario, source_version=source_version, fork=fork, fork_version=fork_version):
                 return fork
-        prepare_yaml_later(fork, len(manifests))
+        prepare_yaml_later(fork, copied)
     return fork
 
 

@@ -213,3 +213,39 @@ def test_the_collector_never_walks_an_uploads_documents() -> None:
     assert len(objects) > 1000
     assert held > 10_000
     assert all(count < held / 2 for count in walked), (held, walked)
+
+
+def old_fork_rows(scenario: Scenario) -> list[tuple[Any, ...]]:
+    """The rows a fork stored before: every manifest decoded, then inserted again."""
+    target = Scenario.objects.create(name="old fork", owner_token=OWNER.session_token)
+    insert_manifests(target, [row.manifest for row in scenario.kube_objects.order_by("order", "id")])
+    return rows(target)
+
+
+@pytest.mark.django_db
+@pytest.mark.postgres
+def test_a_fork_copies_the_rows_as_decoding_and_inserting_them_did() -> None:
+    source = svc.scenario_create(actor=OWNER, name="src", yaml_text=mid_size_upload())
+    gone = list(source.kube_objects.order_by("order").values_list("pk", flat=True)[5:300:7])
+    ScenarioObject.objects.filter(pk__in=gone).delete()  # gaps in the order: the fork renumbers them
+    fork = svc.scenario_fork(scenario=source, actor=Actor(session_token="forker"))
+    assert rows(fork) == old_fork_rows(source)
+    assert [row[3] for row in rows(fork)] == list(range(len(rows(source))))
+    ids = list(fork.kube_objects.order_by("order").values_list("pk", flat=True))
+    assert ids == sorted(ids)  # made in document order
+    if connection.vendor == "sqlite":
+        assert stored_text(fork) == stored_text(source)
+    assert scenario_yaml(scenario=fork) == scenario_yaml(scenario=source)
+
+
+@pytest.mark.django_db
+def test_a_fork_decodes_no_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = svc.scenario_create(actor=OWNER, name="src", yaml_text=render(5, 50))
+    field = ScenarioObject._meta.get_field("manifest")
+
+    def no_decoding(*args: Any) -> Any:
+        raise AssertionError("a manifest was decoded")
+
+    monkeypatch.setattr(field, "from_db_value", no_decoding)
+    fork = svc.scenario_fork(scenario=source, actor=Actor(session_token="forker"))
+    assert fork.kube_objects.count() == source.kube_objects.count() > 50
