@@ -625,11 +625,12 @@ class Framework:
             per_plugin.append((pl.name, weights[pl.name], lst))  # type: ignore[arg-type]
         recording = self.events_enabled
         trusted = [score_record.ints_trusted(pl) for pl in plugins] if recording else []
-        raw: list[score_record.Uniform | bytes | list[int] | None] = []
+        text_only = recording and getattr(self.options.event_recorder, "text_only", False)
+        raw: list[Any] = []
         for pl, (name, _, lst), ints in zip(plugins, per_plugin, trusted or [False] * len(plugins), strict=True):
             ext = pl.score_extensions()
             if recording:  # Normalize works in place: keep the raw scores of a plugin that has it
-                raw.append(None if ext is None else score_record.before_normalize(lst, ints))
+                raw.append(None if ext is None else score_record.before_normalize(lst, ints, text_only))
             if ext is None:
                 continue
             fast = getattr(ext, "normalize_score_values", None)
@@ -657,8 +658,7 @@ class Framework:
         if recording:
             found = state.get(FEASIBLE_NAMES_KEY)
             names = found.names_of(nodes) if found is not None else None
-            columns = score_record.score_columns(nodes, names, per_plugin, raw, summaries, trusted,
-                                                 getattr(self.options.event_recorder, "text_only", False))
+            columns = score_record.score_columns(nodes, names, per_plugin, raw, summaries, trusted, text_only)
         return per_plugin, columns, summaries, None
 
     def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -19,14 +19,16 @@ plugin's lists are copied and left to json's encoder, whatever they hold.
 
 from __future__ import annotations
 
+import sys
 from operator import attrgetter
 from typing import Any
 
 from scheduler_core.framework.runtime.score_list import ScoreList
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.small_ints import IntColumn, PackedInts
+from scheduler_core.util.small_ints import IntColumn, PackedInts, WideInts
 
 IN_TREE_PREFIX = "scheduler_core.framework.plugins."
+MIN_ARRAY = 256  # nodes from which a raw column past 255 is kept as an array for a JSON writer
 
 _node_name = attrgetter("name")
 
@@ -45,12 +47,13 @@ class Uniform:
         self.value = value
 
 
-def before_normalize(values: list[int], trusted: bool) -> Uniform | bytes | list[int]:
+def before_normalize(values: list[int], trusted: bool, text_only: bool = False) -> Uniform | bytes | Any:
     """The raw scores of a plugin that normalises, kept before Normalize changes the list in
     place: one value when every node has it (found as ScoreList finds it: the last value
     first, then one identity-first count), else their bytes when they are ints in 0..255 (of
-    a trusted plugin), else a copy (an IntColumn when the plugin is trusted: its items are
-    ints, written by lookup)."""
+    a trusted plugin), else a copy: an IntColumn when the plugin is trusted (its items are
+    ints, written by lookup), or for a JSON writer alone (`text_only`), with NumPy loaded and
+    many nodes, an int64 array (WideInts: its text made by vector passes)."""
     n = len(values)
     if n and values[-1] == values[0] and values.count(values[0]) == n:
         return Uniform(values[0])
@@ -58,12 +61,19 @@ def before_normalize(values: list[int], trusted: bool) -> Uniform | bytes | list
         try:
             return bytes(values)
         except (TypeError, ValueError):  # a raw score past 255 (or below 0)
-            return IntColumn(values)
+            pass
+        np = sys.modules.get("numpy") if text_only and n >= MIN_ARRAY else None
+        if np is not None:
+            try:
+                return WideInts(np.fromiter(values, dtype=np.int64, count=n))
+            except (TypeError, ValueError, OverflowError):  # past int64: the list, as usual
+                pass
+        return IntColumn(values)
     return list(values)
 
 
 def score_columns(nodes: list[NodeInfo], names: list[str] | None, per_plugin: list[tuple[str, int, list[int]]],
-                  raw: list[Uniform | bytes | list[int] | None], summaries: list[ScoreList],
+                  raw: list[Uniform | bytes | Any | None], summaries: list[ScoreList],
                   trusted: list[bool], text_only: bool = False) -> dict[str, Any]:
     """The `scores` event's breakdown. Per plugin (in order): its name, weight and normalised
     scores (per_plugin), what before_normalize kept of its raw scores (None: it does not
@@ -92,6 +102,9 @@ def score_columns(nodes: list[NodeInfo], names: list[str] | None, per_plugin: li
                 changed = not (before.count(before[:1]) == n and before[0] == lst[0])
             else:  # Normalize left 0..255
                 changed = lst != list(before)
+        elif isinstance(before, WideInts):  # some raw score outside 0..255, none normalised so
+            raw_cols[name] = before
+            changed = True
         else:
             raw_cols[name] = compact_column(before)
             changed = lst != before

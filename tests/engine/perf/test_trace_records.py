@@ -312,3 +312,27 @@ def test_stand_ins_give_their_items_when_their_text_cannot_be_cut() -> None:
     event = {"type": "selected", "ties": picked, "outcome": PackedInts(bytes([1, 2, 250]))}
     assert EventLineEncoder().encode(event) == _dumps({"type": "selected", "ties": names[1::2], "outcome": [1, 2, 250]})
     assert pickle.loads(pickle.dumps(span)) == names
+
+
+def test_array_json_is_json_dumps_of_the_ints_or_none() -> None:
+    """Short and long ints (the table below 65,536, a vector pass per place above), zeros, an
+    empty array; a negative int is left to the encoder."""
+    from scheduler_core.util.small_ints import WideInts, array_json
+
+    rng = random.Random(9)
+    for _ in range(300):
+        values = [rng.randrange(0, rng.choice((10, 300, 70000, 10**12))) for _ in range(rng.randrange(0, 60))]
+        assert array_json(np.array(values, dtype=np.int64)) == json.dumps(values, separators=(",", ":"))
+    assert array_json(np.array([3, -1])) is None
+    wide = WideInts(np.array([300, 7, 65536]))
+    assert len(wide) == 3 and wide.items() == [300, 7, 65536] and wide.json() == "[300,7,65536]"
+
+
+def test_a_raw_column_past_255_is_an_array_for_a_text_only_writer() -> None:
+    from scheduler_core.util.small_ints import WideInts
+
+    values = [273 + i % 11 for i in range(score_record.MIN_ARRAY)]
+    kept = score_record.before_normalize(values, True, text_only=True)
+    assert isinstance(kept, WideInts) and kept.items() == values
+    assert isinstance(score_record.before_normalize(values, True), IntColumn)  # lists for readers
+    assert type(score_record.before_normalize(values, False, text_only=True)) is list  # out of tree
