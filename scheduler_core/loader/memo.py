@@ -16,9 +16,10 @@ container and label memos hand out copies (their results are still assembled int
 
 from __future__ import annotations
 
+import marshal
 from typing import Any, Generic, TypeVar
 
-__all__ = ["ParseMemo", "content_key"]
+__all__ = ["ParseMemo", "content_bytes", "content_key"]
 
 T = TypeVar("T")
 
@@ -29,6 +30,19 @@ def content_key(value: Any) -> str | None:
     a value that merely contains "..." is cheap to leave to the full parse)."""
     text = repr(value)
     return None if "..." in text else text
+
+
+def content_bytes(value: Any) -> bytes | None:
+    """Like `content_key`, at a third of its cost (a pod spec: ~1 us instead of ~3): marshal's
+    format 0, which names every value's type (`1`, `1.0`, `True`, `'1'` and `[1]`/`(1,)`
+    differ) and keeps key order, and, unlike later formats, writes equal values as equal bytes
+    (no back-references or interned-string marks, which depend on how an object is shared).
+    Equal bytes decode to equal values, so a key never joins different contents. None for a
+    value marshal refuses (a timestamp, a container too deep, one that holds itself)."""
+    try:
+        return marshal.dumps(value, 0)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 class ParseMemo(Generic[T]):

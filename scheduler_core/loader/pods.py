@@ -23,7 +23,7 @@ from scheduler_core.api.validation import dns1123_subdomain_error, qualified_nam
 from scheduler_core.loader.admission import PodRaw, PriorityAdmission
 from scheduler_core.loader.affinity import parse_affinity, parse_spread_constraints
 from scheduler_core.loader.containers import parse_container, parse_tolerations
-from scheduler_core.loader.memo import ParseMemo, content_key
+from scheduler_core.loader.memo import ParseMemo, content_bytes
 from scheduler_core.loader.metadata import parse_metadata, parse_owner_references, stable_uid
 from scheduler_core.loader.pod_resources import parse_pod_resources
 from scheduler_core.loader.reader import FieldReader
@@ -61,7 +61,7 @@ class _SpecParts:
 _SPECS: ParseMemo[_SpecParts] = ParseMemo()
 
 
-def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> str | None:
+def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> bytes | None:
     """What the spec's parse depends on, as a content key (None: parse it, do not remember):
     the spec without spec.nodeName (checked per pod), the pod's labels where matchLabelKeys can
     read them (affinity, spread constraints), and status.resourceClaimStatuses."""
@@ -69,7 +69,7 @@ def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> str 
         spec = {k: v for k, v in spec.items() if k != "nodeName"}
     reads_labels = "affinity" in spec or "topologySpreadConstraints" in spec
     claim_statuses = status.get("resourceClaimStatuses") if isinstance(status, dict) else None
-    return content_key((spec, labels if reads_labels else None, claim_statuses))
+    return content_bytes((spec, labels if reads_labels else None, claim_statuses))
 
 
 # Node names found valid (a dump binds its pods to a few thousand nodes, each named again and
