@@ -72,6 +72,42 @@ def _spec_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> byte
     return content_bytes((spec, labels if reads_labels else None, claim_statuses))
 
 
+# The parts of specs that had an affinity, by their content without it (spec.nodeName left out
+# too; see `_with_own_affinity`).
+_SPECS_BUT_AFFINITY: ParseMemo[_SpecParts] = ParseMemo()
+
+
+def _but_affinity_key(spec: dict[str, Any], labels: dict[str, str], status: Any) -> bytes | None:
+    """`_spec_key` of the spec without its affinity (and without spec.nodeName)."""
+    rest = {k: v for k, v in spec.items() if k != "affinity" and k != "nodeName"}
+    claim_statuses = status.get("resourceClaimStatuses") if isinstance(status, dict) else None
+    return content_bytes((rest, labels if "topologySpreadConstraints" in rest else None,
+                          claim_statuses))
+
+
+def _with_own_affinity(r: FieldReader, spec: dict[str, Any], labels: dict[str, str],
+                       status: Any) -> _SpecParts:
+    """The parts of a spec that differs from one parsed before only in its affinity: a
+    DaemonSet's pods, each with the required node affinity of its own node. The rest is shared
+    with that spec's parts and only the affinity is parsed. The same result, or error, as the
+    full parse: the rest parsed without error there (its parse reads neither the affinity nor,
+    without spread constraints, the labels), so the affinity's parse, which reads only the
+    affinity and the labels, is the one check left that could fail."""
+    key = _but_affinity_key(spec, labels, status)
+    base = _SPECS_BUT_AFFINITY.get(key) if key is not None else None
+    if base is None:
+        parts = _parse_spec_parts(r, spec, labels, status)
+        if key is not None:
+            _SPECS_BUT_AFFINITY.put(key, parts)
+        return parts
+    affinity = parse_affinity(r, spec.get("affinity"), "spec.affinity", labels)
+    parts = _SpecParts.__new__(_SpecParts)
+    for name in _SpecParts.__slots__:
+        setattr(parts, name, getattr(base, name))
+    parts.affinity = affinity
+    return parts
+
+
 # Node names found valid (a dump binds its pods to a few thousand nodes, each named again and
 # again); bounded like the memos, cleared when full.
 _VALID_NODE_NAMES: set[str] = set()
@@ -189,7 +225,8 @@ def _parse_pod_spec(r: FieldReader, obj: dict[str, Any], index: int, uid_salt: s
     key = _spec_key(spec, labels, status)
     parts = _SPECS.get(key) if key is not None else None
     if parts is None:
-        parts = _parse_spec_parts(r, spec, labels, status)
+        parts = (_with_own_affinity(r, spec, labels, status) if "affinity" in spec
+                 else _parse_spec_parts(r, spec, labels, status))
         if key is not None:
             _SPECS.put(key, parts)
     node_name = _node_name(r, spec, parts.gates)
