@@ -86,12 +86,19 @@ def expand_workloads(docs: list[Any], summary: WorkloadSummary, source: str = "<
     the controllers."""
     objects = _locate(docs)
     controllers = []
+    kept: list[tuple[str, str]] = []
     for o in objects:
-        if _is_controller(o):
+        kind = o.kind
+        if kind in CONTROLLER_KINDS and _is_controller(o):
             controllers.append(o)
-        elif o.kind:
-            name = o.name if o.kind in ("Node", "Namespace", "PriorityClass") else o.key
-            summary.add(KEPT, o.kind, name, "as given")
+        elif kind:
+            # Located.name / Located.key, read from the metadata once.
+            meta = o.obj.get("metadata") or {}
+            name = str(meta.get("name") or "")
+            if kind not in ("Node", "Namespace", "PriorityClass"):
+                name = f'{str(meta.get("namespace") or "default")}/{name}'
+            kept.append((kind, name))
+    summary.add_kept(kept)
     given = sum(1 for o in objects if o.kind == "Pod")
     nodes = sum(1 for o in objects if o.kind == "Node")
     if not controllers:

@@ -55,3 +55,17 @@ def test_a_pods_summary_name_is_its_key() -> None:
     sc = load_scenario_text(text, source="s.yaml")
     names = {e.name: e.name for e in sc.load_summary.entries if e.kind == "Pod"}
     assert [names[p.key] is p.key for p in sc.pods] == [True, True, True]
+
+
+def test_kept_objects_noted_in_one_call_are_the_entries_add_makes():
+    from scheduler_core.controllers.workloads.summary import KEPT, SummaryEntry, WorkloadSummary
+
+    pairs = [("Node", "n1"), ("Pod", "default/" + "p" + str(1)), ("ReplicaSet", "ns/rs")]
+    one, each = WorkloadSummary(), WorkloadSummary()
+    one.add_kept(pairs)
+    for kind, name in pairs:
+        each.add(KEPT, kind, name, "as given")
+    assert one.entries == each.entries
+    assert all(type(e) is SummaryEntry for e in one.entries)
+    # Interned: a pod's entry name is the very string its key is.
+    assert one.entries[1].name is each.entries[1].name
