@@ -127,6 +127,7 @@ def measure(work: Path, args: argparse.Namespace) -> None:
         import tracemalloc
 
         tracemalloc.start()
+    print(f"measuring {Path(prepare.__file__).resolve().parents[3]}", flush=True)
     phases.mark("fresh process, django set up")
     if args.check_first:
         check_first(scenario, phases)
