@@ -78,3 +78,44 @@ def test_content_bytes_tells_types_apart():
     looped: list = []
     looped.append(looped)
     assert content_bytes(looped) is None
+
+
+def _owned(count: int, bad: int | None = None) -> list[str]:
+    """`count` pods naming one owner (blockOwnerDeletion: noted as not simulated), the
+    `bad`-th with a misspelt field in its reference."""
+    out = []
+    for i in range(count):
+        extra = ", kindd: x" if i == bad else ""
+        meta = ("ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u, "
+                f"controller: true, blockOwnerDeletion: true{extra}}}]")
+        out.append(pod(name=f"p{i}", meta=meta))
+    return out
+
+
+def test_owner_references_are_walked_once_with_the_same_notes(monkeypatch):
+    walked: list[str] = []
+    real = strict.check_fields
+
+    def counting(obj, spec, path, loc, notes):
+        if path == "metadata.ownerReferences":
+            walked.append(loc.name)
+        return real(obj, spec, path, loc, notes)
+
+    monkeypatch.setattr(strict, "check_fields", counting)
+    shared = load(NODE, *_owned(8))
+    assert walked == ["default/p0"]
+    _without_memo(monkeypatch)
+    full = load(NODE, *_owned(8))
+    assert [(str(w), w.more) for w in shared.warnings] == [(str(w), w.more) for w in full.warnings]
+    assert any(w.field == "metadata.ownerReferences[0].blockOwnerDeletion" and w.more == 7
+               for w in shared.warnings)
+
+
+def test_a_misspelt_owner_reference_is_refused_at_its_own_document(monkeypatch):
+    with pytest.raises(ScenarioError) as shared:
+        load(NODE, *_owned(6, bad=4))
+    _without_memo(monkeypatch)
+    with pytest.raises(ScenarioError) as full:
+        load(NODE, *_owned(6, bad=4))
+    assert str(shared.value) == str(full.value)
+    assert shared.value.document == 6 and shared.value.field == "metadata.ownerReferences[0].kindd"
