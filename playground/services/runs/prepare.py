@@ -261,7 +261,7 @@ def prepare_start(*, scenario: Scenario, stopped: str = "", home: str | None = N
         if not mine:
             return  # another worker is computing it right now
         content = content_key(text, scenario.seed, DEFAULT_KUBERNETES_VERSION)
-        handed = [text]  # compute_start takes it over and lets go of it once loaded
+        handed = [text]  # recorded_start takes it over and lets go of it once loaded
         del text
         try:
             prepared = take_by_content(content)
