@@ -12,6 +12,7 @@ back to bytes, and checking that every item is an int, is skipped too.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from scheduler_core.util.json_list import JsonList, JsonText
@@ -133,8 +134,14 @@ def int_list_json(values: list[object]) -> str | None:
 
 def bytes_json(raw: bytes | bytearray) -> str:
     """json.dumps(list(raw), separators=(",", ":")): each byte's digits laid out in four-byte
-    slots by three byte translations, the unused slots dropped, all in C-level passes."""
+    slots (three digits, right-aligned, and a comma), the unused slots dropped, all in C-level
+    passes: with NumPy loaded (the engine's vector paths at scale), a long list's slots are
+    rows of a 256-row table picked by the bytes; else three byte translations fill them."""
     n = len(raw)
+    np = sys.modules.get("numpy") if n >= MIN_TABLE else None
+    if np is not None:
+        rows = _byte_rows(np).take(np.frombuffer(raw, dtype=np.uint8), axis=0)
+        return "[" + rows.tobytes().translate(None, b"\x00")[:-1].decode("ascii") + "]"
     slots = bytearray(4 * n)
     slots[0::4] = raw.translate(_HUNDREDS)
     slots[1::4] = raw.translate(_TENS)
@@ -161,6 +168,19 @@ class WideInts(JsonText):
 
     def items(self) -> list[int]:
         return self.array.tolist()
+
+
+MIN_TABLE = 64  # bytes from which bytes_json picks table rows (when NumPy is loaded)
+_BYTE_ROWS: list[Any] = []  # row v: the digits of v right-aligned in 3 slots (0: empty), then ","
+
+
+def _byte_rows(np: Any) -> Any:
+    if not _BYTE_ROWS:
+        rows = np.zeros((256, 4), dtype=np.uint8)
+        for v in range(256):
+            rows[v] = list(str(v).rjust(3, "\x00").encode("ascii") + b",")
+        _BYTE_ROWS.append(rows)
+    return _BYTE_ROWS[0]
 
 
 def array_json(a: Any) -> str | None:

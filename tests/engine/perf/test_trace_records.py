@@ -336,3 +336,17 @@ def test_a_raw_column_past_255_is_an_array_for_a_text_only_writer() -> None:
     assert isinstance(kept, WideInts) and kept.items() == values
     assert isinstance(score_record.before_normalize(values, True), IntColumn)  # lists for readers
     assert type(score_record.before_normalize(values, False, text_only=True)) is list  # out of tree
+
+
+@pytest.mark.parametrize("with_numpy", [True, False])
+def test_bytes_json_is_json_dumps_by_table_rows_or_by_translations(with_numpy: bool, monkeypatch) -> None:
+    import sys
+
+    from scheduler_core.util.small_ints import bytes_json
+
+    if not with_numpy:
+        monkeypatch.setitem(sys.modules, "numpy", None)  # as in a process that never loaded it
+    rng = random.Random(4)
+    for _ in range(200):
+        values = [rng.randrange(0, 256) for _ in range(rng.randrange(0, 400))]
+        assert bytes_json(bytes(values)) == json.dumps(values, separators=(",", ":"))
