@@ -12,7 +12,10 @@ breakdown) are packed (schema 3): a table of distinct verdict
 rows with one row index per evaluated node (the nodes not reached are a count: which ones follows
 from the last `node_list` event), and score columns aligned with one node list. Read them
 through scheduler_core/events/compact.py (`iter_verdicts`, `verdict_for`, `feasible_nodes`,
-`score_table`, `not_evaluated_nodes`), which also reads schema-1 and schema-2 events.
+`score_table`, `not_evaluated_nodes`), which also reads schema-1 and schema-2 events. When the
+only reader is `trace`'s line writer (`EventSink.text_only`), those long lists are stand-ins
+that give their JSON text (util.json_list.JsonText): the lines are the same, and no list of
+thousands of names is made for nobody.
 
 Kubernetes Events (what `kubectl get events` shows: Scheduled, FailedScheduling, Preempted,
 TaintManagerEviction) are one type among them: "k8s_event".
