@@ -409,14 +409,17 @@ def _store_in_two(scenario: Scenario, key: str, content: str, prepared: Prepared
     under the PENDING key and content key (which no lookup asks for: a start never takes it),
     then the checkpoint is taken and set with the row's keys in one statement. A preparation
     stopped in between (its time limit) leaves a row nobody takes, replaced by the next one.
-    Each big write starts with the C heap's free pages given back (`give_back`)."""
+    When the row is gone meanwhile (a start stored its own, `keep_start`; someone deleted it),
+    the whole row is written as `_write` writes it, so a finished preparation always leaves its
+    start. Each big write starts with the C heap's free pages given back (`give_back`)."""
     give_back()
     _write(scenario.pk, PENDING, PENDING, b"", prepared.events, prepared.frame, prepared.fields)
     prepared.checkpoint = start_checkpoint(prepared)
     row = PreparedStart.objects.filter(scenario_id=scenario.pk, key=PENDING).values_list("pk", flat=True).first()
-    if row is not None:  # else a start stored its own meanwhile (keep_start)
-        update_with_blob(PreparedStart, row, ("key", "content_key"), (key, content), "checkpoint",
-                         prepared.checkpoint)
+    if row is None or not update_with_blob(PreparedStart, row, ("key", "content_key"), (key, content),
+                                           "checkpoint", prepared.checkpoint):
+        give_back()
+        _store_for(scenario, key, content, prepared)
 
 
 def _write(scenario_id: int, key: str, content: str, checkpoint: bytes, events: Any, frame: Any, fields: Any) -> None:

@@ -246,3 +246,26 @@ def test_the_heap_is_given_back_where_the_c_library_can() -> None:
     from playground.infra.heap import give_back
 
     assert give_back() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_a_preparation_whose_row_went_meanwhile_still_leaves_its_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frame 0's row deleted while the checkpoint is taken (a start that stored its own, a
+    cleanup): the finished preparation writes its whole row, as it did in one piece before."""
+    from scheduler_core.featuregate.features import DEFAULT_KUBERNETES_VERSION
+    from scheduler_core.simulation import Simulation
+
+    gallery.seed()
+    scenario = Scenario.objects.get(gallery_slug="priority-preemption")
+    real = Simulation.checkpoint
+
+    def checkpoint(sim: Simulation) -> bytes:
+        PreparedStart.objects.all().delete()
+        return real(sim)
+
+    monkeypatch.setattr(Simulation, "checkpoint", checkpoint)
+    prepare.prepare_start(scenario=scenario)
+    _text, version = prepare.scenario_yaml_versioned(scenario=scenario)
+    taken = prepare.take_prepared(scenario=scenario, version=version, seed=scenario.seed,
+                                  kubernetes_version=DEFAULT_KUBERNETES_VERSION)
+    assert taken is not None and taken.checkpoint and taken.frame["step"] == 0
+    assert PreparedStart.objects.filter(scenario=scenario).count() == 1
