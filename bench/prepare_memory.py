@@ -114,7 +114,6 @@ def measure(work: Path, args: argparse.Namespace) -> None:
 
     django.setup()
     logging.getLogger("playground.services.runs.prepare").setLevel(logging.ERROR)
-    logging.getLogger("playground.services.runs.prepared_engine").setLevel(logging.ERROR)
     from playground.models import PreparedStart, Scenario
     from playground.services.runs import engine, prepare, prepared_engine
     from scheduler_core.simulation import Simulation
