@@ -39,7 +39,7 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 from scheduler_core.util.copy_fields import replace_fields
 from scheduler_core.util.goheap import heap_init, heap_pop
-from scheduler_core.util.name_table import TableRun, table_for
+from scheduler_core.util.name_table import NameSpanPick, TableRun, table_for
 
 if TYPE_CHECKING:
     from scheduler_core.apiserver.store.cluster import ClusterState
@@ -637,7 +637,7 @@ def _emit_scores_and_selected(sched: ScheduleOne, fwk: Framework, state: CycleSt
     array = getattr(totals, "array", None)  # totals.VectorTotals: compared in one vector pass
     best = max(totals) if array is None else int(array.max())
     names = columns["nodes"] if columns is not None else [ni.name for ni in nodes]
-    if isinstance(names, TableRun) and names.table is not None:
+    if (isinstance(names, TableRun) and names.table is not None) or isinstance(names, NameSpanPick):
         flags = bytes(map(eq, totals, repeat(best))) if array is None else (array == best).tobytes()
         ties: Any = names.select(flags)
     else:

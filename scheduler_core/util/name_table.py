@@ -140,10 +140,16 @@ class TableRun:
         else a pick (NamePick, NameSpanPick), as copying many short slices costs more than
         cutting this run's text."""
         assert self.table is not None and len(flags) == len(self)
-        if few_runs(flags, len(flags)):
+        runs = run_count(flags)
+        if runs <= MAX_SEGMENTS or (runs * MIN_RUN_LENGTH <= len(flags) and not self._cuttable()):
             spans = [m.span() for m in _FLAGGED.finditer(flags)]
             return self.sub_run(self.table_segments(spans))
         return self._pick(flags)
+
+    def _cuttable(self) -> bool:
+        """Whether a pick of these names has its text cut by NumPy (pick_json): then a pick
+        beats a run of more than MAX_SEGMENTS pieces, each a few steps of Python."""
+        return self.table is not None and len(self) >= MIN_VECTOR and sys.modules.get("numpy") is not None
 
     def _pick(self, flags: bytes) -> Any:
         raise NotImplementedError
@@ -228,6 +234,22 @@ class NameSpanPick(JsonText):
     def json(self) -> str | None:
         return pick_json(self.source, self.flags, self.count) if self.count else None
 
+    def select(self, flags: bytes) -> NameSpanPick:
+        """The items whose flag is set (one byte per item, 0 or 1), as a pick of the same
+        source: each set flag of this pick keeps its place when the new flag is set."""
+        np = sys.modules.get("numpy")
+        if np is not None:
+            where = np.flatnonzero(np.frombuffer(self.flags, dtype=np.uint8))
+            out = np.zeros(len(self.flags), dtype=np.uint8)
+            out[where[np.frombuffer(flags, dtype=np.bool_)]] = 1
+            return NameSpanPick(self.source, out.tobytes())
+        picked = bytearray(len(self.flags))
+        kept = iter(flags)
+        for i, flag in enumerate(self.flags):
+            if flag and next(kept):
+                picked[i] = 1
+        return NameSpanPick(self.source, bytes(picked))
+
     def items(self) -> list[str]:
         source = self.source
         names = source.items() if isinstance(source, JsonText) else source
@@ -252,6 +274,7 @@ def pick_json(source: TableRun, flags: bytes, count: int) -> str | None:
 
 
 MIN_RUN_LENGTH = 16  # items per run, on average, below which a run of a table is not worth it
+MAX_SEGMENTS = 8  # runs a selection is kept as, even when its text could be cut by NumPy
 # Names in a pick's source from which its text is cut by NumPy (when the engine has loaded it).
 MIN_VECTOR = 256
 
@@ -270,11 +293,15 @@ def _pick_text(np: Any, text: str, widths: Any, flags: bytes) -> str:
     return "[" + picked.tobytes()[:-1].decode("ascii") + "]"
 
 
+def run_count(flags: bytes) -> int:
+    """How many runs the set bytes of `flags` form (counted in C: each run but a leading one
+    starts after a zero byte)."""
+    return flags.count(b"\x00\x01") + (flags[:1] == b"\x01")
+
+
 def few_runs(flags: bytes, size: int) -> bool:
-    """Whether the set bytes of `flags` form at most one run per MIN_RUN_LENGTH of `size` items
-    (counted in C: each run but a leading one starts after a zero byte)."""
-    runs = flags.count(b"\x00\x01") + (flags[:1] == b"\x01")
-    return runs * MIN_RUN_LENGTH <= size
+    """Whether the set bytes of `flags` form at most one run per MIN_RUN_LENGTH of `size` items."""
+    return run_count(flags) * MIN_RUN_LENGTH <= size
 
 
 _TABLES: list[NameTable] = []  # the few most recently used, newest last

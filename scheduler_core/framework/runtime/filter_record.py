@@ -20,7 +20,7 @@ from scheduler_core.events.compact import row_passes
 from scheduler_core.framework.runtime import filter_chunk as fc
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.util.name_table import NameTable, TableRun, few_runs
+from scheduler_core.util.name_table import NameTable, TableRun
 from scheduler_core.util.small_ints import PackedInts, SmallInts
 
 CANCELLED_PLUGIN = "_"
@@ -40,7 +40,7 @@ class FeasibleNames:
 
     __slots__ = ("nodes", "names")
 
-    def __init__(self, nodes: list[NodeInfo] | None, names: TableRun | None) -> None:
+    def __init__(self, nodes: list[NodeInfo] | None, names: Any) -> None:
         self.nodes = nodes
         self.names = names
 
@@ -48,7 +48,7 @@ class FeasibleNames:
         """A checkpoint of a cycle's state keeps neither: they name this process's walk."""
         return FeasibleNames, (None, None)
 
-    def names_of(self, nodes: list[NodeInfo]) -> TableRun | None:
+    def names_of(self, nodes: list[NodeInfo]) -> Any:
         """The names of `nodes` when they are the walk's feasible list itself, else None."""
         names = self.names
         if names is None or nodes is not self.nodes or len(names) != len(nodes):
@@ -232,30 +232,29 @@ class FilterRecord:
             return True  # the cancelled node, added by name
         return all(w is e or w == e.name for w, e in zip(walked, expected, strict=True))
 
-    def feasible_run(self) -> TableRun | None:
-        """The feasible nodes (the first num_feasible whose row passes, in walk order) as a run
-        of the node list's name table; None unless `fields` matched the walk to a table. The
-        cycle's scored nodes and ties are then copied from the table's text instead of being
-        encoded name by name (schedule_one, events.jsonl); also None when they are scattered
-        in many short runs (name_table.few_runs). Found with C-level passes: a byte per node
-        says whether its row passes; runs of set bytes are the feasible nodes."""
+    def feasible_run(self) -> Any:
+        """The feasible nodes (the first num_feasible whose row passes, in walk order) picked
+        from the walked nodes when `fields` matched the walk to a table (TableRun.select: runs
+        of the table, or a pick cut from the walk's text), else None. The cycle's scored
+        nodes and ties are then copied from the table's text instead of being encoded name by
+        name (schedule_one, events.jsonl). Found with C-level passes: a byte per node says
+        whether its row passes."""
         nodes = self.nodes
         if not isinstance(nodes, TableRun) or nodes.table is None or self._wide is not None:
             return None
         passing = bytes(row_passes(row) for row in self.rows)
         flags = bytes(self._packed).translate(passing + bytes(256 - len(passing)))
-        if not few_runs(flags, len(flags)):  # scattered: the names are quoted one by one
-            return None
-        spans: list[tuple[int, int]] = []
         left = self.num_feasible
-        for m in _FLAGGED.finditer(flags):
-            if left <= 0:
-                break
-            a, b = m.span()
-            b = min(b, a + left)
-            spans.append((a, b))
-            left -= b - a
-        return nodes.sub_run(nodes.table_segments(spans))
+        if flags.count(1) > left:  # keep the first num_feasible passing nodes only
+            end = 0
+            for m in _FLAGGED.finditer(flags):
+                a, b = m.span()
+                if b - a >= left:
+                    end = a + left
+                    break
+                left -= b - a
+            flags = flags[:end] + bytes(len(flags) - end)
+        return nodes.select(flags)
 
 
 def _first_gap(marked: list[int], n: int) -> int:

@@ -58,7 +58,7 @@ def test_select_is_compress_and_its_json_is_json_dumps(seed: int) -> None:
                 assert isinstance(picked, NamePick) and picked.json() == _dumps(list(picked))
                 plain += 1
                 break
-    assert kept_as_run > 100 and plain > 100
+    assert kept_as_run > 100 and plain > 40  # at most MAX_SEGMENTS runs: kept as runs
 
 
 def test_a_pick_of_names_with_a_comma_in_one_is_encoded_as_usual() -> None:

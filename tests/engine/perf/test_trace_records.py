@@ -350,3 +350,64 @@ def test_bytes_json_is_json_dumps_by_table_rows_or_by_translations(with_numpy: b
     for _ in range(200):
         values = [rng.randrange(0, 256) for _ in range(rng.randrange(0, 400))]
         assert bytes_json(bytes(values)) == json.dumps(values, separators=(",", ":"))
+
+
+def _fragmented_cluster(nodes: int, every: int, pending: int) -> str:
+    """Identical nodes, every `every`-th tainted (TaintToleration rejects it): the feasible
+    nodes come in short runs between them, many per walk; pods bound round robin first, so
+    scores differ and ties are scattered."""
+    docs = []
+    for i in range(nodes):
+        taint = "\nspec: {taints: [{key: dedicated, value: x, effect: NoSchedule}]}" if i % every == 1 else ""
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:04d}}}{taint}\n"
+                    "status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}\n")
+    for j in range(nodes // 3 + pending):
+        where = f"nodeName: n{(j * 3) % nodes:04d}, " if j < nodes // 3 else ""
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{j:04d}, namespace: default}}\n"
+                    f"spec: {{{where}containers: [{{name: c, resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}}}]}}\n")
+    return "---\n".join(docs)
+
+
+@pytest.mark.parametrize("every", [5, 12])
+def test_fragmented_feasible_nodes_are_picked_and_written_as_json_dumps(tmp_path, every: int) -> None:
+    """1,200 nodes, one in `every` tainted: the walk's feasible nodes form dozens of short runs
+    (more than MAX_SEGMENTS), so the scored nodes are a pick cut from the walk's text and the
+    ties a pick of that pick. Buffered (lists) and text-only runs write the same lines."""
+    from scheduler_core.events.jsonl import event_line_writer
+    from scheduler_core.util.name_table import NameSpanPick
+
+    path = tmp_path / "c.yaml"
+    path.write_text(_fragmented_cluster(1200, every, 12))
+    buffered = Simulation(load_scenario_file(str(path)), seed=0, record_events=True)
+    buffered.run(3600)
+    scores = [e for e in buffered.sink.events if e["type"] == "scores"]
+    assert scores and all(isinstance(e["nodes"], NamePick) for e in scores)
+    out = io.StringIO()
+    write = event_line_writer(out)
+    picks: list[str] = []
+
+    def writer(event: dict) -> None:
+        picks.extend(k for k, v in event.items() if isinstance(v, NameSpanPick))
+        write(event)
+
+    writer.text_only = True  # type: ignore[attr-defined]
+    traced = Simulation(load_scenario_file(str(path)), seed=0, record_events=True, event_writer=writer)
+    traced.run(3600)
+    assert out.getvalue().splitlines() == [_dumps(e) for e in buffered.sink.events]
+    assert "nodes" in picks and "ties" in picks
+
+
+def test_a_pick_of_a_pick_keeps_the_source_and_composes_the_flags(monkeypatch) -> None:
+    import sys
+
+    from scheduler_core.util.name_table import NameSpanPick
+
+    names = [f"node-{i:04d}" for i in range(600)]
+    span = NameTable(object(), names).span([(0, 600)])
+    first = bytes(i % 3 != 0 for i in range(600))
+    pick = NameSpanPick(span, first)
+    second = bytes(i % 2 for i in range(len(pick)))
+    want = list(compress(list(compress(names, first)), second))
+    assert pick.select(second).items() == want and pick.select(second).json() == json.dumps(want).replace(" ", "")
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    assert pick.select(second).items() == want
