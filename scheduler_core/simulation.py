@@ -24,6 +24,7 @@ from scheduler_core.actions.refusal import timeline_refusal
 from scheduler_core.actions.registry import action_names, spec_of
 from scheduler_core.api.errors import ActionError
 from scheduler_core.api.scenario import Scenario, TimelineAction
+from scheduler_core.api.scenario_release import released_after_start
 from scheduler_core.api.types import Pod, Taint
 from scheduler_core.apiserver.server import APIServer
 from scheduler_core.apiserver.store.cluster import ClusterState
@@ -59,12 +60,13 @@ START_PAUSE_OBJECTS = 20_000  # nodes + pods from which the start runs with the 
 # changes (an attribute added, renamed or moved): a checkpoint of another version is refused
 # (`CheckpointVersionError`) and its owner rebuilds the engine from the log, which is the truth;
 # no class keeps defaults for attributes older checkpoints lack.
-CHECKPOINT_VERSION = 9  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
+CHECKPOINT_VERSION = 10  # 2: the event sink keeps the kinds it wants; 3: the nominator keeps dicts per
 # node; 4: NodeInfo counts its pods' volumes, the DRA allocator keeps answers per node; 5: a header
 # pickle then the engine's, pods as spec + own fields, plain PodInfos (scheduler_core/checkpoint.py);
 # 6: pods pickled whole again (their equal specs shared: `specs_shared`); 7: ClusterState keeps
 # `volume_pods` (the keys of pods with volumes, for the storage view); 8: no `specs_shared` (the loader
-# shares the replicas' specs and maps, no checkpoint pass); 9: the load summary's entries as columns
+# shares the replicas' specs and maps, no checkpoint pass); 9: the load summary's entries as columns;
+# 10: the scenario's nodes and pods counted, not held (api/scenario_release.py)
 
 
 class CheckpointVersionError(ValueError):
@@ -138,6 +140,9 @@ class Simulation:
         big = len(scenario.nodes) + len(scenario.pods) >= START_PAUSE_OBJECTS
         with collector_paused() if big else nullcontext():
             self._start()
+        # The loaded nodes and pods now live in the store; what later use reads of the scenario
+        # is kept, the objects only counted (scheduler_core/api/scenario_release.py says why).
+        self.scenario = released_after_start(scenario)
 
     def _start(self) -> None:
         s = self.scheduler
