@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import count
 from typing import Any
@@ -315,6 +315,7 @@ class WeightedAffinityTerm:
 
 # What a PodInfo holds for the terms of a pod without pod (anti-)affinity (see PodInfo.update).
 NO_TERMS: tuple[Any, ...] = ()
+NO_PLUGINS: frozenset[str] = frozenset()  # QueuedPodInfo's rejecting plugins when none did
 
 
 class PodInfo:
@@ -594,8 +595,11 @@ class QueuedPodInfo:
     initial_attempt_timestamp: float | None = None
     unschedulable_count: int = 0
     consecutive_errors_count: int = 0
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    pending_plugins: set[str] = field(default_factory=set)
+    # The plugins that rejected the pod's last attempt. Replaced, never changed in place (the
+    # queue's Pop and PreEnqueue, schedule_one's failure handling), so a pod none rejected shares
+    # the one empty NO_PLUGINS: 150,000 queued pods hold no 300,000 empty sets (~65 MB).
+    unschedulable_plugins: set[str] | frozenset[str] = NO_PLUGINS
+    pending_plugins: set[str] | frozenset[str] = NO_PLUGINS
     gating_plugin: str = ""
     backoff_expiration: float | None = None  # cached upstream too
     # Events registered by the gating PreEnqueue plugin (upstream GatingPluginEvents); replaced,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from scheduler_core.backend.heap import Heap
 from scheduler_core.backend.queue.backoff_queue import BackoffQueue, pod_info_key
-from scheduler_core.framework.types import ClusterEvent, QueuedPodInfo
+from scheduler_core.framework.types import NO_PLUGINS, ClusterEvent, QueuedPodInfo
 
 
 def pod_uid(pod: object) -> str:
@@ -108,8 +108,8 @@ class ActiveQueue:
                 self.in_flight_pods[uid] = marker
                 self.in_flight_events.append(marker)
             self.sched_cycle += 1
-            pinfo.unschedulable_plugins.clear()
-            pinfo.pending_plugins.clear()
+            pinfo.unschedulable_plugins = NO_PLUGINS
+            pinfo.pending_plugins = NO_PLUGINS
             pinfo.gating_plugin = ""
             pinfo.gating_plugin_events = ()
             return pinfo, src

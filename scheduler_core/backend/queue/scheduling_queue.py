@@ -34,6 +34,7 @@ from scheduler_core.backend.queue.nominator import NominatingInfo, Nominator
 from scheduler_core.backend.queue.unschedulable_pods import UnschedulablePods
 from scheduler_core.framework import events as fe
 from scheduler_core.framework.types import (
+    NO_PLUGINS,
     ActionType,
     ClusterEvent,
     EventResource,
@@ -259,7 +260,7 @@ class PriorityQueue:
         return a.timestamp == b.timestamp and a.timestamp_seq < b.timestamp_seq
 
     def new_queued_pod_info(self, pod: Pod, *plugins: str) -> QueuedPodInfo:
-        pinfo = QueuedPodInfo(PodInfo(pod), unschedulable_plugins=set(plugins))
+        pinfo = QueuedPodInfo(PodInfo(pod), unschedulable_plugins=set(plugins) if plugins else NO_PLUGINS)
         self._stamp(pinfo)
         return pinfo
 
@@ -327,7 +328,7 @@ class PriorityQueue:
         s = pl.pre_enqueue(pinfo.pod)
         if _default_pre_enqueue_ok(s):
             return True
-        pinfo.unschedulable_plugins.add(pl.name)
+        pinfo.unschedulable_plugins = {*pinfo.unschedulable_plugins, pl.name}  # replaced (QueuedPodInfo)
         pinfo.gating_plugin = pl.name
         pinfo.gating_plugin_events = list(self.plugin_to_events.get(pl.name, []))
         return False
