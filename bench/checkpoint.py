@@ -2,9 +2,12 @@
 
     python bench/checkpoint.py [--nodes 5000] [--pods 150000] [--steps 3] [--where]
     python bench/checkpoint.py --save /tmp/ck.bin && python bench/checkpoint.py --restore /tmp/ck.bin
+    python bench/checkpoint.py --input /tmp/late-5000.yaml    # a dump (e.g. generate_envelope.py --bound)
+    python bench/checkpoint.py --nodes 500 --pods 15000 --to-end   # late in a run: stepped to settled
 
 Builds the engine the web worker builds for a run of bench/generate_envelope.py's cluster (events
-recorded), steps it a few cycles, then times `Simulation.checkpoint()` (the engine's first, then
+recorded; or of the scenario file `--input`), steps it a few cycles (`--to-end`: until it
+settles, so the checkpoint is one late in a run), then times `Simulation.checkpoint()` (the engine's first, then
 another) and `Simulation.restore()` in this process (CPU seconds: the comparable figure on a shared machine; wall beside it) and
 prints the blob's size and the process's peak RSS after each phase. The original takes `--after`
 further steps and is dropped (the restore then runs as a worker's does, with no other engine
@@ -67,6 +70,10 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150_000)
     parser.add_argument("--steps", type=int, default=3, help="cycles stepped before the checkpoint")
+    parser.add_argument("--to-end", action="store_true", help="step until settled before the checkpoint "
+                        "(late in a run: every pod that fits is running)")
+    parser.add_argument("--input", metavar="FILE", help="the scenario to run instead of generate_envelope.py's "
+                        "cluster of --nodes x --pods (e.g. a dump written with --bound)")
     parser.add_argument("--after", type=int, default=20, help="cycles compared after the restore")
     parser.add_argument("--where", action="store_true")
     parser.add_argument("--save", metavar="PATH", help="write the checkpoint (and the original's next steps) "
@@ -87,8 +94,12 @@ def main() -> None:
     from scheduler_core.loader.limits import CLI_LIMITS
     from scheduler_core.simulation import CHECKPOINT_VERSION, Simulation
 
-    text = render(args.nodes, args.pods)
-    print(f"{args.nodes} nodes x {args.pods} pods, checkpoint version {CHECKPOINT_VERSION}", flush=True)
+    if args.input:
+        text = Path(args.input).read_text(encoding="utf-8")
+        print(f"{args.input}, checkpoint version {CHECKPOINT_VERSION}", flush=True)
+    else:
+        text = render(args.nodes, args.pods)
+        print(f"{args.nodes} nodes x {args.pods} pods, checkpoint version {CHECKPOINT_VERSION}", flush=True)
 
     def build(yaml_text: str) -> Simulation:
         return Simulation(load_scenario_text(yaml_text, source="bench", limits=CLI_LIMITS), seed=1,
@@ -96,7 +107,12 @@ def main() -> None:
 
     sim = timed("load + start", lambda: build(text))
     text = ""
-    timed(f"{args.steps} steps", lambda: [sim.step() for _ in range(args.steps)])
+    if args.to_end:
+        timed("stepped to settled", lambda: sim.run())
+        print(f"  {sim.cycles:,} cycles, {sum(1 for p in sim.scheduler.cluster.pods.values() if p.node_name):,} "
+              "pods running", flush=True)
+    else:
+        timed(f"{args.steps} steps", lambda: [sim.step() for _ in range(args.steps)])
     sim.sink.events.clear()
     gc.collect()
     if args.where:
