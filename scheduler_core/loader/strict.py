@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 from scheduler_core.api.errors import LoadWarning, ScenarioError
-from scheduler_core.loader.memo import ParseMemo, content_bytes
 from scheduler_core.loader.reader import Location, join_path
 from scheduler_core.loader.schema import KIND_SCHEMAS, NAMESPACED_KINDS, NOT_SIMULATED
 from scheduler_core.loader.yaml_input import DuplicateKey
@@ -92,92 +91,12 @@ def object_identity(obj: dict[str, Any], kind: str) -> str | None:
     return meta["name"]
 
 
-class _Recorder:
-    """Passes "not simulated" notes on and keeps their fields, for `_SPEC_CHECKS`."""
-
-    __slots__ = ("fields", "notes")
-
-    def __init__(self, notes: NotSimulated) -> None:
-        self.notes = notes
-        self.fields: list[str] = []
-
-    def add(self, loc: Location, field: str) -> None:
-        self.fields.append(field)
-        self.notes.add(loc, field)
-
-
-# The specs (and owner reference lists) found valid, by kind, path and content (memo.py's
-# `content_bytes`, spec.nodeName left out: a leaf whose value the check never reads), each with
-# the fields it noted as not simulated. A cluster's 150,000 pods have a few hundred distinct
-# specs and owners, and walking each one against the schema again was most of the strict
-# check. Only successes are kept, so a bad one is always walked and reported as before.
-_SPEC_CHECKS: ParseMemo[tuple[str, ...]] = ParseMemo()
-
-
-def _spec_check_key(kind: str, path: str, body: Any) -> tuple[str, str, bytes] | None:
-    if isinstance(body, dict) and "nodeName" in body:
-        body = {k: v for k, v in body.items() if k != "nodeName"}
-    content = content_bytes(body)
-    return None if content is None else (kind, path, content)
-
-
-def _check_remembered(body: Any, schema: Any, kind: str, path: str, loc: Location,
-                      notes: NotSimulated) -> None:
-    """check_fields for an object's spec or owner references, answered from `_SPEC_CHECKS`
-    when the same content was checked before (its notes added again for this object, in the
-    order the walk made them)."""
-    key = (_spec_check_key(kind, path, body) if isinstance(body, (dict, list)) and body
-           else None)
-    if key is None:
-        check_fields(body, schema, path, loc, notes)
-        return
-    noted = _SPEC_CHECKS.get(key)
-    if noted is None:
-        recorder = _Recorder(notes)
-        check_fields(body, schema, path, loc, recorder)  # type: ignore[arg-type]
-        _SPEC_CHECKS.put(key, tuple(recorder.fields))
-        return
-    for field in noted:
-        notes.add(loc, field)
-
-
-_REMEMBERED_AT_TOP = frozenset({"spec"})
-_REMEMBERED_IN_METADATA = frozenset({"ownerReferences"})
-
-
-def _check_mapping(obj: dict[str, Any], schema: dict[str, Any], path: str, kind: str,
-                   loc: Location, notes: NotSimulated, remembered: frozenset[str]) -> None:
-    """check_fields' walk of one mapping, field by field in its order, with the fields named
-    in `remembered` checked through `_check_remembered` and the metadata through this walk."""
-    for key, value in obj.items():
-        sub = schema.get(key, schema) if isinstance(key, str) else schema
-        if sub is schema:
-            raise _unknown(loc, path, key, schema)
-        if sub is None:
-            continue
-        sub_path = join_path(path, key)
-        if sub is NOT_SIMULATED:
-            if not _empty(value):
-                notes.add(loc, sub_path)
-        elif key in remembered:
-            _check_remembered(value, sub, kind, sub_path, loc, notes)
-        elif key == "metadata" and isinstance(value, dict) and isinstance(sub, dict):
-            _check_mapping(value, sub, sub_path, kind, loc, notes, _REMEMBERED_IN_METADATA)
-        else:
-            check_fields(value, sub, sub_path, loc, notes)
-
-
 def check_object(obj: dict[str, Any], kind: str, loc: Location, notes: NotSimulated,
                  prefix: str = "") -> None:
-    """Check one object of a known kind (no-op for kinds without a schema): check_fields,
-    with its spec and owner references answered from what the same content gave before."""
-    schema = KIND_SCHEMAS.get(kind)
-    if not isinstance(schema, dict) or not isinstance(schema.get("spec"), dict):
-        if schema is not None:
-            check_fields(obj, schema, prefix, loc, notes)
-        return
-    if isinstance(obj, dict):
-        _check_mapping(obj, schema, prefix, kind, loc, notes, _REMEMBERED_AT_TOP)
+    """Check one object of a known kind (no-op for kinds without a schema)."""
+    spec = KIND_SCHEMAS.get(kind)
+    if spec is not None:
+        check_fields(obj, spec, prefix, loc, notes)
 
 
 def _find_path(root: Any, target: Any) -> str | None:
