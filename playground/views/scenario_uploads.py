@@ -27,7 +27,8 @@ _WHERE_LABELS = (("document", "Document"), ("kind", "Kind"), ("name", "Object"),
 @require_GET
 def scenario_upload(request: HttpRequest, token: str) -> HttpResponse:
     """A big upload's page (services.scenario_uploads): "checking" while a worker loads it (htmx
-    polls it every second; without JavaScript the page refreshes itself), then the scenario (a
+    polls it twice a second, since the wait after the check is part of a create's time and a
+    poll is one row read; without JavaScript the page refreshes itself), then the scenario (a
     redirect, with the load's notes shown there once) or the loader's located error."""
     upload = upload_of(token=token, actor=actor_for_request(request))
     if upload.status == ScenarioUpload.DONE and upload.scenario is not None:

@@ -70,7 +70,7 @@ def test_screenshots_of_the_checking_and_refused_pages(page: Page) -> None:
         page.set_viewport_size({"width": width, "height": 800})
         page.goto(location)
         expect(page.locator("#upload-checking")).to_contain_text("a worker checks it and creates the scenario")
-        expect(page.locator("#upload-status")).to_have_attribute("hx-trigger", "every 1s")
+        expect(page.locator("#upload-status")).to_have_attribute("hx-trigger", "every 500ms")
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing wider than a phone
         if shots:
             page.screenshot(path=os.path.join(shots, f"upload-checking-{width}.png"))

@@ -80,7 +80,7 @@ def test_a_big_upload_answers_at_once_and_a_worker_creates_it(
     assert upload.status == ScenarioUpload.CHECKING and upload.text == text
     page = client.get(response["Location"])
     assert page.status_code == 200 and "Checking your scenario" in page.content.decode()
-    assert 'hx-trigger="every 1s"' in page.content.decode()
+    assert 'hx-trigger="every 500ms"' in page.content.decode()
     assert Client().get(response["Location"]).status_code == 404  # only its uploader sees it
 
     scenario_uploads.upload_check(upload_id=upload.pk)  # the worker's part
