@@ -5,6 +5,7 @@
     python bench/trace.py --append-results --note "..."    # also append the table to bench/history/runs.md
     python bench/trace.py --root /path/to/other/checkout   # measure another version of the engine
     python bench/trace.py --files F --runs 2 --run-phase   # also the run alone, load left out
+    python bench/trace.py --files F --runs 2 --run-phase-only   # only the run alone
 
 Each run is `python -m scheduler_core simulate|trace FILE` in a new process (no warm caches
 shared between the two); its output is read through a pipe and counted, not kept. For each
@@ -153,16 +154,18 @@ def main() -> int:
     ap.add_argument("--note", default="", help="a line printed above the appended table")
     ap.add_argument("--run-phase", action="store_true",
                     help="also time the run alone (load left out): the per-pod ratio")
+    ap.add_argument("--run-phase-only", action="store_true",
+                    help="time the run alone and skip the whole-process runs (late-run dumps load for long)")
     args = ap.parse_args()
     lines, all_ok = [], True
-    for path in args.files:
+    for path in [] if args.run_phase_only else args.files:
         line, ok = row(path, measure(args.root.resolve(), path, args.runs))
         lines.append(line)
         all_ok &= ok
-    table = HEADER + "\n" + "\n".join(lines)
-    if args.run_phase:
+    table = HEADER + "\n" + "\n".join(lines) if lines else ""
+    if args.run_phase or args.run_phase_only:
         phase = [run_phase_row(args.root.resolve(), path, args.runs) for path in args.files]
-        table += "\n\n" + RUN_PHASE_HEADER + "\n" + "\n".join(phase)
+        table += ("\n\n" if table else "") + RUN_PHASE_HEADER + "\n" + "\n".join(phase)
     print(table)
     if args.append_results:
         with (ROOT / "bench" / "history" / "runs.md").open("a") as out:
@@ -170,7 +173,8 @@ def main() -> int:
             if args.note:
                 out.write(args.note + "\n\n")
             out.write(table + "\n")
-    print(f"goal met at every size: {'yes' if all_ok else 'no'}")
+    if lines:
+        print(f"goal met at every size: {'yes' if all_ok else 'no'}")
     return 0
 
 

@@ -160,7 +160,7 @@ class EventSink:
     `kinds`: the event types this sink keeps (None: every type); the others are not emitted, so
     they take no sequence number."""
 
-    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners", "_writer", "kinds")
+    __slots__ = ("enabled", "events", "_seq", "_clock", "_listeners", "_writer", "kinds", "_direct")
 
     def __init__(self, clock: Callable[[], float], enabled: bool = True,
                  writer: Callable[[dict[str, Any]], None] | None = None,
@@ -175,6 +175,9 @@ class EventSink:
         self._clock = clock
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._writer = writer
+        # Whether an event goes to a text-only writer and nowhere else (`text_only`, kept
+        # current by subscribe): `emit` then hands over its keyword dict as the event.
+        self._direct = self.text_only
 
     def __getstate__(self) -> dict[str, Any]:
         """Checkpoints keep the sequence counter, not the events already delivered (their
@@ -186,10 +189,12 @@ class EventSink:
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
+        self._direct = self.text_only
 
     def subscribe(self, fn: Callable[[dict[str, Any]], None]) -> None:
         self._listeners.append(fn)
         self.enabled = True
+        self._direct = False
 
     def wants(self, type_: str) -> bool:
         """Whether `emit` would keep an event of this kind."""
@@ -209,6 +214,12 @@ class EventSink:
         if not self.enabled or (self.kinds is not None and type_ not in self.kinds):
             return
         self._seq += 1
+        if self._direct and not ("seq" in fields or "time" in fields or "type" in fields):
+            # Only a text-only writer reads it: the keyword dict itself is the event (the
+            # line writer sorts the keys, so their order is no one's concern), no second dict.
+            fields["seq"], fields["time"], fields["type"] = self._seq, self._clock(), type_
+            self._writer(fields)
+            return
         ev = {"seq": self._seq, "time": self._clock(), "type": type_}
         ev.update(fields)
         if self._writer is not None:

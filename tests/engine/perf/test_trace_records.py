@@ -272,6 +272,42 @@ def test_a_sink_is_text_only_for_a_writer_that_says_so_and_nobody_else() -> None
     assert not NullRecorder().text_only
 
 
+def test_a_text_only_writer_gets_the_keyword_dict_and_everyone_else_a_whole_event() -> None:
+    """Only a text-only writer reads the event: emit hands it the keyword dict with seq, time and
+    type added (no second dict a pod's ~14 small events); its line is the same. A buffered sink,
+    a plain writer, a listener and a sink restored from a checkpoint get the event as before."""
+    import pickle
+
+    from scheduler_core.events.jsonl import event_line_writer
+    from scheduler_core.events.recorder import EventSink
+
+    out = io.StringIO()
+    line_writer = event_line_writer(out)
+    got: list[dict] = []
+
+    def text_writer(event: dict) -> None:
+        got.append(dict(event))
+        line_writer(event)
+
+    text_writer.text_only = True  # type: ignore[attr-defined]
+    sink = EventSink(lambda: 2.5, writer=text_writer)
+    sink.emit("bound", pod="default/p", node="n1")
+    assert list(got[0]) == ["pod", "node", "seq", "time", "type"]  # the keyword dict itself
+    assert out.getvalue() == '{"node":"n1","pod":"default/p","seq":1,"time":2.5,"type":"bound"}\n'
+    heard: list[dict] = []
+    sink.subscribe(heard.append)
+    sink.emit("bound", pod="default/p", node="n2")
+    assert list(heard[0]) == ["seq", "time", "type", "pod", "node"] == list(got[1])
+    plain: list[dict] = []
+    EventSink(lambda: 0.0, writer=plain.append).emit("bound", pod="default/p", node="n1")
+    buffered = EventSink(lambda: 0.0)
+    buffered.emit("bound", pod="default/p", node="n1")
+    restored = pickle.loads(pickle.dumps(EventSink(float, writer=text_writer)))  # the writer is not kept
+    restored.emit("bound", pod="default/p", node="n1")
+    for event in (plain[0], buffered.events[0], restored.events[0]):
+        assert list(event) == ["seq", "time", "type", "pod", "node"]
+
+
 def test_a_text_only_run_writes_the_lines_of_the_events_a_buffered_run_records(tmp_path) -> None:
     """The same run twice: buffered (lists, as the web stores them) and through trace's writer
     (stand-ins: no list of names or ints made). Every line is json.dumps of the buffered event."""
