@@ -98,7 +98,7 @@ def _load_scenario_text(text: str, source: str, limits: Limits,
     docs, challenges = split_challenges(docs, source)  # a Challenge: goals the web app checks
     docs, policy = split_policies(docs, source)  # a DeschedulerPolicy: what the descheduler runs
     # Kinds and fields of v1.36/v1.37 clusters: read as v1.35.4 reads them, or left out, noted.
-    docs, newer_notes, newer_dropped = reduce_newer(docs, source)
+    docs, newer_notes, newer_dropped = reduce_newer(docs, source, text)
     notes = NotSimulated()
     checked = check_workload_documents(docs, source, notes)
     try:

@@ -108,3 +108,35 @@ def test_cli_gate_notes_name_the_v137_gate():
     assert refused.returncode != 0
     assert "unrecognized feature gate: WorkloadAwarePreemption" in refused.stderr  # v1.35.4's verdict
     assert "WorkloadAwarePreemption: added in v1.36 and removed in v1.37, folded into GenericWorkload" in refused.stderr
+
+
+# The loader skips the walk when the YAML text holds none of a few words (`may_hold_newer`);
+# these prove an object that needs the walk is never skipped.
+
+def test_a_newer_field_spelled_with_an_escape_is_still_noted():
+    """The key is written "sch\\u0065dulingGroup": the word is not in the text as written."""
+    s = load(NODE, pod('"sch\\u0065dulingGroup": {podGroupName: g}\n'))
+    (note,) = _newer(s)
+    assert note.field == "spec.schedulingGroup" and "v1.36" in note.reason
+
+
+def test_each_newer_kind_and_field_in_plain_text_needs_the_walk():
+    from scheduler_core.api.newer_versions import NEWER_FIELDS, NEWER_KINDS
+    from scheduler_core.loader.newer_kinds import may_hold_newer
+
+    plain = "\n---\n".join([NODE, pod()])
+    assert not may_hold_newer(plain)  # a v1.35 manifest: nothing to walk for
+    for k in NEWER_KINDS:
+        assert may_hold_newer(plain + f"\n---\napiVersion: {k.api_version}\nkind: {k.kind}\n"), k
+    for f in NEWER_FIELDS:
+        *_, last = f.path.split(".")
+        assert may_hold_newer(plain + f"\n---\nkind: {f.kind}\n{last.removesuffix('[]')}: x\n"), f
+
+
+def test_given_word_free_text_the_documents_come_back_unwalked():
+    docs = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+             "spec": {"schedulingGroup": {"podGroupName": "g"}, "containers": []}}]
+    out, notes, dropped = reduce_newer(docs, "x.yaml", text="kind: Pod\n")
+    assert out == docs and out[0] is docs[0] and notes == [] and dropped == []
+    _, notes, _ = reduce_newer(docs, "x.yaml", text="schedulingGroup: {}\n")
+    assert [n.field for n in notes] == ["spec.schedulingGroup"]
